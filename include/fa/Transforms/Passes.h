@@ -1,0 +1,25 @@
+//===- Passes.h - FlashAttention passes -------------------------*- C++ -*-===//
+
+#ifndef FA_TRANSFORMS_PASSES_H
+#define FA_TRANSFORMS_PASSES_H
+
+#include "fa/Dialect/FA/IR/FA.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace fa {
+
+#define GEN_PASS_DECL
+#include "fa/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "fa/Transforms/Passes.h.inc"
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_TRANSFORMS_PASSES_H

@@ -1,0 +1,55 @@
+//===- LowerToCPU.cpp - fa IR -> LLVM dialect for the host ----------------===//
+
+#include "fa/Pipelines/Pipelines.h"
+#include "fa/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::fa::buildLowerToCPUPipeline(OpPassManager &pm) {
+  // fa ops -> linalg on tensors.
+  pm.addPass(fa::createFADecomposeNaive());
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+
+  // Tensors -> buffers, with the deallocations one-shot bufferization needs.
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+  bufferization::BufferDeallocationPipelineOptions deallocOptions;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocOptions);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+
+  // Loops, then the LLVM dialect.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void mlir::fa::registerFAPipelines() {
+  PassPipelineRegistration<>(
+      "fa-lower-to-cpu",
+      "Lower fa IR to the LLVM dialect for the host (runnable with "
+      "mlir-runner): naive decomposition of fa.attention, bufferization, "
+      "loops, LLVM",
+      [](OpPassManager &pm) { buildLowerToCPUPipeline(pm); });
+}

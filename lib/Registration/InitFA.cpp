@@ -1,0 +1,25 @@
+//===- InitFA.cpp - Register everything fa-mlir provides ------------------===//
+
+#include "fa/InitFA.h"
+
+#include "fa/Dialect/FA/IR/FA.h"
+#include "fa/Pipelines/Pipelines.h"
+#include "fa/Transforms/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+
+void mlir::fa::registerAllDialectsAndExtensions(DialectRegistry &registry) {
+  registry.insert<fa::FADialect>();
+  fa::registerBufferizableOpInterfaceExternalModels(registry);
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+}
+
+void mlir::fa::registerAllPassesAndPipelines() {
+  registerAllPasses();
+  fa::registerFAPasses();
+  fa::registerFAPipelines();
+}

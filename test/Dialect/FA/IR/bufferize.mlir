@@ -1,0 +1,56 @@
+// RUN: fa-opt %s -split-input-file --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" | FileCheck %s
+
+// One-shot bufferization turns the tensor form into the memref form: the
+// destinations become the buffers that fa.attention writes.
+
+// CHECK-LABEL: func @destinations_become_buffers
+// CHECK-SAME: (%[[Q:.*]]: memref<1x4x?x64xf16>, %[[K:.*]]: memref<1x2x?x64xf16>, %[[V:.*]]: memref<1x2x?x64xf16>, %[[O:.*]]: memref<1x4x?x64xf16>, %[[L:.*]]: memref<1x4x?xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: memref.copy
+// CHECK: fa.attention ins(%[[Q]], %[[K]], %[[V]] : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>)
+// CHECK-SAME: outs(%[[O]], %[[L]] : memref<1x4x?x64xf16>, memref<1x4x?xf32>) scale(1.250000e-01) causal{{$}}
+// CHECK: return %[[O]], %[[L]]
+func.func @destinations_become_buffers(%q: tensor<1x4x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>,
+                                       %o: tensor<1x4x?x64xf16>, %l: tensor<1x4x?xf32>)
+    -> (tensor<1x4x?x64xf16>, tensor<1x4x?xf32>) {
+  %0, %1 = fa.attention ins(%q, %k, %v : tensor<1x4x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>)
+                        outs(%o, %l : tensor<1x4x?x64xf16>, tensor<1x4x?xf32>) scale(0.125) causal
+                        -> tensor<1x4x?x64xf16>, tensor<1x4x?xf32>
+  return %0, %1 : tensor<1x4x?x64xf16>, tensor<1x4x?xf32>
+}
+
+// -----
+
+// The destination is only written, never read: a tensor.empty destination
+// becomes a fresh allocation with no copy into it.
+// CHECK-LABEL: func @empty_destination_needs_no_copy
+// CHECK: %[[ALLOC:.*]] = memref.alloc() {{.*}} : memref<1x1x16x32xf32>
+// CHECK-NOT: memref.copy
+// CHECK: fa.attention ins({{.*}}) outs(%[[ALLOC]] : memref<1x1x16x32xf32>)
+// CHECK: return %[[ALLOC]]
+func.func @empty_destination_needs_no_copy(%q: tensor<1x1x16x32xf32>, %k: tensor<1x1x16x32xf32>, %v: tensor<1x1x16x32xf32>)
+    -> tensor<1x1x16x32xf32> {
+  %init = tensor.empty() : tensor<1x1x16x32xf32>
+  %0 = fa.attention ins(%q, %k, %v : tensor<1x1x16x32xf32>, tensor<1x1x16x32xf32>, tensor<1x1x16x32xf32>)
+                    outs(%init : tensor<1x1x16x32xf32>) -> tensor<1x1x16x32xf32>
+  return %0 : tensor<1x1x16x32xf32>
+}
+
+// -----
+
+// A destination that is still used afterwards gets a buffer of its own, so the
+// original value survives; since fa.attention never reads its destination,
+// nothing is copied into the new buffer.
+// CHECK-LABEL: func @live_destination_is_copied
+// CHECK-SAME: (%{{.*}}: memref<1x1x16x32xf32>, %{{.*}}: memref<1x1x16x32xf32>, %{{.*}}: memref<1x1x16x32xf32>, %[[INIT:.*]]: memref<1x1x16x32xf32>)
+// CHECK: %[[ALLOC:.*]] = memref.alloc
+// CHECK-NOT: memref.copy
+// CHECK: fa.attention ins({{.*}}) outs(%[[ALLOC]] : memref<1x1x16x32xf32>)
+// CHECK: return %[[ALLOC]], %[[INIT]]
+func.func @live_destination_is_copied(%q: tensor<1x1x16x32xf32>, %k: tensor<1x1x16x32xf32>, %v: tensor<1x1x16x32xf32>,
+                                      %init: tensor<1x1x16x32xf32>)
+    -> (tensor<1x1x16x32xf32>, tensor<1x1x16x32xf32>) {
+  %0 = fa.attention ins(%q, %k, %v : tensor<1x1x16x32xf32>, tensor<1x1x16x32xf32>, tensor<1x1x16x32xf32>)
+                    outs(%init : tensor<1x1x16x32xf32>) -> tensor<1x1x16x32xf32>
+  return %0, %init : tensor<1x1x16x32xf32>, tensor<1x1x16x32xf32>
+}

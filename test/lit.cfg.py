@@ -1,0 +1,47 @@
+# -*- Python -*-
+# lit configuration for fa-mlir.
+
+import os
+import shutil
+
+import lit.formats
+import lit.util
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "FA"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fa_obj_root, "test")
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
+                   "lit.site.cfg.py", "lit_utils"]
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Tools: ours first, then LLVM's (FileCheck, not, mlir-runner).
+llvm_config.with_environment("PATH", config.fa_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tools = ["fa-opt", "mlir-runner", "mlir-opt"]
+llvm_config.add_tool_substitutions(tools, [config.fa_tools_dir, config.llvm_tools_dir])
+
+# Runtime libraries for mlir-runner (printMemrefF32 & co).
+runner_libs = ",".join(
+    os.path.join(config.llvm_lib_dir, lib + ".so")
+    for lib in ["libmlir_runner_utils", "libmlir_c_runner_utils"]
+)
+config.substitutions.append(("%mlir_runner_libs", runner_libs))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%lit_utils", os.path.join(config.test_source_root, "lit_utils")))
+
+# ptxas is optional: tests that assemble PTX say `REQUIRES: ptxas`.
+ptxas = shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None
+)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
