@@ -9,19 +9,25 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
 void mlir::fa::buildLowerToCPUPipeline(OpPassManager &pm) {
-  // fa ops -> linalg on tensors.
+  // fa ops -> linalg on tensors: a whole fa.attention through the naive
+  // decomposition, the tile ops of L1/L2 one by one.
   pm.addPass(fa::createFADecomposeNaive());
+  pm.addPass(fa::createFADecomposeTiles());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
 
   // Tensors -> buffers, with the deallocations one-shot bufferization needs.
   bufferization::OneShotBufferizePassOptions bufferizeOptions;
   bufferizeOptions.bufferizeFunctionBoundaries = true;
+  // The online-softmax state (m, l, acc) is loop-carried: each iteration
+  // yields new tensors.
+  bufferizeOptions.allowReturnAllocsFromLoops = true;
   bufferizeOptions.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
@@ -29,7 +35,8 @@ void mlir::fa::buildLowerToCPUPipeline(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm, deallocOptions);
   pm.addPass(createConvertBufferizationToMemRefPass());
 
-  // Loops, then the LLVM dialect.
+  // Loops (the Q-block scf.forall runs sequentially), then the LLVM dialect.
+  pm.addPass(createForallToForLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(memref::createExpandStridedMetadataPass());

@@ -55,6 +55,29 @@ def close(a, e, atol, rtol):
     return abs(a - e) <= atol + rtol * abs(e)
 
 
+def compare(actual, expected, atol, rtol):
+    """Returns (ok, one-line summary) for two flat lists of numbers."""
+    if not expected:
+        return False, "no expected values found"
+    if len(actual) != len(expected):
+        return False, "%d values printed, %d expected" % (len(actual), len(expected))
+    worst, worst_i, bad = 0.0, 0, 0
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        good = close(a, e, atol, rtol)
+        bad += not good
+        if math.isfinite(a) and math.isfinite(e):
+            err = abs(a - e)
+        else:
+            err = 0.0 if good else math.inf
+        if err > worst:
+            worst, worst_i = err, i
+    summary = "%d values, max abs err %.3g at #%d (actual %r, expected %r), atol %g rtol %g" % (
+        len(actual), worst, worst_i, actual[worst_i], expected[worst_i], atol, rtol)
+    if bad:
+        summary = "%d mismatches; %s" % (bad, summary)
+    return bad == 0, summary
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -74,26 +97,9 @@ def main():
     else:
         expected = numbers_in_expected_lines(args.expected_in, args.tag)
 
-    if not expected:
-        print("FAIL: no expected values found")
-        return 1
-    if len(actual) != len(expected):
-        print("FAIL: %d values printed, %d expected" % (len(actual), len(expected)))
-        return 1
-    worst, worst_i, bad = 0.0, 0, 0
-    for i, (a, e) in enumerate(zip(actual, expected)):
-        if not close(a, e, args.atol, args.rtol):
-            bad += 1
-        err = abs(a - e) if math.isfinite(a) and math.isfinite(e) else (0.0 if close(a, e, 0, 0) else math.inf)
-        if err > worst:
-            worst, worst_i = err, i
-    summary = "%d values, max abs err %.3g at #%d (actual %r, expected %r), atol %g rtol %g" % (
-        len(actual), worst, worst_i, actual[worst_i], expected[worst_i], args.atol, args.rtol)
-    if bad:
-        print("FAIL: %d mismatches; %s" % (bad, summary))
-        return 1
-    print("PASS: " + summary)
-    return 0
+    ok, summary = compare(actual, expected, args.atol, args.rtol)
+    print(("PASS: " if ok else "FAIL: ") + summary)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

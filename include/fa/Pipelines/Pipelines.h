@@ -15,8 +15,9 @@ class OpPassManager;
 namespace fa {
 
 /// Lowers every `fa` op left in the module to loops and then to the LLVM
-/// dialect, bufferizing on the way. `fa.attention` goes through the naive
-/// decomposition.
+/// dialect, bufferizing on the way. A whole `fa.attention` goes through the
+/// naive decomposition; the tile ops of a tiled loop nest (L1/L2) through
+/// --fa-decompose-tiles.
 void buildLowerToCPUPipeline(OpPassManager &pm);
 
 /// Registers the pipelines above with the global pass registry.

@@ -57,4 +57,177 @@ def FADecomposeNaive : Pass<"fa-decompose-naive"> {
   ];
 }
 
+
+def FATileQOuter : Pass<"fa-tile-q-outer"> {
+  let summary = "Tile fa.attention into FlashAttention-2's Q-outer loops "
+                "with online-softmax state";
+  let description = [{
+    Rewrites every tensor-form `fa.attention` into the FlashAttention-2
+    forward loop nest (stage L1):
+
+    * an `scf.forall` over `(batch, query head, Q block)`: each Q block of
+      `block-m` rows is loaded once (zero-padded past `Nq`) and becomes one
+      thread block on the GPU;
+    * an inner `scf.for` over K/V blocks of `block-n` rows whose `iter_args`
+      are exactly the online-softmax state: running max `m`, running sum `l`
+      and the unnormalised accumulator;
+    * the body: `fa.qk` (scale times log2(e) folded in), `fa.mask` (keys past
+      `Nk`, and the causal mask if any), `fa.online_softmax` (no division),
+      `arith.truncf` of P for f16/bf16, `fa.pv` (alpha * acc + P V);
+    * after the loop, the one normalisation, `fa.finalize`, and
+      `tensor.parallel_insert_slice` of the valid rows of O and LSE.
+
+    Query head `h` reads key/value head `h floordiv (Hq / Hkv)` (GQA/MQA).
+    At this stage every K/V block is visited and masked;
+    `--fa-causal-block-skip` then removes the work that is not needed.
+
+    Before:
+
+    ```mlir
+    %o = fa.attention ins(%q, %k, %v : tensor<?x8x?x64xf16>,
+                          tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>)
+                      outs(%init : tensor<?x8x?x64xf16>) causal
+                      -> tensor<?x8x?x64xf16>
+    ```
+
+    After (`block-m=128 block-n=64`, abridged):
+
+    ```mlir
+    %r = scf.forall (%b, %h, %qb) in (%B, 8, %num_q_blocks)
+        shared_outs(%o = %init) -> (tensor<?x8x?x64xf16>) {
+      %q_tile = tensor.pad ... : tensor<?x64xf16> to tensor<128x64xf16>
+      %kvh = arith.divui %h, %c4 : index
+      %m_l_acc:3 = scf.for %k0 = %c0 to %Nk step %c64
+          iter_args(%m = %minus_inf, %l = %zero, %acc = %zeros)
+          -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>) {
+        %k_tile = tensor.pad ... to tensor<64x64xf16>
+        %v_tile = tensor.pad ... to tensor<64x64xf16>
+        %s = fa.qk %q_tile, %k_tile scale(0.180336878) : ...
+        %s2 = fa.mask %s[%q0, %k0] key_limit(%Nk) causal_offset(%off) : ...
+        %p, %m2, %l2, %alpha = fa.online_softmax %s2, %m, %l : ...
+        %p16 = arith.truncf %p : tensor<128x64xf32> to tensor<128x64xf16>
+        %acc2 = fa.pv %p16, %v_tile, %acc, %alpha : ...
+        scf.yield %m2, %l2, %acc2 : ...
+      }
+      %o_tile, %lse_tile = fa.finalize %m_l_acc#2, %m_l_acc#0, %m_l_acc#1 : ...
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %o_rows into %o[%b, %h, %q0, 0] ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"blockM", "block-m", "int64_t", /*default=*/"128",
+           "Rows of Q per block (one thread block on the GPU), 1..1024">,
+    Option<"blockN", "block-n", "int64_t", /*default=*/"64",
+           "Rows of K/V per inner-loop step, 1..1024">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+
+def FADecomposeTiles : Pass<"fa-decompose-tiles"> {
+  let summary = "Lower the tile-level fa ops to linalg on tensors (CPU path)";
+  let description = [{
+    Gives every tile-level op its reference semantics as `linalg.generic`
+    ops on tensors, so that the tiled loop nest (L1/L2) can be bufferized and
+    run on the CPU with `mlir-runner`:
+
+    * `fa.qk` -> a matmul with K transposed, then the scale;
+    * `fa.mask` -> a select on `linalg.index` against the key limit and the
+      causal diagonal;
+    * `fa.online_softmax` -> a row max seeded with the old max, `exp2`
+      against the new max (0 for rows that have seen no key), alpha, and a
+      row sum seeded with `alpha * l`;
+    * `fa.pv` -> `alpha * acc`, then the P V matmul accumulated into it;
+    * `fa.finalize` -> the division by `l` and the natural-log LSE.
+
+    Before:
+
+    ```mlir
+    %p, %m2, %l2, %alpha = fa.online_softmax %s, %m, %l
+        : tensor<32x16xf32>, tensor<32xf32>
+    ```
+
+    After (abridged):
+
+    ```mlir
+    %m2 = linalg.generic {iterator_types = ["parallel", "reduction"]}
+        ins(%s : tensor<32x16xf32>) outs(%m : tensor<32xf32>) { arith.maximumf }
+    %base, %alpha = linalg.generic ... { arith.cmpf oeq, arith.select,
+                                         arith.subf, math.exp2 }
+    %p = linalg.generic ... { arith.subf, math.exp2 }
+    %l2 = linalg.generic ... ins(%p) outs(%alpha_l) { arith.addf }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+
+def FACausalBlockSkip : Pass<"fa-causal-block-skip"> {
+  let summary = "Visit only the K/V blocks a Q block can see; mask only the "
+                "blocks that need it";
+  let description = [{
+    Stage L1 -> L2. Rewrites each inner K/V loop of the tiled loop nest (an
+    `scf.for` from 0 in steps of the K/V block whose body holds `fa.mask` and
+    `fa.online_softmax`) into two loops:
+
+    1. the blocks that every row of the Q block sees entirely, with the
+       `fa.mask` removed;
+    2. the remaining blocks that some row sees in part, with the mask kept.
+
+    With `causal_offset` (causal attention, bottom-right aligned: row `i` sees
+    key `j` iff `j <= i + causal_offset`) and a Q block starting at `q0` with
+    `M` rows, a block `[k0, k0 + N)` is
+
+    * fully visible iff `k0 + N <= min(Nk, q0 + causal_offset + 1)`, so the
+      unmasked loop ends at
+      `full_end = floor(max(0, min(Nk, q0 + causal_offset + 1)) / N) * N`;
+    * never visible iff `k0 >= q0 + M + causal_offset`, so the masked loop
+      ends at `end = min(Nk, max(0, q0 + M + causal_offset))`: blocks above
+      the diagonal are never visited.
+
+    Without `causal_offset` only the last partial block needs the key limit:
+    `full_end = floor(Nk / N) * N`, `end = Nk`. A Q block whose rows see no key
+    at all (possible when `Nq > Nk`) runs neither loop and finalises to
+    `O = 0`, `LSE = -inf`.
+
+    Before:
+
+    ```mlir
+    %r:3 = scf.for %k0 = %c0 to %Nk step %c64 iter_args(...) {
+      ...
+      %s2 = fa.mask %s[%q0, %k0] key_limit(%Nk) causal_offset(%off) : ...
+      ...
+    }
+    ```
+
+    After:
+
+    ```mlir
+    %full_end = ...   // as above
+    %end = ...
+    %r0:3 = scf.for %k0 = %c0 to %full_end step %c64 iter_args(...) {
+      ...             // no fa.mask
+    }
+    %r:3 = scf.for %k0 = %full_end to %end step %c64 iter_args(%r0#0, ...) {
+      ...
+      %s2 = fa.mask %s[%q0, %k0] key_limit(%Nk) causal_offset(%off) : ...
+      ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // FA_TRANSFORMS_PASSES_TD

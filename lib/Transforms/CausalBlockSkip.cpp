@@ -1,0 +1,126 @@
+//===- CausalBlockSkip.cpp - Skip invisible K/V blocks, split the mask ----===//
+//
+// Stage L1 -> L2: the inner K/V loop becomes an unmasked loop over fully
+// visible blocks followed by a masked loop over the blocks that cross the
+// causal diagonal (or the end of the keys); blocks that no row can see are
+// never visited. See the pass description in Passes.td for the bounds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace fa {
+#define GEN_PASS_DEF_FACAUSALBLOCKSKIP
+#include "fa/Transforms/Passes.h.inc"
+} // namespace fa
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+/// The parts of a tiled K/V loop this pass needs.
+struct KVLoop {
+  scf::ForOp loop;
+  fa::MaskOp mask;
+  int64_t blockRows; // M: rows of the Q block.
+  int64_t blockCols; // N: rows of the K/V block (the loop step).
+};
+
+/// Recognises the inner loop of --fa-tile-q-outer: from 0 in constant steps of
+/// the K/V block, with one fa.mask on the loop's own block (col_start is the
+/// induction variable) whose other operands are defined outside the loop.
+std::optional<KVLoop> matchKVLoop(scf::ForOp loop) {
+  SmallVector<fa::MaskOp> masks;
+  bool hasSoftmax = false;
+  for (Operation &op : *loop.getBody()) {
+    if (auto mask = dyn_cast<fa::MaskOp>(op))
+      masks.push_back(mask);
+    hasSoftmax |= isa<fa::OnlineSoftmaxOp>(op);
+  }
+  if (masks.size() != 1 || !hasSoftmax)
+    return std::nullopt;
+  fa::MaskOp mask = masks.front();
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  auto scoresTy = cast<RankedTensorType>(mask.getScores().getType());
+  if (!lb || *lb != 0 || !step || *step != scoresTy.getDimSize(1) ||
+      mask.getColStart() != loop.getInductionVar())
+    return std::nullopt;
+  for (Value v : {mask.getRowStart(), mask.getKeyLimit(),
+                  mask.getCausalOffset()})
+    if (v && loop->isAncestor(v.getParentRegion()->getParentOp()))
+      return std::nullopt;
+  return KVLoop{loop, mask, scoresTy.getDimSize(0), scoresTy.getDimSize(1)};
+}
+
+void splitLoop(RewriterBase &rewriter, KVLoop kv) {
+  scf::ForOp loop = kv.loop;
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, loc, v).getResult();
+  };
+  auto add = [&](Value a, Value b) {
+    return arith::AddIOp::create(rewriter, loc, a, b).getResult();
+  };
+  auto min = [&](Value a, Value b) {
+    return arith::MinSIOp::create(rewriter, loc, a, b).getResult();
+  };
+  auto clampAtZero = [&](Value a) {
+    return arith::MaxSIOp::create(rewriter, loc, a, cst(0)).getResult();
+  };
+
+  Value numKeys = loop.getUpperBound();
+  Value fullEnd = numKeys, end = numKeys;
+  if (Value offset = kv.mask.getCausalOffset()) {
+    // Row q0 (the block's first) sees keys [0, q0 + offset + 1); the last row,
+    // q0 + M - 1, sees keys [0, q0 + M + offset).
+    Value q0 = kv.mask.getRowStart();
+    Value firstRowEnd = add(add(q0, offset), cst(1));
+    fullEnd = clampAtZero(min(numKeys, firstRowEnd));
+    end = min(numKeys, clampAtZero(add(add(q0, offset), cst(kv.blockRows))));
+  }
+  // Round down to whole blocks: a partial block needs the key limit.
+  Value blockCols = cst(kv.blockCols);
+  fullEnd = arith::MulIOp::create(
+      rewriter, loc,
+      arith::DivUIOp::create(rewriter, loc, fullEnd, blockCols), blockCols);
+
+  // Loop 1: fully visible blocks, no mask.
+  auto unmasked = cast<scf::ForOp>(rewriter.clone(*loop));
+  unmasked.getUpperBoundMutable().assign(fullEnd);
+  for (Operation &op : llvm::make_early_inc_range(*unmasked.getBody()))
+    if (auto mask = dyn_cast<fa::MaskOp>(op))
+      rewriter.replaceOp(mask, mask.getScores());
+
+  // Loop 2: the blocks that cross the diagonal or the end of the keys.
+  rewriter.setInsertionPoint(loop);
+  rewriter.modifyOpInPlace(loop, [&] {
+    loop.getLowerBoundMutable().assign(fullEnd);
+    loop.getUpperBoundMutable().assign(end);
+    loop.getInitArgsMutable().assign(unmasked.getResults());
+  });
+}
+
+struct FACausalBlockSkipPass
+    : fa::impl::FACausalBlockSkipBase<FACausalBlockSkipPass> {
+  void runOnOperation() override {
+    SmallVector<KVLoop> loops;
+    getOperation()->walk([&](scf::ForOp loop) {
+      if (std::optional<KVLoop> kv = matchKVLoop(loop))
+        loops.push_back(*kv);
+    });
+    IRRewriter rewriter(&getContext());
+    for (KVLoop kv : loops)
+      splitLoop(rewriter, kv);
+  }
+};
+
+} // namespace

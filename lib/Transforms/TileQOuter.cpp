@@ -1,0 +1,259 @@
+//===- TileQOuter.cpp - fa.attention -> FlashAttention-2 loop nest --------===//
+//
+// Stage L0 -> L1: the Q-outer loop nest of FlashAttention-2. One scf.forall
+// iteration per (batch, query head, Q block), an inner scf.for over K/V blocks
+// that carries (m, l, acc), and one normalisation after the loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cmath>
+#include <limits>
+
+namespace mlir {
+namespace fa {
+#define GEN_PASS_DEF_FATILEQOUTER
+#include "fa/Transforms/Passes.h.inc"
+} // namespace fa
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kMaxBlock = 1024;
+
+/// Emits the L1 loop nest for one tensor-form fa.attention.
+class QOuterTiler {
+public:
+  QOuterTiler(RewriterBase &rewriter, fa::AttentionOp op, int64_t blockM,
+              int64_t blockN)
+      : b(rewriter), loc(op.getLoc()), op(op), blockM(blockM),
+        blockN(blockN), f32(rewriter.getF32Type()),
+        elemTy(getElementTypeOrSelf(op.getQuery().getType())) {
+    auto qTy = cast<RankedTensorType>(op.getQuery().getType());
+    headDim = qTy.getDimSize(3);
+    valueDim = cast<RankedTensorType>(op.getValue().getType()).getDimSize(3);
+    numHeads = qTy.getDimSize(1);
+  }
+
+  /// Builds the loop nest and returns the values replacing the op's results.
+  SmallVector<Value> build();
+
+private:
+  /// Index constants, created once before the loop nest so that it reads
+  /// like the algorithm rather than a list of constants.
+  Value index(int64_t v) {
+    Value &cst = indexConstants[v];
+    if (!cst) {
+      OpBuilder::InsertionGuard guard(b);
+      if (firstConstant)
+        b.setInsertionPoint(firstConstant);
+      cst = arith::ConstantIndexOp::create(b, loc, v);
+      if (!firstConstant)
+        firstConstant = cst.getDefiningOp();
+    }
+    return cst;
+  }
+
+  /// rows [start, start + count) of `source[batch, head, :, :]`, padded with
+  /// zeros to `tileRows` rows: the tile is static even for the last block.
+  Value loadTile(Value source, Value batch, Value head, Value start,
+                 Value count, int64_t tileRows, int64_t cols);
+
+  /// One step of the inner loop: returns the new (m, l, acc).
+  SmallVector<Value> kvStep(Value qTile, Value batch, Value kvHead,
+                            Value qStart, Value kStart, Value numKeys,
+                            Value causalOffset, ValueRange state);
+
+  RewriterBase &b;
+  Location loc;
+  fa::AttentionOp op;
+  int64_t blockM, blockN;
+  Type f32, elemTy;
+  int64_t headDim, valueDim, numHeads;
+  DenseMap<int64_t, Value> indexConstants;
+  Operation *firstConstant = nullptr;
+};
+
+Value QOuterTiler::loadTile(Value source, Value batch, Value head, Value start,
+                            Value count, int64_t tileRows, int64_t cols) {
+  auto sliceTy = RankedTensorType::get({ShapedType::kDynamic, cols}, elemTy);
+  SmallVector<OpFoldResult> offsets = {batch, head, start, b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                     count, b.getIndexAttr(cols)};
+  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+  Value slice = tensor::ExtractSliceOp::create(b, loc, sliceTy, source,
+                                               offsets, sizes, strides);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elemTy));
+  auto tileTy = RankedTensorType::get({tileRows, cols}, elemTy);
+  return tensor::createPadHighOp(tileTy, slice, zero, /*nofold=*/false, loc,
+                                 b);
+}
+
+SmallVector<Value> QOuterTiler::kvStep(Value qTile, Value batch, Value kvHead,
+                                       Value qStart, Value kStart,
+                                       Value numKeys, Value causalOffset,
+                                       ValueRange state) {
+  Value m = state[0], l = state[1], acc = state[2];
+  // The last K/V block may be partial: load min(block-n, Nk - k0) rows.
+  Value remaining = arith::SubIOp::create(b, loc, numKeys, kStart);
+  Value kRows = arith::MinSIOp::create(b, loc, index(blockN), remaining);
+  Value kTile = loadTile(op.getKey(), batch, kvHead, kStart, kRows, blockN,
+                         headDim);
+  Value vTile = loadTile(op.getValue(), batch, kvHead, kStart, kRows, blockN,
+                         valueDim);
+
+  // Scores in the log2 domain, so the softmax can use exp2.
+  double scaleLog2 = op.getEffectiveScale() * M_LOG2E;
+  auto scoresTy = RankedTensorType::get({blockM, blockN}, f32);
+  Value s = fa::QKOp::create(b, loc, scoresTy, qTile, kTile,
+                             b.getF32FloatAttr(scaleLog2));
+  s = fa::MaskOp::create(b, loc, scoresTy, s, qStart, kStart, numKeys,
+                         causalOffset);
+  auto softmax = fa::OnlineSoftmaxOp::create(
+      b, loc, scoresTy, m.getType(), m.getType(), m.getType(), s, m, l);
+  Value p = softmax.getProbs();
+  if (elemTy != f32)
+    p = arith::TruncFOp::create(
+        b, loc, RankedTensorType::get({blockM, blockN}, elemTy), p);
+  Value newAcc = fa::PVOp::create(b, loc, acc.getType(), p, vTile, acc,
+                                  softmax.getAlpha());
+  return {softmax.getNewMax(), softmax.getNewSum(), newAcc};
+}
+
+SmallVector<Value> QOuterTiler::build() {
+  Value q = op.getQuery(), k = op.getKey();
+  index(0); // Anchors the index constants before the loop nest.
+  // Static sizes become constants, dynamic ones tensor.dim.
+  auto size = [&](Value t, int64_t dim) {
+    return getValueOrCreateConstantIndexOp(b, loc,
+                                           tensor::getMixedSize(b, loc, t, dim));
+  };
+  OpFoldResult batchSize = tensor::getMixedSize(b, loc, q, 0);
+  Value numQueries = size(q, 2);
+  Value numKeys = size(k, 2);
+  Value numQBlocks =
+      arith::CeilDivUIOp::create(b, loc, numQueries, index(blockM));
+  // Bottom-right alignment: query row i sees keys j <= i + (Nk - Nq).
+  Value causalOffset =
+      op.getCausal() ? arith::SubIOp::create(b, loc, numKeys, numQueries)
+                           .getResult()
+                     : Value();
+
+  SmallVector<OpFoldResult> upperBounds = {batchSize, b.getIndexAttr(numHeads),
+                                           numQBlocks};
+  auto forall = scf::ForallOp::create(b, loc, upperBounds, op.getOutputs(),
+                                      /*mapping=*/std::nullopt);
+  Block *body = forall.getBody();
+  Value batch = body->getArgument(0), head = body->getArgument(1),
+        qBlock = body->getArgument(2);
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(forall.getTerminator());
+  Value qStart = arith::MulIOp::create(b, loc, qBlock, index(blockM));
+  Value qRows = arith::MinSIOp::create(
+      b, loc, index(blockM),
+      arith::SubIOp::create(b, loc, numQueries, qStart));
+  Value kvHead = arith::DivUIOp::create(b, loc, head,
+                                        index(op.getGroupSize()));
+  Value qTile = loadTile(q, batch, head, qStart, qRows, blockM, headDim);
+
+  // The online-softmax state: m = -inf, l = 0, acc = 0.
+  auto rowsTy = RankedTensorType::get({blockM}, f32);
+  auto accTy = RankedTensorType::get({blockM, valueDim}, f32);
+  Value m0 = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(
+                  rowsTy, APFloat(-std::numeric_limits<float>::infinity())));
+  Value l0 = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(rowsTy, APFloat(0.0f)));
+  Value acc0 = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accTy, APFloat(0.0f)));
+
+  auto kvLoop = scf::ForOp::create(
+      b, loc, index(0), numKeys, index(blockN), ValueRange{m0, l0, acc0},
+      [&](OpBuilder &, Location, Value kStart, ValueRange state) {
+        scf::YieldOp::create(b, loc,
+                             kvStep(qTile, batch, kvHead, qStart, kStart,
+                                    numKeys, causalOffset, state));
+      });
+  Value m = kvLoop.getResult(0), l = kvLoop.getResult(1),
+        acc = kvLoop.getResult(2);
+
+  auto outTileTy = RankedTensorType::get({blockM, valueDim}, elemTy);
+  auto finalize = fa::FinalizeOp::create(b, loc, outTileTy, rowsTy, acc, m, l);
+
+  // Only the valid rows of the last Q block are written back.
+  OpFoldResult zeroIdx = b.getIndexAttr(0), oneIdx = b.getIndexAttr(1);
+  Value oRows = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get({ShapedType::kDynamic, valueDim}, elemTy),
+      finalize.getOut(), ArrayRef<OpFoldResult>{zeroIdx, zeroIdx},
+      ArrayRef<OpFoldResult>{qRows, b.getIndexAttr(valueDim)},
+      ArrayRef<OpFoldResult>{oneIdx, oneIdx});
+  Value lseRows;
+  if (op.getLse())
+    lseRows = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({ShapedType::kDynamic}, f32),
+        finalize.getLse(), ArrayRef<OpFoldResult>{zeroIdx},
+        ArrayRef<OpFoldResult>{qRows}, ArrayRef<OpFoldResult>{oneIdx});
+
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  ValueRange sharedOuts = forall.getRegionIterArgs();
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, oRows, sharedOuts[0],
+      ArrayRef<OpFoldResult>{batch, head, qStart, zeroIdx},
+      ArrayRef<OpFoldResult>{oneIdx, oneIdx, qRows,
+                             b.getIndexAttr(valueDim)},
+      ArrayRef<OpFoldResult>(SmallVector<OpFoldResult>(4, oneIdx)));
+  if (lseRows)
+    tensor::ParallelInsertSliceOp::create(
+        b, loc, lseRows, sharedOuts[1],
+        ArrayRef<OpFoldResult>{batch, head, qStart},
+        ArrayRef<OpFoldResult>{oneIdx, oneIdx, qRows},
+        ArrayRef<OpFoldResult>(SmallVector<OpFoldResult>(3, oneIdx)));
+  return forall.getResults();
+}
+
+struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    for (auto [name, value] : {std::pair<StringRef, int64_t>{"block-m", blockM},
+                               {"block-n", blockN}}) {
+      if (value < 1 || value > kMaxBlock) {
+        getOperation()->emitError()
+            << "fa-tile-q-outer: option " << name << " must be in [1, "
+            << kMaxBlock << "], got " << value;
+        return signalPassFailure();
+      }
+    }
+
+    SmallVector<fa::AttentionOp> ops;
+    WalkResult walk = getOperation()->walk([&](fa::AttentionOp op) {
+      if (!op.hasTensorSemantics()) {
+        op.emitError("fa-tile-q-outer needs the tensor form of fa.attention; "
+                     "run it before bufferization");
+        return WalkResult::interrupt();
+      }
+      ops.push_back(op);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+
+    IRRewriter rewriter(&getContext());
+    for (fa::AttentionOp op : ops) {
+      rewriter.setInsertionPoint(op);
+      rewriter.replaceOp(op, QOuterTiler(rewriter, op, blockM, blockN).build());
+    }
+  }
+};
+
+} // namespace

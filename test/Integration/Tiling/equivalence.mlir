@@ -1,0 +1,45 @@
+// The tiled loop nest (--fa-tile-q-outer, with and without
+// --fa-causal-block-skip) against the naive lowering (--fa-decompose-naive),
+// both run on the CPU with mlir-runner on the same random inputs
+// (test/lit_utils/equivalence.py builds the module and compares O and LSE
+// element by element: |tiled - naive| <= atol + rtol * |naive|).
+//
+// Tolerances. f32: 2e-5 + 2e-5 * |x|: printMemrefF32 prints 6 significant
+// digits, and the two differ only in summation order and exp vs exp2.
+// f16: 2e-3 + 2e-3 * |x|, bf16: 1e-2 + 1e-2 * |x|: the tiled form rounds P to
+// the input type before P V (as the GPU kernel does), and O itself is rounded
+// to f16/bf16 (1 ulp near 1.0 is 9.8e-4 in f16, 7.8e-3 in bf16).
+//
+// DEFINE: %{eq} = %python %lit_utils/equivalence.py --runner-libs=%mlir_runner_libs
+// DEFINE: %{f32} = --atol 2e-5 --rtol 2e-5
+// DEFINE: %{f16} = --dtype f16 --atol 2e-3 --rtol 2e-3
+// DEFINE: %{bf16} = --dtype bf16 --atol 1e-2 --rtol 1e-2
+
+// Not causal, Nq == Nk.
+// RUN: %{eq} %{f32} --Nq 1 --Nk 1 --D 16 --block-m 16 --block-n 16
+// RUN: %{eq} %{f32} --Nq 7 --Nk 7 --D 16 --block-m 4 --block-n 2 --skip
+// RUN: %{eq} %{f16} --B 2 --Hq 2 --Hkv 2 --Nq 128 --Nk 128 --D 64 --block-m 64 --block-n 64 --skip
+// RUN: %{eq} %{bf16} --Hq 4 --Hkv 2 --Nq 100 --Nk 100 --D 64 --block-m 32 --block-n 64 --skip
+
+// Not causal, Nq != Nk, Dv != D, explicit scale.
+// RUN: %{eq} %{f32} --Hq 2 --Hkv 1 --Nq 100 --Nk 37 --D 16 --block-m 32 --block-n 16 --skip
+// RUN: %{eq} %{f32} --Nq 30 --Nk 45 --D 16 --Dv 32 --scale 0.5 --block-m 8 --block-n 16 --skip
+
+// Causal, Nq == Nk; without the skip pass every block is visited and masked.
+// RUN: %{eq} %{f32} --Hq 4 --Hkv 2 --Nq 100 --Nk 100 --D 64 --causal --block-m 32 --block-n 16
+// RUN: %{eq} %{f32} --Hq 4 --Hkv 2 --Nq 100 --Nk 100 --D 64 --causal --block-m 32 --block-n 16 --skip
+// RUN: %{eq} %{f32} --Nq 64 --Nk 64 --D 16 --causal --block-m 64 --block-n 64 --skip
+// RUN: %{eq} %{f32} --Hq 4 --Hkv 1 --Nq 100 --Nk 100 --D 16 --causal --block-m 128 --block-n 64 --skip
+// RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 100 --D 64 --causal --block-m 64 --block-n 32 --skip
+// RUN: %{eq} %{bf16} --Nq 77 --Nk 77 --D 16 --causal --block-m 16 --block-n 8 --skip
+
+// Causal, Nq < Nk (bottom-right aligned: every row sees the first Nk - Nq keys).
+// RUN: %{eq} %{f32} --Nq 37 --Nk 100 --D 16 --causal --block-m 16 --block-n 32 --skip
+// RUN: %{eq} %{f32} --Nq 1 --Nk 100 --D 64 --causal --block-m 16 --block-n 16 --skip
+// RUN: %{eq} %{f32} --dynamic --B 2 --Nq 50 --Nk 70 --D 16 --causal --block-m 16 --block-n 8 --skip
+
+// Causal, Nq > Nk: the first Nq - Nk rows see no key (O = 0, LSE = -inf).
+// RUN: %{eq} %{f32} --Hq 4 --Hkv 1 --Nq 100 --Nk 37 --D 16 --causal --block-m 32 --block-n 16 --skip
+// RUN: %{eq} %{f32} --Hq 4 --Hkv 1 --Nq 100 --Nk 37 --D 16 --causal --block-m 32 --block-n 16
+// RUN: %{eq} %{f16} --Nq 7 --Nk 1 --D 16 --causal --block-m 4 --block-n 4 --skip
+// RUN: %{eq} %{f16} --dynamic --Hq 2 --Hkv 1 --Nq 100 --Nk 7 --D 64 --causal --block-m 16 --block-n 32 --skip

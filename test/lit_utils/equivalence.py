@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Runs one fa.attention configuration two ways on the CPU and compares them.
+
+The reference is the naive lowering (--fa-decompose-naive, the oracle); the
+candidate is the tiled loop nest (--fa-tile-q-outer, optionally followed by
+--fa-causal-block-skip). Both go through --fa-lower-to-cpu and mlir-runner on
+the same random inputs; O and LSE are compared element by element with
+|tiled - naive| <= atol + rtol * |naive| (NaN never passes, +-inf must match).
+
+Usage (from lit): equivalence.py --Nq 100 --Nk 100 --D 64 --causal \
+    --block-m 32 --block-n 16 --skip --dtype f16 --atol 2e-3 --rtol 1e-2 \
+    --runner-libs %mlir_runner_libs
+Prints one line, `PASS ...` or `FAIL ...`, and exits non-zero on failure.
+"""
+import argparse
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_memrefs  # noqa: E402
+
+
+def round_to(dtype, x):
+    """x rounded to the nearest value of `dtype` (so truncf is exact)."""
+    if dtype == "f16":
+        return struct.unpack("e", struct.pack("e", x))[0]
+    if dtype == "bf16":
+        bits = struct.unpack("I", struct.pack("f", x))[0]
+        bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000  # nearest even
+        return struct.unpack("f", struct.pack("I", bits))[0]
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def dense(values, shape):
+    """Nested dense literal for `values` (row-major) of `shape`."""
+    def rec(offset, dims):
+        if len(dims) == 1:
+            return "[" + ", ".join(repr(v) for v in values[offset:offset + dims[0]]) + "]"
+        step = 1
+        for d in dims[1:]:
+            step *= d
+        return "[" + ", ".join(rec(offset + i * step, dims[1:]) for i in range(dims[0])) + "]"
+    return rec(0, shape)
+
+
+def tensor_type(shape, elem, dynamic=False):
+    dims = ["?" if dynamic and i in (0, 2) else str(d) for i, d in enumerate(shape)]
+    return "tensor<%sx%s>" % ("x".join(dims), elem)
+
+
+def build_module(a, rng):
+    dv = a.Dv or a.D
+    shapes = {"q": [a.B, a.Hq, a.Nq, a.D], "k": [a.B, a.Hkv, a.Nk, a.D],
+              "v": [a.B, a.Hkv, a.Nk, dv]}
+    o_shape, lse_shape = [a.B, a.Hq, a.Nq, dv], [a.B, a.Hq, a.Nq]
+    et, dyn = a.dtype, a.dynamic
+    lines = ["func.func private @printMemrefF32(memref<*xf32>)", "",
+             "func.func @main() {"]
+    for name, shape in shapes.items():
+        count = 1
+        for d in shape:
+            count *= d
+        vals = [round_to(et, rng.uniform(-a.range, a.range)) for _ in range(count)]
+        f32_ty = tensor_type(shape, "f32")
+        lines.append("  %%%s_f32 = arith.constant dense<%s> : %s" % (name, dense(vals, shape), f32_ty))
+        src = "%%%s_f32" % name
+        if et != "f32":
+            lines.append("  %%%s_e = arith.truncf %s : %s to %s" % (name, src, f32_ty, tensor_type(shape, et)))
+            src = "%%%s_e" % name
+        lines.append("  %%%s = tensor.cast %s : %s to %s" % (
+            name, src, tensor_type(shape, et), tensor_type(shape, et, dyn)))
+    o_ty, lse_ty = tensor_type(o_shape, et, dyn), tensor_type(lse_shape, "f32", dyn)
+    if dyn:
+        qty = tensor_type(shapes["q"], et, dyn)
+        lines += ["  %c0 = arith.constant 0 : index", "  %c2 = arith.constant 2 : index",
+                  "  %%b = tensor.dim %%q, %%c0 : %s" % qty,
+                  "  %%nq = tensor.dim %%q, %%c2 : %s" % qty,
+                  "  %%o_init = tensor.empty(%%b, %%nq) : %s" % o_ty,
+                  "  %%lse_init = tensor.empty(%%b, %%nq) : %s" % lse_ty]
+    else:
+        lines += ["  %%o_init = tensor.empty() : %s" % o_ty,
+                  "  %%lse_init = tensor.empty() : %s" % lse_ty]
+    attrs = (" scale(%r)" % a.scale if a.scale else "") + (" causal" if a.causal else "")
+    lines.append("  %%o, %%lse = fa.attention ins(%%q, %%k, %%v : %s, %s, %s) outs(%%o_init, %%lse_init : %s, %s)%s -> %s, %s" % (
+        tensor_type(shapes["q"], et, dyn), tensor_type(shapes["k"], et, dyn),
+        tensor_type(shapes["v"], et, dyn), o_ty, lse_ty, attrs, o_ty, lse_ty))
+    o_val = "%o"
+    if et != "f32":
+        lines.append("  %%o_f32 = arith.extf %%o : %s to %s" % (o_ty, tensor_type(o_shape, "f32", dyn)))
+        o_val = "%o_f32"
+    for val, ty in ((o_val, tensor_type(o_shape, "f32", dyn)), ("%lse", lse_ty)):
+        mty = ty.replace("tensor", "memref")
+        lines.append("  %s_buf = bufferization.to_buffer %s : %s to %s" % (val, val, ty, mty))
+        lines.append("  %s_any = memref.cast %s_buf : %s to memref<*xf32>" % (val, val, mty))
+        lines.append("  call @printMemrefF32(%s_any) : (memref<*xf32>) -> ()" % val)
+    lines += ["  return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def run(passes, module_path, runner_libs):
+    lowered = subprocess.run(["fa-opt", module_path] + passes + ["--fa-lower-to-cpu"],
+                             check=True, capture_output=True, text=True).stdout
+    return subprocess.run(["mlir-runner", "-e", "main", "-entry-point-result=void",
+                           "-shared-libs=" + runner_libs],
+                          input=lowered, check=True, capture_output=True, text=True).stdout
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    for name, default in (("B", 1), ("Hq", 1), ("Hkv", 1), ("Nq", 16), ("Nk", 16), ("D", 16)):
+        p.add_argument("--" + name, type=int, default=default)
+    p.add_argument("--Dv", type=int, default=0, help="value head dim (default: D)")
+    p.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="f32")
+    p.add_argument("--causal", action="store_true")
+    p.add_argument("--scale", type=float, default=0.0, help="default: 1/sqrt(D)")
+    p.add_argument("--dynamic", action="store_true", help="B and N dynamic in the IR")
+    p.add_argument("--block-m", type=int, required=True)
+    p.add_argument("--block-n", type=int, required=True)
+    p.add_argument("--skip", action="store_true", help="also run --fa-causal-block-skip")
+    p.add_argument("--range", type=float, default=2.0, help="inputs uniform in [-range, range]")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--atol", type=float, required=True)
+    p.add_argument("--rtol", type=float, required=True)
+    p.add_argument("--runner-libs", required=True)
+    a = p.parse_args()
+
+    module = build_module(a, random.Random(a.seed))
+    tiled = ["--fa-tile-q-outer=block-m=%d block-n=%d" % (a.block_m, a.block_n)]
+    if a.skip:
+        tiled.append("--fa-causal-block-skip")
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(module)
+        path = f.name
+    try:
+        reference = compare_memrefs.numbers_in_memref_dump(run([], path, a.runner_libs))
+        actual = compare_memrefs.numbers_in_memref_dump(run(tiled, path, a.runner_libs))
+    finally:
+        os.unlink(path)
+
+    ok, summary = compare_memrefs.compare(actual, reference, a.atol, a.rtol)
+    print(("PASS: " if ok else "FAIL: ") + summary)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
