@@ -53,6 +53,11 @@ void mlir::fa::buildLowerToCPUPipeline(OpPassManager &pm) {
 }
 
 void mlir::fa::registerFAPipelines() {
+  PassPipelineRegistration<ToPTXOptions>(
+      "fa-to-ptx",
+      "Compile fa.attention to PTX (L0 -> L5): tile, skip causal blocks, map "
+      "warps, lower to the GPU kernel and through NVVM to PTX",
+      buildToPTXPipeline);
   PassPipelineRegistration<>(
       "fa-lower-to-cpu",
       "Lower fa IR to the LLVM dialect for the host (runnable with "

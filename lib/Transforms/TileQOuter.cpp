@@ -221,14 +221,24 @@ SmallVector<Value> QOuterTiler::build() {
   return forall.getResults();
 }
 
+/// FlashAttention-2's forward tile sizes on sm_80 (flash_fwd_launch_template.h:
+/// 128 x 128 for head dim 64, 128 x 64 for 128, 4 warps): big enough to
+/// amortise the K/V loads, small enough for the S and O accumulators to stay
+/// in registers.
+std::pair<int64_t, int64_t> blocksForHeadDim(fa::AttentionOp op) {
+  int64_t headDim = cast<ShapedType>(op.getValue().getType()).getDimSize(3);
+  return {128, headDim <= 64 ? 128 : 64};
+}
+
 struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
   using Base::Base;
 
   void runOnOperation() override {
     for (auto [name, value] : {std::pair<StringRef, int64_t>{"block-m", blockM},
                                {"block-n", blockN}}) {
-      if (value < 1 || value > kMaxBlock) {
-        getOperation()->emitError()
+      if (!autoBlocks && (value < 1 || value > kMaxBlock)) {
+        // On the location only: printing the whole module helps nobody.
+        mlir::emitError(getOperation()->getLoc())
             << "fa-tile-q-outer: option " << name << " must be in [1, "
             << kMaxBlock << "], got " << value;
         return signalPassFailure();
@@ -250,8 +260,10 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
 
     IRRewriter rewriter(&getContext());
     for (fa::AttentionOp op : ops) {
+      auto [m, n] = autoBlocks ? blocksForHeadDim(op)
+                               : std::pair<int64_t, int64_t>(blockM, blockN);
       rewriter.setInsertionPoint(op);
-      rewriter.replaceOp(op, QOuterTiler(rewriter, op, blockM, blockN).build());
+      rewriter.replaceOp(op, QOuterTiler(rewriter, op, m, n).build());
     }
   }
 };

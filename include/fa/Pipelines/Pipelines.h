@@ -4,11 +4,15 @@
 //
 //   --fa-lower-to-cpu   fa IR (any stage that has a CPU lowering) -> LLVM
 //                       dialect for the host, runnable with mlir-runner.
+//   --fa-to-ptx         fa.attention -> PTX (L0 -> L5), optionally written
+//                       to files with its launch record.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FA_PIPELINES_PIPELINES_H
 #define FA_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
 class OpPassManager;
@@ -19,6 +23,39 @@ namespace fa {
 /// naive decomposition; the tile ops of a tiled loop nest (L1/L2) through
 /// --fa-decompose-tiles.
 void buildLowerToCPUPipeline(OpPassManager &pm);
+
+struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
+  PassOptions::Option<int64_t> blockM{
+      *this, "block-m",
+      llvm::cl::desc("Rows of Q per thread block; 0 (with block-n=0) picks "
+                     "both per head dim"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> blockN{
+      *this, "block-n",
+      llvm::cl::desc("Rows of K/V per inner-loop step; 0 (with block-m=0) "
+                     "picks both per head dim"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> numWarps{
+      *this, "num-warps", llvm::cl::desc("Warps per thread block"),
+      llvm::cl::init(4)};
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target GPU, sm_80 or newer"),
+      llvm::cl::init("sm_80")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimisation level (0-3)"),
+      llvm::cl::init(3)};
+  PassOptions::Option<std::string> outputDir{
+      *this, "output-dir",
+      llvm::cl::desc("If set, write <kernel>.ptx and <kernel>.json here"),
+      llvm::cl::init("")};
+};
+
+/// fa.attention -> PTX: tiling, causal block skipping, warp mapping, the GPU
+/// kernel, upstream NVVM lowering, gpu-module-to-binary{format=isa}.
+void buildToPTXPipeline(OpPassManager &pm, const ToPTXOptions &options);
 
 /// Registers the pipelines above with the global pass registry.
 void registerFAPipelines();

@@ -120,7 +120,11 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
     Option<"blockM", "block-m", "int64_t", /*default=*/"128",
            "Rows of Q per block (one thread block on the GPU), 1..1024">,
     Option<"blockN", "block-n", "int64_t", /*default=*/"64",
-           "Rows of K/V per inner-loop step, 1..1024">
+           "Rows of K/V per inner-loop step, 1..1024">,
+    Option<"autoBlocks", "auto-blocks", "bool", /*default=*/"false",
+           "Ignore block-m/block-n and pick them per op from its head dim, as "
+           "FlashAttention-2 does for sm_80: 128 x 128 for D <= 64, 128 x 64 "
+           "above">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -228,6 +232,56 @@ def FACausalBlockSkip : Pass<"fa-causal-block-skip"> {
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
+}
+
+
+def FAMapWarps : Pass<"fa-map-warps"> {
+  let summary = "Give each warp whole rows of the Q block: layouts for the "
+                "GPU (stage L3)";
+  let description = [{
+    Annotates the tiled loop nest (L2) with how a thread block of
+    `num-warps` warps holds it:
+
+    * Q-row-indexed tiles and per-row state (`Q_i`, `S`, `P`, `acc`, `m`,
+      `l`, `alpha`, `O_i`, `LSE_i`) get `#fa.warp_rows<num_warps = W>`: warp
+      `w` owns rows `[w * M / W, (w + 1) * M / W)`. Every row reduction of the
+      online softmax (max, sum) stays inside one warp.
+    * K/V tiles get `#fa.block_shared`: one cooperative copy into shared
+      memory that every warp reads.
+    * The `scf.forall` gets a grid mapping: Q blocks on `x`, heads on `y`,
+      batch on `z`.
+
+    The split must suit `mma.sync.m16n8k16`: `block-m` a multiple of
+    `16 * num-warps`, `block-n` and the head dims multiples of 16; anything
+    else is a pass error naming the values.
+
+    Before:
+
+    ```mlir
+    scf.forall (%b, %h, %qb) in (%B, 8, %nqb) shared_outs(...) {
+      %q = tensor.pad ... : tensor<?x64xf16> to tensor<128x64xf16>
+      ... scf.for ... iter_args(%m = %cst : tensor<128xf32>, ...) {
+        %k = tensor.pad ... to tensor<64x64xf16>
+        %s = fa.qk %q, %k ... -> tensor<128x64xf32>
+    ```
+
+    After (`num-warps=4`):
+
+    ```mlir
+    scf.forall (%b, %h, %qb) in (%B, 8, %nqb) shared_outs(...) {
+      %q = tensor.pad ... to tensor<128x64xf16, #fa.warp_rows<num_warps = 4>>
+      ... scf.for ... iter_args(%m = %cst
+                       : tensor<128xf32, #fa.warp_rows<num_warps = 4>>, ...) {
+        %k = tensor.pad ... to tensor<64x64xf16, #fa.block_shared>
+        %s = fa.qk %q, %k ... -> tensor<128x64xf32, #fa.warp_rows<num_warps = 4>>
+    } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+    ```
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "Warps per thread block (1, 2, 4 or 8)">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
 #endif // FA_TRANSFORMS_PASSES_TD

@@ -18,6 +18,9 @@
 
 #include "fa/Dialect/FA/IR/FAOpsDialect.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "fa/Dialect/FA/IR/FAAttrs.h.inc"
+
 #define GET_OP_CLASSES
 #include "fa/Dialect/FA/IR/FAOps.h.inc"
 

@@ -28,6 +28,7 @@ def FA_Dialect : Dialect {
       `fa.finalize`) are what `--fa-tile-q-outer` produces: each one is a step
       of the FlashAttention-2 inner loop on one Q block and one K/V block.
   }];
+  let useDefaultAttributePrinterParser = 1;
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::tensor::TensorDialect"

@@ -3,7 +3,7 @@
 #ifndef FA_OPS_TD
 #define FA_OPS_TD
 
-include "fa/Dialect/FA/IR/FADialect.td"
+include "fa/Dialect/FA/IR/FAAttrs.td"
 include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Compiles fa.attention kernels to PTX + JSON with fa-opt --fa-to-ptx.
+
+Each kernel is named after its configuration, e.g.
+  fa_d128_f16_causal_g4            (head dim 128, f16, causal, Hq/Hkv = 4)
+  fa_d64_bf16_g1_m128n64w4         (explicit block-m/block-n/num-warps)
+and reads B, Nq, Nk (and H) at run time.
+
+  compile_kernels.py --fa-opt build/bin/fa-opt --out build/kernels \
+      --head-dims 64 128 --dtypes f16 bf16 --causal both --groups 1 4 8
+"""
+import argparse
+import itertools
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def kernel_name(d, dtype, causal, group, tiles=None):
+    name = "fa_d%d_%s_%s_g%d" % (d, dtype, "causal" if causal else "full", group)
+    if tiles:
+        name += "_m%dn%dw%d" % tiles
+    return name
+
+
+def attention_source(name, d, dtype, causal, group):
+    # Heads are static in the op; the kernel reads them from its arguments at
+    # run time and only bakes in the ratio Hq / Hkv.
+    hq, hkv = group, 1
+    q = "tensor<?x%dx?x%dx%s>" % (hq, d, dtype)
+    kv = "tensor<?x%dx?x%dx%s>" % (hkv, d, dtype)
+    lse = "tensor<?x%dx?xf32>" % hq
+    return """func.func @{name}(%q: {q}, %k: {kv}, %v: {kv}, %o: {q}, %l: {lse}) -> ({q}, {lse}) {{
+  %0, %1 = fa.attention ins(%q, %k, %v : {q}, {kv}, {kv}) outs(%o, %l : {q}, {lse}){causal} -> {q}, {lse}
+  return %0, %1 : {q}, {lse}
+}}
+""".format(name=name, q=q, kv=kv, lse=lse, causal=" causal" if causal else "")
+
+
+def compile_one(fa_opt, out_dir, d, dtype, causal, group, tiles=None):
+    name = kernel_name(d, dtype, causal, group, tiles)
+    options = "output-dir=%s" % out_dir
+    if tiles:
+        options += " block-m=%d block-n=%d num-warps=%d" % tiles
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(attention_source(name, d, dtype, causal, group))
+        path = f.name
+    try:
+        start = time.time()
+        subprocess.run([fa_opt, path, "--fa-to-ptx=" + options, "-o", os.devnull], check=True)
+        seconds = time.time() - start
+    finally:
+        os.unlink(path)
+    # The kernel is named after the function: <name>_kernel.
+    return name + "_kernel", seconds
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--fa-opt", default="build/bin/fa-opt")
+    p.add_argument("--out", default="build/kernels")
+    p.add_argument("--head-dims", type=int, nargs="+", default=[64, 128])
+    p.add_argument("--dtypes", nargs="+", default=["f16", "bf16"])
+    p.add_argument("--causal", choices=["yes", "no", "both"], default="both")
+    p.add_argument("--groups", type=int, nargs="+", default=[1])
+    p.add_argument("--tiles", nargs="*", default=[],
+                   help="explicit MxNxW tile configs (default: the pipeline's choice)")
+    a = p.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    causal = {"yes": [True], "no": [False], "both": [False, True]}[a.causal]
+    tiles = [tuple(int(x) for x in t.split("x")) for t in a.tiles] or [None]
+    for d, dtype, c, g, t in itertools.product(a.head_dims, a.dtypes, causal, a.groups, tiles):
+        name, seconds = compile_one(a.fa_opt, a.out, d, dtype, c, g, t)
+        print("%-40s %.2f s" % (name, seconds))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+//===- Passes.td - FlashAttention conversion passes --------*- tablegen -*-===//
+
+#ifndef FA_CONVERSION_PASSES_TD
+#define FA_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FALowerToGPU : Pass<"fa-lower-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower the warp-mapped loop nest (L3) to a GPU kernel with "
+                "tensor-core fragments (L4)";
+  let description = [{
+    Turns each tiled, warp-mapped fa.attention (the output of
+    `--fa-map-warps`) into a `gpu.func` kernel in its own `gpu.module`, and
+    the `scf.forall` into a `gpu.launch_func` over the grid
+    (Q blocks, heads, batch) with `32 * num_warps` threads.
+
+    The kernel is FlashAttention-2's forward pass for sm_80:
+
+    * Q, K and V tiles in dynamic shared memory, XOR-swizzled by 16-byte
+      chunks (no bank conflicts for ldmatrix), filled by 16-byte `cp.async`
+      (`nvgpu.device_async_copy`) that zero-fill rows past the sequence end;
+      V_j is copied while S = Q K_j^T and the softmax run, K_{j+1} while
+      P V_j runs;
+    * `nvgpu.ldmatrix` (`.trans` for V) and `mma.sync.m16n8k16` with f32
+      accumulators (`nvgpu.mma.sync` for f16, `nvvm.mma.sync` for bf16);
+    * the online softmax in registers: row max and sum over the 4 lanes of a
+      quad (`gpu.shuffle xor` 1 and 2), one `math.fma` + `math.exp2` per
+      score, the accumulator rescaled by alpha; P converted from the S
+      accumulator fragments straight into A fragments;
+    * the causal / key-limit mask only in the loop that `fa.mask` is in;
+    * one normalisation at the end and guarded stores of O and LSE.
+
+    Sequence lengths and batch come from the memref arguments at run time:
+    one kernel serves every B, Nq, Nk. The launch record (grid, block,
+    dynamic shared memory, parameters) is attached to the kernel and the
+    launch as `fa.launch`.
+
+    Before (abridged):
+
+    ```mlir
+    %r = scf.forall (%b, %h, %qb) in (%B, 8, %nqb) shared_outs(%o = %init) {
+      ... tile ops on tensor<128x64xf16, #fa.warp_rows<num_warps = 4>> ...
+    } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+    ```
+
+    After (abridged):
+
+    ```mlir
+    gpu.module @f_kernel_module {
+      gpu.func @f_kernel(%q: memref<?x?x?x64xf16, strided<[?, ?, ?, 1], offset: ?>>, ...)
+          kernel attributes {known_block_size = array<i32: 128, 1, 1>, ...} {
+        %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+        ...
+        nvgpu.device_async_copy ...
+        scf.for %k0 = ... {
+          nvgpu.ldmatrix ... ; nvgpu.mma.sync ... ; gpu.shuffle xor ...
+          math.exp2 ... ; nvgpu.ldmatrix ... {transpose = true} ...
+        }
+        vector.store ...
+      }
+    }
+    func.func @f(...) {
+      gpu.launch_func @f_kernel_module::@f_kernel blocks in (%nqb, %c8, %B)
+          threads in (%c128, %c1, %c1) dynamic_shared_memory_size %c49152_i32
+          args(%qm : ..., ...)
+    }
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "Target GPU (sm_80 or newer): sets the shared memory a thread "
+           "block may use">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def FAExportKernels : Pass<"fa-export-kernels", "::mlir::ModuleOp"> {
+  let summary = "Write each compiled kernel's PTX and launch record to files";
+  let description = [{
+    After `gpu-module-to-binary{format=isa}`, writes for every kernel launched
+    with an `fa.launch` record:
+
+    * `<dir>/<kernel>.ptx`: the PTX of its `gpu.binary`;
+    * `<dir>/<kernel>.json`: the launch record (kernel name, grid and block as
+      functions of the shapes, dynamic shared memory bytes, parameter order
+      and meaning, tile configuration).
+
+    This is all a runtime needs: load the PTX with `cuModuleLoadData`, look the
+    kernel up by name, raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`
+    and launch. The IR is left unchanged.
+  }];
+  let options = [
+    Option<"outputDir", "output-dir", "std::string", /*default=*/"\".\"",
+           "Directory to write <kernel>.ptx and <kernel>.json into">
+  ];
+}
+
+
+def FALowerGPUMath : Pass<"fa-lower-gpu-math", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower the kernel's f32 math to PTX approximations, without "
+                "libdevice";
+  let description = [{
+    `convert-gpu-to-nvvm` turns `math.exp2`, `math.log2`, `math.fma` and
+    `arith.maxnumf` into calls to CUDA's libdevice (`__nv_exp2f`, ...), which
+    `gpu-module-to-binary` can only resolve with a CUDA toolkit installed.
+    The attention kernel wants the hardware instructions anyway, as
+    FlashAttention-2 gets them from `--use_fast_math`; this pass, run on each
+    `gpu.module` before `convert-gpu-to-nvvm`, rewrites the f32 forms:
+
+    * `math.exp2` -> `ex2.approx.ftz.f32` (inline PTX; MUFU.EX2),
+    * `math.log2` -> `lg2.approx.ftz.f32` (inline PTX; MUFU.LG2),
+    * `math.fma` -> `llvm.intr.fma` (`fma.rn.f32`),
+    * `arith.maxnumf` -> `llvm.intr.maxnum` (`max.f32`).
+
+    Before:
+
+    ```mlir
+    %p = math.exp2 %x : f32
+    ```
+
+    After:
+
+    ```mlir
+    %p = llvm.inline_asm "ex2.approx.ftz.f32 $0, $1;", "=f,f" %x : (f32) -> f32
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // FA_CONVERSION_PASSES_TD

@@ -1,0 +1,77 @@
+//===- TiledAttention.h - Recognise the tiled loop nest ---------*- C++ -*-===//
+//
+// The loop nest that --fa-tile-q-outer writes (L1), possibly split by
+// --fa-causal-block-skip (L2) and annotated by --fa-map-warps (L3), read back
+// into a struct. Passes after tiling (warp mapping, GPU lowering) work on this
+// view instead of re-discovering the structure each time.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_TRANSFORMS_TILEDATTENTION_H
+#define FA_TRANSFORMS_TILEDATTENTION_H
+
+#include "fa/Dialect/FA/IR/FA.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir {
+namespace fa {
+
+/// A tile read from a [B, H, N, D] tensor: `extract_slice` of rows
+/// [rowStart, rowStart + rows) of head `head` of batch `batch`, zero-padded
+/// to a static tile by `tensor.pad`.
+struct TileLoad {
+  tensor::PadOp pad;
+  tensor::ExtractSliceOp slice;
+  Value source() { return slice.getSource(); }
+  OpFoldResult batch() { return slice.getMixedOffsets()[0]; }
+  OpFoldResult head() { return slice.getMixedOffsets()[1]; }
+  OpFoldResult rowStart() { return slice.getMixedOffsets()[2]; }
+  OpFoldResult rows() { return slice.getMixedSizes()[2]; }
+};
+
+/// One inner loop over K/V blocks.
+struct KVLoop {
+  scf::ForOp loop;
+  TileLoad key, value;
+  QKOp qk;
+  MaskOp mask; // Null in the unmasked loop of L2.
+  OnlineSoftmaxOp softmax;
+  PVOp pv;
+};
+
+/// One tiled fa.attention: the scf.forall over (batch, head, Q block).
+struct TiledAttention {
+  scf::ForallOp forall;
+  TileLoad query;
+  SmallVector<KVLoop> kvLoops; // In program order, chained through iter_args.
+  FinalizeOp finalize;
+  tensor::ParallelInsertSliceOp storeOut;
+  tensor::ParallelInsertSliceOp storeLse; // Null without an LSE output.
+
+  int64_t blockM() { return shape(qkScores())[0]; }
+  int64_t blockN() { return shape(qkScores())[1]; }
+  int64_t headDim() { return shape(query.pad.getResult().getType())[1]; }
+  int64_t valueDim() { return shape(finalize.getOut().getType())[1]; }
+  Type elementType() {
+    return cast<RankedTensorType>(query.pad.getResult().getType())
+        .getElementType();
+  }
+
+private:
+  Type qkScores() { return kvLoops.front().qk.getScores().getType(); }
+  static ArrayRef<int64_t> shape(Type t) {
+    return cast<RankedTensorType>(t).getShape();
+  }
+};
+
+/// Reads `forall` as a tiled fa.attention. Returns failure, with a remark on
+/// the op naming what did not match, when it is some other loop nest (for
+/// those, `diagnose` false keeps quiet).
+FailureOr<TiledAttention> matchTiledAttention(scf::ForallOp forall,
+                                              bool diagnose);
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_TRANSFORMS_TILEDATTENTION_H

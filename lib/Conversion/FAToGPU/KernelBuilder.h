@@ -1,0 +1,59 @@
+//===- KernelBuilder.h - The FlashAttention-2 forward kernel ----*- C++ -*-===//
+//
+// Builds the body of the gpu.func for one tiled fa.attention (stage L3 ->
+// L4). One thread block runs one iteration of the scf.forall (one Q block of
+// one head); warp w owns rows [w * M / W, (w + 1) * M / W) of it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_LIB_CONVERSION_FATOGPU_KERNELBUILDER_H
+#define FA_LIB_CONVERSION_FATOGPU_KERNELBUILDER_H
+
+#include "fa/Transforms/TiledAttention.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace mlir {
+namespace fa {
+
+/// The tile configuration of one kernel.
+struct KernelConfig {
+  int64_t blockM, blockN, numWarps, headDim, valueDim;
+  Type elemTy; // f16 or bf16
+  double scaleLog2;
+  bool hasLse;
+  /// Load the warp's Q fragments into registers once, instead of re-reading
+  /// them from shared memory for every K/V block.
+  bool queryInRegisters;
+
+  int64_t numThreads() const { return 32 * numWarps; }
+  int64_t rowsPerWarp() const { return blockM / numWarps; }
+  int64_t mTiles() const { return rowsPerWarp() / 16; }
+  /// Q, K and V tiles, 2 bytes per element.
+  int64_t sharedMemoryBytes() const {
+    return 2 * (blockM * headDim + blockN * headDim + blockN * valueDim);
+  }
+  /// f32 registers per thread for the S and O accumulators and Q fragments:
+  /// the part of the register budget that the tile shape decides.
+  int64_t fragmentRegisters() const {
+    int64_t regs = mTiles() * (blockN / 8) * 4 + mTiles() * (valueDim / 8) * 4;
+    if (queryInRegisters)
+      regs += mTiles() * (headDim / 16) * 4;
+    return regs;
+  }
+};
+
+/// Fills the empty `kernel`, whose arguments are the memrefs of Q, K, V, O
+/// and (if config.hasLse) LSE, with the forward pass of `tiled`. `hostTensors`
+/// are the host tensors those arguments stand for (same order). Fails, with
+/// an error on the loop nest, if an offset or bound of the loop nest cannot be
+/// computed in the kernel.
+LogicalResult buildAttentionKernel(gpu::GPUFuncOp kernel,
+                                   TiledAttention &tiled,
+                                   const KernelConfig &config,
+                                   ArrayRef<Value> hostTensors);
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_LIB_CONVERSION_FATOGPU_KERNELBUILDER_H

@@ -1,0 +1,147 @@
+//===- WarpMma.cpp - mma.sync.m16n8k16 fragments of one warp --------------===//
+
+#include "WarpMma.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+static Value cidx(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+WarpMma::WarpMma(OpBuilder &b, Location loc, Value lane, Type elemTy)
+    : loc(loc), elemTy(elemTy) {
+  Type f32 = b.getF32Type();
+  accTy = VectorType::get({2, 2}, f32);
+  aTy = VectorType::get({4, 2}, elemTy);
+  bTy = VectorType::get({2, 2}, elemTy);
+  ldTy = aTy;
+  auto div = [&](int64_t d) {
+    return arith::DivUIOp::create(b, loc, lane, cidx(b, loc, d)).getResult();
+  };
+  auto rem = [&](Value v, int64_t d) {
+    return arith::RemUIOp::create(b, loc, v, cidx(b, loc, d)).getResult();
+  };
+  g = div(4);
+  t = rem(lane, 4);
+  laneMod16 = rem(lane, 16);
+  laneDiv16 = div(16);
+  laneMod8 = rem(lane, 8);
+  laneDiv8Mod2 = rem(div(8), 2);
+}
+
+/// ldmatrix.x4 at [row, chunk] of `tile` (chunk before swizzling).
+static Value ldmatrix(OpBuilder &b, Location loc, const SharedTile &tile,
+                      Value row, Value chunk, VectorType type,
+                      bool transpose) {
+  Value col = tile.swizzledColumn(b, loc, row, chunk);
+  return nvgpu::LdMatrixOp::create(b, loc, type, tile.buffer,
+                                   ValueRange{row, col}, transpose,
+                                   /*numTiles=*/4);
+}
+
+/// Rows [first, first + 1] of a vector<4x2xT> as a vector<2x2xT>.
+static Value rowPair(OpBuilder &b, Location loc, Value v, int64_t first) {
+  return vector::ShuffleOp::create(b, loc, v, v,
+                                   ArrayRef<int64_t>{first, first + 1});
+}
+
+Value WarpMma::loadA(OpBuilder &b, const SharedTile &tile, Value row0,
+                     int64_t kChunk0) {
+  // Lanes 0-15 address rows 0-15 at chunk k0, lanes 16-31 at chunk k0 + 1:
+  // matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15) are
+  // a0..a3 of the A fragment.
+  Value row = arith::AddIOp::create(b, loc, row0, laneMod16);
+  Value chunk =
+      arith::AddIOp::create(b, loc, laneDiv16, cidx(b, loc, kChunk0));
+  return ldmatrix(b, loc, tile, row, chunk, ldTy, /*transpose=*/false);
+}
+
+std::pair<Value, Value> WarpMma::loadBOfTransposed(OpBuilder &b,
+                                                   const SharedTile &tile,
+                                                   int64_t n0,
+                                                   int64_t kChunk0) {
+  // Matrices: (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7),
+  // (n 8-15, k 8-15); lane l addresses row n0 + (l / 16) * 8 + l % 8 at chunk
+  // k0 + (l / 8) % 2. Without transposition an 8x8 [n][k] matrix gives lane
+  // (g, t) the elements (k = 2t, 2t+1; n = g): a B fragment register.
+  Value row = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, laneDiv16, cidx(b, loc, 8)),
+      arith::AddIOp::create(b, loc, laneMod8, cidx(b, loc, n0)));
+  Value chunk =
+      arith::AddIOp::create(b, loc, laneDiv8Mod2, cidx(b, loc, kChunk0));
+  Value frags = ldmatrix(b, loc, tile, row, chunk, ldTy, /*transpose=*/false);
+  return {rowPair(b, loc, frags, 0), rowPair(b, loc, frags, 2)};
+}
+
+std::pair<Value, Value> WarpMma::loadB(OpBuilder &b, const SharedTile &tile,
+                                       int64_t k0, int64_t nChunk0) {
+  // Matrices: (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15),
+  // (k 8-15, n 8-15); lane l addresses row k0 + ((l / 8) % 2) * 8 + l % 8 at
+  // chunk n0 + l / 16. Transposing an 8x8 [k][n] matrix gives lane (g, t) the
+  // elements (k = 2t, 2t+1; n = g).
+  Value row = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, laneDiv8Mod2, cidx(b, loc, 8)),
+      arith::AddIOp::create(b, loc, laneMod8, cidx(b, loc, k0)));
+  Value chunk =
+      arith::AddIOp::create(b, loc, laneDiv16, cidx(b, loc, nChunk0));
+  Value frags = ldmatrix(b, loc, tile, row, chunk, ldTy, /*transpose=*/true);
+  return {rowPair(b, loc, frags, 0), rowPair(b, loc, frags, 2)};
+}
+
+Value WarpMma::mma(OpBuilder &b, Value a, Value bFrag, Value c) {
+  if (elemTy.isF16())
+    return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, c,
+                                    ArrayRef<int64_t>{16, 8, 16});
+
+  // nvgpu.mma.sync has no bf16 form: use nvvm.mma.sync on packed registers.
+  Type i32 = b.getI32Type();
+  auto packed = [&](Value v, int64_t rows) {
+    auto asI32 = vector::BitCastOp::create(
+        b, loc, VectorType::get({rows, 1}, i32), v);
+    SmallVector<Value> regs;
+    for (int64_t r = 0; r < rows; ++r)
+      regs.push_back(vector::ExtractOp::create(b, loc, asI32,
+                                               ArrayRef<int64_t>{r, 0}));
+    return regs;
+  };
+  SmallVector<Value> accRegs;
+  for (int64_t h = 0; h < 2; ++h)
+    for (int64_t e = 0; e < 2; ++e)
+      accRegs.push_back(
+          vector::ExtractOp::create(b, loc, c, ArrayRef<int64_t>{h, e}));
+  Type f32 = b.getF32Type();
+  auto structTy =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  auto mma = NVVM::MmaOp::create(
+      b, loc, structTy, packed(a, 4), packed(bFrag, 2), accRegs,
+      ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                    NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < 4; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, mma, i));
+  return vector::FromElementsOp::create(b, loc, accTy, out);
+}
+
+Value WarpMma::quadReduce(OpBuilder &b, Value v, bool isMax) {
+  for (int32_t offset : {1, 2}) {
+    Value other = gpu::ShuffleOp::create(b, loc, v, offset, /*width=*/32,
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    v = isMax ? arith::MaxNumFOp::create(b, loc, v, other).getResult()
+              : arith::AddFOp::create(b, loc, v, other).getResult();
+  }
+  return v;
+}

@@ -1,0 +1,73 @@
+//===- WarpMma.h - mma.sync.m16n8k16 fragments of one warp ------*- C++ -*-===//
+//
+// Register fragments of `mma.sync.m16n8k16` (PTX ISA, "Matrix Fragments for
+// mma.m16n8k16"), with g = lane / 4 and t = lane % 4:
+//
+//   C/D (16x8 f32, vector<2x2xf32>): [h][e] is row g + 8h, column 2t + e.
+//   A (16x16, vector<4x2xT>): rows g / g+8 of k 2t..2t+1, then of k 8+2t...
+//   B (16x8, vector<2x2xT>): k rows 2t..2t+1 and 8+2t..9+2t of column g.
+//
+// So one row of a C tile lives in the 4 lanes of a quad, and two neighbouring
+// C tiles of S, rounded to 16 bits, are exactly one A fragment of P for P V.
+// Operands come from swizzled shared-memory tiles through ldmatrix.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_LIB_CONVERSION_FATOGPU_WARPMMA_H
+#define FA_LIB_CONVERSION_FATOGPU_WARPMMA_H
+
+#include "SharedTiles.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir {
+namespace fa {
+
+class WarpMma {
+public:
+  /// `lane` is the lane id (index); `elemTy` f16 or bf16.
+  WarpMma(OpBuilder &b, Location loc, Value lane, Type elemTy);
+
+  /// The A operand for rows [row0, row0 + 16), k columns of 16-byte chunks
+  /// [kChunk0, kChunk0 + 1], of a row-major tile (ldmatrix.x4).
+  Value loadA(OpBuilder &b, const SharedTile &tile, Value row0,
+              int64_t kChunk0);
+
+  /// The B operands of two n-tiles, n in [n0, n0 + 8) and [n0 + 8, n0 + 16),
+  /// for k chunks [kChunk0, kChunk0 + 1], of B = tile^T, where `tile` is
+  /// stored [n][k] (the K tile for S = Q K^T; ldmatrix.x4).
+  std::pair<Value, Value> loadBOfTransposed(OpBuilder &b,
+                                            const SharedTile &tile,
+                                            int64_t n0, int64_t kChunk0);
+
+  /// The B operands of two n-tiles, n chunks nChunk0 and nChunk0 + 1, for k
+  /// rows [k0, k0 + 16) of a tile stored [k][n] (the V tile for P V;
+  /// ldmatrix.x4.trans).
+  std::pair<Value, Value> loadB(OpBuilder &b, const SharedTile &tile,
+                                int64_t k0, int64_t nChunk0);
+
+  /// D = A * B + C (f32 accumulate).
+  Value mma(OpBuilder &b, Value a, Value bFrag, Value c);
+
+  /// Max (or sum) of `v` over the 4 lanes of a quad: shuffles xor 1 and 2.
+  Value quadReduce(OpBuilder &b, Value v, bool isMax);
+
+  /// The accumulator type, vector<2x2xf32>.
+  VectorType accType() const { return accTy; }
+  /// Row and column of element [h][e] of a C tile within the 16x8 tile.
+  Value groupId() const { return g; }
+  Value threadInGroup() const { return t; }
+
+private:
+  Location loc;
+  Type elemTy;
+  VectorType accTy, aTy, bTy, ldTy;
+  // Lane-dependent parts of the ldmatrix row addresses, computed once.
+  Value g, t, laneMod16, laneDiv16, laneMod8, laneDiv8Mod2;
+};
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_LIB_CONVERSION_FATOGPU_WARPMMA_H

@@ -1,0 +1,108 @@
+//===- TiledAttention.cpp - Recognise the tiled loop nest -----------------===//
+
+#include "fa/Transforms/TiledAttention.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+/// A tile operand produced by tensor.pad(tensor.extract_slice(4-D tensor)).
+FailureOr<TileLoad> matchTileLoad(Value tile) {
+  auto pad = tile.getDefiningOp<tensor::PadOp>();
+  if (!pad)
+    return failure();
+  auto slice = pad.getSource().getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || slice.getSourceType().getRank() != 4)
+    return failure();
+  return TileLoad{pad, slice};
+}
+
+FailureOr<KVLoop> matchKVLoop(scf::ForOp loop) {
+  KVLoop kv;
+  kv.loop = loop;
+  for (Operation &op : *loop.getBody()) {
+    if (auto qk = dyn_cast<QKOp>(op))
+      kv.qk = qk;
+    else if (auto mask = dyn_cast<MaskOp>(op))
+      kv.mask = mask;
+    else if (auto softmax = dyn_cast<OnlineSoftmaxOp>(op))
+      kv.softmax = softmax;
+    else if (auto pv = dyn_cast<PVOp>(op))
+      kv.pv = pv;
+  }
+  if (!kv.qk || !kv.softmax || !kv.pv || loop.getNumRegionIterArgs() != 3)
+    return failure();
+  FailureOr<TileLoad> key = matchTileLoad(kv.qk.getKey());
+  FailureOr<TileLoad> value = matchTileLoad(kv.pv.getValue());
+  if (failed(key) || failed(value))
+    return failure();
+  kv.key = *key;
+  kv.value = *value;
+  return kv;
+}
+} // namespace
+
+FailureOr<TiledAttention> mlir::fa::matchTiledAttention(scf::ForallOp forall,
+                                                        bool diagnose) {
+  auto fail = [&](const Twine &what) -> FailureOr<TiledAttention> {
+    if (diagnose)
+      forall.emitError("not a tiled fa.attention loop nest: ") << what;
+    return failure();
+  };
+  TiledAttention tiled;
+  tiled.forall = forall;
+  if (forall.getRank() != 3)
+    return fail("expected an scf.forall over (batch, head, Q block)");
+
+  for (Operation &op : *forall.getBody()) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      FailureOr<KVLoop> kv = matchKVLoop(loop);
+      if (failed(kv))
+        return fail("an scf.for in the body is not a K/V loop of tile ops");
+      tiled.kvLoops.push_back(*kv);
+    } else if (auto finalize = dyn_cast<FinalizeOp>(op)) {
+      tiled.finalize = finalize;
+    }
+  }
+  if (tiled.kvLoops.empty() || !tiled.finalize)
+    return fail("expected K/V loops followed by fa.finalize");
+
+  // The loops are chained: each starts from its predecessor's state, and
+  // fa.finalize consumes the last one's.
+  for (size_t i = 1; i < tiled.kvLoops.size(); ++i)
+    if (tiled.kvLoops[i].loop.getInitArgs() !=
+        ValueRange(tiled.kvLoops[i - 1].loop.getResults()))
+      return fail("K/V loops are not chained through their iter_args");
+  scf::ForOp last = tiled.kvLoops.back().loop;
+  if (tiled.finalize.getAcc() != last.getResult(2) ||
+      tiled.finalize.getMax() != last.getResult(0) ||
+      tiled.finalize.getSum() != last.getResult(1))
+    return fail("fa.finalize does not consume the last K/V loop's state");
+
+  FailureOr<TileLoad> query = matchTileLoad(tiled.kvLoops.front().qk.getQuery());
+  if (failed(query))
+    return fail("the query tile is not a padded slice of a 4-D tensor");
+  tiled.query = *query;
+  for (KVLoop &kv : tiled.kvLoops)
+    if (kv.qk.getQuery() != tiled.query.pad.getResult())
+      return fail("all K/V loops must read the same query tile");
+
+  // The stores of the valid rows of O (rank 4) and LSE (rank 3).
+  for (Operation &op : forall.getTerminator().getYieldingOps()) {
+    auto store = dyn_cast<tensor::ParallelInsertSliceOp>(op);
+    if (!store)
+      return fail("unexpected op in scf.forall.in_parallel");
+    auto rows = store.getSource().getDefiningOp<tensor::ExtractSliceOp>();
+    if (!rows)
+      return fail("stored rows are not a slice of the fa.finalize results");
+    if (rows.getSource() == tiled.finalize.getOut())
+      tiled.storeOut = store;
+    else if (rows.getSource() == tiled.finalize.getLse())
+      tiled.storeLse = store;
+    else
+      return fail("stored rows are not a slice of the fa.finalize results");
+  }
+  if (!tiled.storeOut)
+    return fail("O is never stored");
+  return tiled;
+}
