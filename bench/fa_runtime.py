@@ -8,7 +8,7 @@ DIR/<kernel>.json; `Kernel(DIR, name)` loads them.
 The JSON record gives the launch ABI: grid (ceildiv(Nq, block_m), Hq, B),
 block, dynamic shared memory, and the parameters q, k, v, o[, lse], each a
 flattened memref descriptor (allocated ptr, aligned ptr, offset, sizes,
-strides; i64, in elements).
+strides; integers of `index_bitwidth` bits, in elements).
 """
 import ctypes
 import json
@@ -49,6 +49,9 @@ class Kernel:
         self.block_m = int(self.record["block_m"])
         self.threads = int(self.record["block"][0])
         self.has_lse = "lse" in self.record["params"]
+        # Sizes, strides and offsets are passed as index_bitwidth integers.
+        self.index_bits = int(self.record.get("index_bitwidth", 64))
+        self.index_type = ctypes.c_int32 if self.index_bits == 32 else ctypes.c_int64
 
     def _validate(self, q, k, v):
         # The kernel reads B, H and N from its arguments; it bakes in the head
@@ -68,6 +71,17 @@ class Kernel:
         if k.shape[:3] != v.shape[:3] or q.shape[0] != k.shape[0]:
             raise ValueError("q, k, v: batch, heads or key lengths differ")
 
+    def _check_index_range(self, tensors):
+        # With 32-bit indices the kernel computes element offsets in int32.
+        limit = 2 ** (self.index_bits - 1)
+        for t in tensors:
+            reach = 1 + sum((n - 1) * st for n, st in zip(t.shape, t.stride()))
+            if reach >= limit:
+                raise ValueError(
+                    "tensor of shape %s reaches %d elements, more than this kernel's "
+                    "%d-bit indices address; compile with index-bitwidth=64" % (
+                        tuple(t.shape), reach, self.index_bits))
+
     def __call__(self, q, k, v, out=None, lse=None, stream=None):
         """Runs attention; returns (out, lse) (lse None without an LSE output)."""
         self._validate(q, k, v)
@@ -76,10 +90,12 @@ class Kernel:
             out = torch.empty(batch, heads, nq, v.shape[3], dtype=q.dtype, device=q.device)
         if self.has_lse and lse is None:
             lse = torch.empty(batch, heads, nq, dtype=torch.float32, device=q.device)
+        tensors = (q, k, v, out) + ((lse,) if self.has_lse else ())
+        self._check_index_range(tensors)
         values, types = [], []
-        for t in (q, k, v, out) + ((lse,) if self.has_lse else ()):
+        for t in tensors:
             values += [t.data_ptr(), t.data_ptr(), 0] + list(t.shape) + list(t.stride())
-            types += [ctypes.c_void_p, ctypes.c_void_p] + [ctypes.c_int64] * (1 + 2 * t.dim())
+            types += [ctypes.c_void_p, ctypes.c_void_p] + [self.index_type] * (1 + 2 * t.dim())
         grid = ((nq + self.block_m - 1) // self.block_m, heads, batch)
         if stream is None:
             stream = torch.cuda.current_stream().cuda_stream

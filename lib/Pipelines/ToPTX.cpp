@@ -11,11 +11,27 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace mlir;
 
+/// Shared memory addresses are 32-bit on NVIDIA GPUs, but LLVM's NVPTX
+/// backend keeps them in 64-bit registers unless its `nvptx-short-ptr`
+/// option is set. The attention kernel keeps a shared-memory base register
+/// per operand and pipeline stage, at the edge of the 255-register budget:
+/// with short pointers the d = 128 kernels stop spilling (ptxas -v). The
+/// option is process-wide, like any LLVM command-line option; it only affects
+/// addrspace(3) pointers of NVPTX code.
+static void useShortSharedPointers() {
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto it = options.find("nvptx-short-ptr");
+  if (it != options.end())
+    (void)it->second->addOccurrence(0, "nvptx-short-ptr", "true");
+}
+
 void mlir::fa::buildToPTXPipeline(OpPassManager &pm,
                                   const ToPTXOptions &options) {
+  useShortSharedPointers();
   // L0 -> L1 -> L2 -> L3.
   FATileQOuterOptions tiling;
   tiling.autoBlocks = options.blockM == 0 && options.blockN == 0;
@@ -26,7 +42,8 @@ void mlir::fa::buildToPTXPipeline(OpPassManager &pm,
   pm.addPass(createFAMapWarps(FAMapWarpsOptions{options.numWarps}));
 
   // L3 -> L4: the kernel in the GPU/NVGPU/NVVM dialects.
-  pm.addPass(createFALowerToGPU(FALowerToGPUOptions{options.chip}));
+  pm.addPass(createFALowerToGPU(
+      FALowerToGPUOptions{options.chip, options.indexBitwidth}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
@@ -41,8 +58,13 @@ void mlir::fa::buildToPTXPipeline(OpPassManager &pm,
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createSCFToControlFlowPass());
   kernels.addPass(createFALowerGPUMath());
-  kernels.addPass(createConvertNVGPUToNVVMPass());
-  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  // nvgpu and gpu ops lowered with the same index width (upstream's
+  // convert-nvgpu-to-nvvm only knows 64).
+  kernels.addPass(createFAConvertNVGPUToNVVM(
+      FAConvertNVGPUToNVVMOptions{options.indexBitwidth}));
+  ConvertGpuOpsToNVVMOpsOptions gpuToNVVM;
+  gpuToNVVM.indexBitwidth = options.indexBitwidth;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(gpuToNVVM));
   kernels.addPass(createConvertVectorToLLVMPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

@@ -34,7 +34,7 @@ void setEncoding(Value v, Attribute encoding) {
 /// The tile shapes must split into whole m16n8k16 tiles per warp.
 LogicalResult checkSplit(TiledAttention &tiled, int64_t numWarps) {
   auto error = [&]() {
-    return tiled.forall.emitError("fa-map-warps: ");
+    return mlir::emitError(tiled.forall.getLoc(), "fa-map-warps: ");
   };
   if (tiled.blockM() % (16 * numWarps) != 0)
     return error() << "block-m (" << tiled.blockM()

@@ -69,7 +69,12 @@ def FALowerToGPU : Pass<"fa-lower-to-gpu", "::mlir::ModuleOp"> {
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "Target GPU (sm_80 or newer): sets the shared memory a thread "
-           "block may use">
+           "block may use">,
+    Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"32",
+           "Index width the kernel will be lowered with (32 or 64), recorded "
+           "in the launch record: with 32, sizes, strides and offsets are i32 "
+           "parameters and every tensor must have fewer than 2^31 reachable "
+           "elements">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -136,6 +141,41 @@ def FALowerGPUMath : Pass<"fa-lower-gpu-math", "::mlir::gpu::GPUModuleOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+
+def FAConvertNVGPUToNVVM : Pass<"fa-convert-nvgpu-to-nvvm",
+                                "::mlir::gpu::GPUModuleOp"> {
+  let summary = "convert-nvgpu-to-nvvm with a chosen index bitwidth";
+  let description = [{
+    Upstream's `convert-nvgpu-to-nvvm` always lowers with 64-bit indices,
+    while `convert-gpu-to-nvvm{index-bitwidth=32}` uses 32: mixing them
+    leaves memref descriptors of two widths. This pass runs the same upstream
+    patterns (`populateNVGPUToNVVMConversionPatterns`) with `index-bitwidth`,
+    so that a kernel can do its address arithmetic in 32 bits: half the
+    registers for every offset a thread keeps, and one instruction per add
+    instead of two.
+
+    Before:
+
+    ```mlir
+    %f = nvgpu.ldmatrix %tile[%row, %col] {numTiles = 4 : i32, transpose = false}
+        : memref<128x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+    ```
+
+    After (`index-bitwidth=32`, abridged):
+
+    ```mlir
+    %p = llvm.getelementptr %base[%offset] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+    %f = nvvm.ldmatrix %p {layout = #nvvm.mma_layout<row>, num = 4 : i32, ...}
+    ```
+  }];
+  let options = [
+    Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
+           "Bitwidth of the index type (32 or 64)">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
 }
 
 #endif // FA_CONVERSION_PASSES_TD

@@ -47,6 +47,11 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimisation level (0-3)"),
       llvm::cl::init(3)};
+  PassOptions::Option<unsigned> indexBitwidth{
+      *this, "index-bitwidth",
+      llvm::cl::desc("Index width inside the kernel (32: i32 sizes, strides "
+                     "and offsets, tensors below 2^31 elements; 64: i64)"),
+      llvm::cl::init(32)};
   PassOptions::Option<std::string> outputDir{
       *this, "output-dir",
       llvm::cl::desc("If set, write <kernel>.ptx and <kernel>.json here"),

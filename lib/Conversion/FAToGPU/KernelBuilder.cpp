@@ -1,16 +1,18 @@
 //===- KernelBuilder.cpp - The FlashAttention-2 forward kernel ------------===//
 //
-// Per thread block (one Q block of one head), as in FlashAttention-2:
+// Per thread block (one Q block of one head), as in FlashAttention-2 with a
+// two-stage K/V pipeline:
 //
-//   prologue  cp.async Q -> shared; cp.async K_0 -> shared
+//   prologue  cp.async Q and block 0 -> stage 0; block 1 -> stage 1
 //   for each K/V block j (the unmasked loop, then the masked one):
-//     wait, barrier; cp.async V_j                  (overlaps S and softmax)
+//     wait for block j, barrier
 //     S = Q K_j^T                 ldmatrix + mma.sync, f32 fragments
 //     [mask]                      diagonal / tail blocks only
 //     online softmax              quad shuffles, one FFMA + EX2 per score
-//     wait, barrier; cp.async K_{j+1}              (overlaps P V)
 //     acc = alpha * acc + P V_j   P stays in registers as the A operand
-//   epilogue  O = acc / l, LSE = ln2 * (m + log2 l); guarded stores
+//     barrier; cp.async block j + 2 -> stage j % 2  (lands during j + 1)
+//   epilogue  O = acc / l -> shared -> 16-byte coalesced stores;
+//             LSE = ln2 * (m + log2 l)
 //
 // Warp w owns rows [w * M / W, (w + 1) * M / W) of the Q block, so every row
 // reduction is inside one quad of one warp.
@@ -24,6 +26,7 @@
 #include "WarpMma.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -127,11 +130,31 @@ private:
 
   /// Rows of one head: memref<N x cols x T> view of arg[batch, head, :, :].
   Value headRows(Value arg, Value batch, Value head, int64_t cols);
-  SharedTile sharedTile(Value dynamicShared, int64_t byteOffset, int64_t rows,
+  SharedTile sharedTile(Value dynamicShared, Value byteOffset, int64_t rows,
                         int64_t cols);
+
+  /// Inside the K/V loop: re-creates the shared-memory tile views and the
+  /// global K/V views from a zero that LLVM cannot see is zero. Without it
+  /// LLVM hoists every ldmatrix and cp.async address of the loop body
+  /// (dozens, 64-bit each) out of the loop into registers, and the
+  /// accumulators spill; with it each shared address is one base register
+  /// plus an immediate, and each global one an add, computed in the loop.
+  void refreshViews(Value stage);
+  /// The K and V tiles of pipeline stage `stage` (0 or 1), at a byte offset
+  /// that starts from `base`.
+  void selectStage(Value base, Value stage);
+  void makeLaneViews();
+  /// `view` (2-D, strided) with its row stride plus `opaqueZero`.
+  Value withOpaqueStride(Value view, Value opaqueZero);
 
   LogicalResult copyKeyOrValue(IndexMaterializer &scope, TileLoad &load,
                                Value global, const SharedTile &tile);
+  /// cp.async of the K and V block that `kv`'s induction variable takes the
+  /// value `k0` for, into stage (k0 / block-n) % 2, when k0 < kvEnd; then
+  /// commits a group (empty past the end, so that every iteration commits
+  /// one and waiting for "all but the newest" always means block j).
+  LogicalResult issueBlock(KVLoop &kv, Value k0);
+  Value stageOf(Value k0);
   Fragments computeScores();
   LogicalResult applyMask(Fragments &s, IndexMaterializer &scope,
                           MaskOp mask);
@@ -156,9 +179,13 @@ private:
   Location loc;
   IndexMaterializer materializer; // Values outside the K/V loops.
 
-  Value threadId, warpRow0;
+  Value threadId, warpRow0, dynamicShared, qRows;
+  /// Byte offset all shared tiles are placed from: 0, or inside the K/V loop
+  /// a zero that LLVM cannot see through (see refreshViews).
+  Value sharedBase;
   std::optional<WarpMma> mma;
   SharedTile sQ, sK, sV;
+  LaneView lQ, lK, lV; // This lane's ldmatrix views of sQ, sK, sV.
   Value gQ, gK, gV;         // [N, D] views of this (batch, head).
   Value kvEnd;              // End of the last K/V loop: no block past it.
   SmallVector<Value> qFrags; // [mt * kSteps + kk] when Q is kept in registers.
@@ -181,15 +208,56 @@ Value KernelBuilder::headRows(Value arg, Value batch, Value head,
                                    strides);
 }
 
-SharedTile KernelBuilder::sharedTile(Value dynamicShared, int64_t byteOffset,
+SharedTile KernelBuilder::sharedTile(Value dynamicShared, Value byteOffset,
                                      int64_t rows, int64_t cols) {
   auto tileTy = MemRefType::get(
-      {rows, cols}, config.elemTy, MemRefLayoutAttrInterface(),
+      {rows, SharedTile::paddedCols(cols)}, config.elemTy,
+      MemRefLayoutAttrInterface(),
       gpu::AddressSpaceAttr::get(b.getContext(),
                                  gpu::AddressSpace::Workgroup));
   Value view = memref::ViewOp::create(b, loc, tileTy, dynamicShared,
-                                      cidx(byteOffset), ValueRange());
+                                      byteOffset, ValueRange());
   return SharedTile{view, rows, cols};
+}
+
+Value KernelBuilder::withOpaqueStride(Value view, Value opaqueZero) {
+  auto viewTy = cast<MemRefType>(view.getType());
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, view);
+  Value rowStride = add(meta.getStrides()[0], opaqueZero);
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewTy, meta.getBaseBuffer(), OpFoldResult(meta.getOffset()),
+      ArrayRef<OpFoldResult>{meta.getSizes()[0],
+                             b.getIndexAttr(viewTy.getDimSize(1))},
+      ArrayRef<OpFoldResult>{rowStride, b.getIndexAttr(1)});
+}
+
+void KernelBuilder::selectStage(Value base, Value stage) {
+  Value offset = add(base, add(cidx(config.queryBytes()),
+                               mul(stage, cidx(config.stageBytes()))));
+  sK = sharedTile(dynamicShared, offset, config.blockN, config.headDim);
+  sV = sharedTile(dynamicShared, add(offset, cidx(config.keyBytes())),
+                  config.blockN, config.valueDim);
+}
+
+void KernelBuilder::refreshViews(Value stage) {
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, b.getI32Type(), ValueRange(), "mov.u32 $0, 0;", "=r",
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  Value opaqueZero = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                asmOp.getResult(0));
+  sharedBase = opaqueZero;
+  sQ = sharedTile(dynamicShared, opaqueZero, config.blockM, config.headDim);
+  selectStage(opaqueZero, stage);
+  gK = withOpaqueStride(gK, opaqueZero);
+  gV = withOpaqueStride(gV, opaqueZero);
+  makeLaneViews();
+}
+
+void KernelBuilder::makeLaneViews() {
+  lQ = mma->laneViewA(b, sQ);
+  lK = mma->laneViewBOfTransposed(b, sK);
+  lV = mma->laneViewB(b, sV);
 }
 
 LogicalResult KernelBuilder::copyKeyOrValue(IndexMaterializer &scope,
@@ -204,6 +272,33 @@ LogicalResult KernelBuilder::copyKeyOrValue(IndexMaterializer &scope,
   return success();
 }
 
+Value KernelBuilder::stageOf(Value k0) {
+  Value block = arith::DivUIOp::create(b, loc, k0, cidx(config.blockN));
+  return arith::RemUIOp::create(b, loc, block, cidx(config.kvStages));
+}
+
+LogicalResult KernelBuilder::issueBlock(KVLoop &kv, Value k0) {
+  LogicalResult result = success();
+  Value inRange =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k0, kvEnd);
+  scf::IfOp::create(b, loc, inRange, [&](OpBuilder &inIf, Location) {
+    inside(inIf, [&] {
+      SharedTile keep[2] = {sK, sV};
+      selectStage(sharedBase, stageOf(k0));
+      IndexMaterializer scope =
+          materializer.withValue(kv.loop.getInductionVar(), k0);
+      if (failed(copyKeyOrValue(scope, kv.key, gK, sK)) ||
+          failed(copyKeyOrValue(scope, kv.value, gV, sV)))
+        result = failure();
+      sK = keep[0];
+      sV = keep[1];
+      scf::YieldOp::create(b, loc);
+    });
+  });
+  commitAsyncGroup(b, loc);
+  return result;
+}
+
 Fragments KernelBuilder::computeScores() {
   int64_t mTiles = config.mTiles(), nTiles = config.blockN / 8;
   int64_t kSteps = config.headDim / 16;
@@ -214,10 +309,10 @@ Fragments KernelBuilder::computeScores() {
     for (int64_t mt = 0; mt < mTiles; ++mt)
       a.push_back(config.queryInRegisters
                       ? qFrags[mt * kSteps + kk]
-                      : mma->loadA(b, sQ, add(warpRow0, cidx(mt * 16)),
+                      : mma->loadA(b, lQ, add(warpRow0, cidx(mt * 16)),
                                    2 * kk));
     for (int64_t np = 0; np < nTiles / 2; ++np) {
-      auto [b0, b1] = mma->loadBOfTransposed(b, sK, np * 16, 2 * kk);
+      auto [b0, b1] = mma->loadBOfTransposed(b, lK, np * 16, 2 * kk);
       for (int64_t mt = 0; mt < mTiles; ++mt) {
         s[mt][2 * np] = mma->mma(b, a[mt], b0, s[mt][2 * np]);
         s[mt][2 * np + 1] = mma->mma(b, a[mt], b1, s[mt][2 * np + 1]);
@@ -237,23 +332,34 @@ LogicalResult KernelBuilder::applyMask(Fragments &s, IndexMaterializer &scope,
       (mask.getCausalOffset() &&
        failed(get(scope, mask.getCausalOffset(), offset, "causal offset"))))
     return failure();
+  // For each row this thread holds, the number of columns of the block,
+  // counted from its first column (colStart + 2t), that the row may see:
+  // min(keyLimit, row + offset + 1) - colStart - 2t, clamped to
+  // [0, block-n]. Element (nt, e) is then visible iff nt * 8 + e < limit: one
+  // comparison with a constant per score, in 32 bits.
   Value negInf = cf32(kNegInf);
+  Value firstCol = add(colStart, colInBlock(0, 0));
+  Type i32 = b.getI32Type();
   for (auto [mt, tiles] : llvm::enumerate(s)) {
-    for (auto [nt, frag] : llvm::enumerate(tiles)) {
-      for (int64_t h = 0; h < 2; ++h) {
-        Value row = add(rowStart, rowInBlock(mt, h));
-        Value lastVisible = offset ? add(row, offset) : Value();
+    for (int64_t h = 0; h < 2; ++h) {
+      Value end;
+      if (keyLimit)
+        end = keyLimit;
+      if (offset) {
+        Value rowEnd =
+            add(add(add(rowStart, rowInBlock(mt, h)), offset), cidx(1));
+        end = end ? arith::MinSIOp::create(b, loc, end, rowEnd).getResult()
+                  : rowEnd;
+      }
+      Value limit = arith::SubIOp::create(b, loc, end, firstCol);
+      limit = arith::MaxSIOp::create(b, loc, limit, cidx(0));
+      limit = arith::MinSIOp::create(b, loc, limit, cidx(config.blockN));
+      limit = arith::IndexCastOp::create(b, loc, i32, limit);
+      for (auto [nt, frag] : llvm::enumerate(tiles)) {
         for (int64_t e = 0; e < 2; ++e) {
-          Value col = add(colStart, colInBlock(nt, e));
-          Value hidden;
-          auto orHidden = [&](arith::CmpIPredicate pred, Value bound) {
-            Value c = arith::CmpIOp::create(b, loc, pred, col, bound);
-            hidden = hidden ? arith::OrIOp::create(b, loc, hidden, c) : c;
-          };
-          if (keyLimit)
-            orHidden(arith::CmpIPredicate::sge, keyLimit);
-          if (lastVisible)
-            orHidden(arith::CmpIPredicate::sgt, lastVisible);
+          Value col = arith::ConstantIntOp::create(b, loc, i32, nt * 8 + e);
+          Value hidden = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::sge, col, limit);
           Value x = vector::ExtractOp::create(b, loc, frag,
                                               ArrayRef<int64_t>{h, e});
           x = arith::SelectOp::create(b, loc, hidden, negInf, x);
@@ -270,6 +376,8 @@ void KernelBuilder::softmaxStep(Fragments &s, ThreadState &state) {
   int64_t colTiles = config.valueDim / 8;
   Value scale = cf32(config.scaleLog2);
   Value negInf = cf32(kNegInf), zero = cf32(0.0f);
+  SmallVector<Value> alphaTiles; // [mt]: alpha of rows g, g + 8 as a C tile.
+  Value maxChanged;              // Some row's running max moved.
   for (auto [mt, tiles] : llvm::enumerate(s)) {
     // Elements [h][e] of every n-tile, exponentiated in place.
     SmallVector<SmallVector<Value>> elems(tiles.size());
@@ -291,6 +399,12 @@ void KernelBuilder::softmaxStep(Fragments &s, ThreadState &state) {
       // The scale is > 0, so max(scale * s) = scale * max(s).
       Value newMax = arith::MaxNumFOp::create(
           b, loc, state.max[r], arith::MulFOp::create(b, loc, rowMax, scale));
+      Value changed = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE,
+                                            newMax, state.max[r]);
+      maxChanged = maxChanged
+                       ? arith::OrIOp::create(b, loc, maxChanged, changed)
+                             .getResult()
+                       : changed;
       // exp2 is taken against 0 while the row has seen no key: -inf scores
       // then give 0, never NaN.
       Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
@@ -315,15 +429,34 @@ void KernelBuilder::softmaxStep(Fragments &s, ThreadState &state) {
     }
     for (auto [nt, tile] : llvm::enumerate(elems))
       tiles[nt] = vector::FromElementsOp::create(b, loc, mma->accType(), tile);
-    // Rescale the accumulator rows by alpha (the normalisation waits).
-    Value alpha2 = vector::FromElementsOp::create(
+    alphaTiles.push_back(vector::FromElementsOp::create(
         b, loc, mma->accType(),
-        ValueRange{alphas[0], alphas[0], alphas[1], alphas[1]});
-    for (int64_t dt = 0; dt < colTiles; ++dt) {
-      Value &acc = state.acc[mt * colTiles + dt];
-      acc = arith::MulFOp::create(b, loc, acc, alpha2);
-    }
+        ValueRange{alphas[0], alphas[0], alphas[1], alphas[1]}));
   }
+
+  // Rescale the accumulator by alpha (the normalisation waits for the end).
+  // alpha is 1 for every row whose max did not move, which after the first
+  // blocks is most of them: when no row of the warp moved, the warp skips
+  // the Dv / 2 multiplications per row (a warp-uniform branch).
+  Value warpChanged = NVVM::VoteSyncOp::create(
+      b, loc, b.getI1Type(),
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1), maxChanged,
+      NVVM::VoteSyncKindAttr::get(b.getContext(), NVVM::VoteSyncKind::any));
+  SmallVector<Type> accTypes(state.acc.size(), mma->accType());
+  auto rescale = scf::IfOp::create(
+      b, loc, accTypes, warpChanged, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(rescale.thenBlock());
+    SmallVector<Value> scaled;
+    for (auto [i, acc] : llvm::enumerate(state.acc))
+      scaled.push_back(
+          arith::MulFOp::create(b, loc, acc, alphaTiles[i / colTiles]));
+    scf::YieldOp::create(b, loc, scaled);
+    b.setInsertionPointToStart(rescale.elseBlock());
+    scf::YieldOp::create(b, loc, state.acc);
+  }
+  state.acc.assign(rescale.getResults().begin(), rescale.getResults().end());
 }
 
 void KernelBuilder::accumulatePV(Fragments &p, ThreadState &state) {
@@ -340,7 +473,7 @@ void KernelBuilder::accumulatePV(Fragments &p, ThreadState &state) {
                                             ArrayRef<int64_t>{0, 1, 2, 3}));
     }
     for (int64_t dp = 0; dp < colTiles / 2; ++dp) {
-      auto [b0, b1] = mma->loadB(b, sV, kp * 16, 2 * dp);
+      auto [b0, b1] = mma->loadB(b, lV, kp * 16, 2 * dp);
       for (auto [mt, aFrag] : llvm::enumerate(a)) {
         Value &c0 = state.acc[mt * colTiles + 2 * dp];
         Value &c1 = state.acc[mt * colTiles + 2 * dp + 1];
@@ -365,41 +498,37 @@ FailureOr<ThreadState> KernelBuilder::emitLoop(KVLoop &kv, ThreadState state) {
       [&](OpBuilder &nested, Location, Value k0, ValueRange iterArgs) {
        inside(nested, [&] {
         ThreadState s = ThreadState::unflatten(iterArgs, rows);
+        SharedTile outerQ = sQ, outerK = sK, outerV = sV;
+        LaneView outerLQ = lQ, outerLK = lK, outerLV = lV;
+        Value outerGK = gK, outerGV = gV, outerBase = sharedBase;
         IndexMaterializer scope =
             materializer.withValue(kv.loop.getInductionVar(), k0);
 
-        // K_j (and, on the first block, Q) has landed; every warp is done
-        // with V_{j-1}: V_j may overwrite it.
-        NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
+        // Block j has landed (only block j + 1 may still be in flight).
+        NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(1));
         gpu::BarrierOp::create(b, loc);
-        if (failed(copyKeyOrValue(scope, kv.value, gV, sV)))
-          result = failure();
-        commitAsyncGroup(b, loc, {});
+        refreshViews(stageOf(k0));
 
         Fragments sFrags = computeScores();
         if (kv.mask && failed(applyMask(sFrags, scope, kv.mask)))
           result = failure();
         softmaxStep(sFrags, s);
-
-        // V_j has landed; every warp is done with K_j: prefetch K_{j+1}.
-        NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
-        gpu::BarrierOp::create(b, loc);
-        Value next = add(k0, cidx(blockN));
-        Value hasNext = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::slt, next, kvEnd);
-        scf::IfOp::create(b, loc, hasNext, [&](OpBuilder &inIf, Location) {
-          inside(inIf, [&] {
-            IndexMaterializer nextScope =
-                materializer.withValue(kv.loop.getInductionVar(), next);
-            if (failed(copyKeyOrValue(nextScope, kv.key, gK, sK)))
-              result = failure();
-            scf::YieldOp::create(b, loc);
-          });
-        });
-        commitAsyncGroup(b, loc, {});
-
         accumulatePV(sFrags, s);
+
+        // Every warp is done with this stage: block j + 2 may overwrite it.
+        gpu::BarrierOp::create(b, loc);
+        if (failed(issueBlock(kv, add(k0, cidx(2 * blockN)))))
+          result = failure();
         scf::YieldOp::create(b, loc, s.flatten());
+        sharedBase = outerBase;
+        sQ = outerQ;
+        sK = outerK;
+        sV = outerV;
+        gK = outerGK;
+        gV = outerGV;
+        lQ = outerLQ;
+        lK = outerLK;
+        lV = outerLV;
        });
       });
   if (failed(result))
@@ -435,6 +564,14 @@ LogicalResult KernelBuilder::emitEpilogue(ThreadState &state) {
                                b.getIndexAttr(1)});
   }
 
+  // The O tile goes through shared memory (reusing it from the start, once
+  // every copy has landed and every warp is done with Q, K and V), so that
+  // the global stores are 16 bytes per thread and coalesced.
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0));
+  gpu::BarrierOp::create(b, loc);
+  SharedTile sO =
+      sharedTile(dynamicShared, cidx(0), config.blockM, config.valueDim);
+
   int64_t colTiles = config.valueDim / 8;
   Value zero = cf32(0.0f), one = cf32(1.0f), negInf = cf32(kNegInf);
   Value ln2 = cf32(M_LN2);
@@ -451,40 +588,36 @@ LogicalResult KernelBuilder::emitEpilogue(ThreadState &state) {
       Value inv = arith::SelectOp::create(
           b, loc, noKey, zero, arith::DivFOp::create(b, loc, one, sum));
       Value row = rowInBlock(mt, h);
-      Value inBounds =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows);
-      Value lse;
-      if (gLse) {
-        Value log2Sum = math::Log2Op::create(b, loc, sum);
-        Value natural = arith::MulFOp::create(
-            b, loc, arith::AddFOp::create(b, loc, state.max[r], log2Sum), ln2);
-        lse = arith::SelectOp::create(b, loc, noKey, negInf, natural);
+      Value invRow = vector::BroadcastOp::create(
+          b, loc, VectorType::get({2}, b.getF32Type()), inv);
+      for (int64_t dt = 0; dt < colTiles; ++dt) {
+        Value acc = vector::ExtractOp::create(
+            b, loc, state.acc[mt * colTiles + dt], ArrayRef<int64_t>{h});
+        Value out = arith::TruncFOp::create(
+            b, loc, outRowTy, arith::MulFOp::create(b, loc, acc, invRow));
+        vector::StoreOp::create(b, loc, out, sO.buffer,
+                                ValueRange{row, colInBlock(dt, 0)});
       }
-      scf::IfOp::create(b, loc, inBounds, [&](OpBuilder &inIf, Location) {
-       inside(inIf, [&] {
-        Value outRow = add(rowStart, row);
-        for (int64_t dt = 0; dt < colTiles; ++dt) {
-          Value acc = vector::ExtractOp::create(
-              b, loc, state.acc[mt * colTiles + dt], ArrayRef<int64_t>{h});
-          Value scaled = arith::MulFOp::create(
-              b, loc, acc, vector::BroadcastOp::create(b, loc, acc.getType(), inv));
-          Value out = arith::TruncFOp::create(b, loc, outRowTy, scaled);
-          vector::StoreOp::create(b, loc, out, gO,
-                                  ValueRange{outRow, colInBlock(dt, 0)});
-        }
-        if (lse) {
-          scf::IfOp::create(b, loc, firstInQuad, [&](OpBuilder &inner, Location) {
-            inside(inner, [&] {
-              memref::StoreOp::create(b, loc, lse, gLse, outRow);
-              scf::YieldOp::create(b, loc);
-            });
-          });
-        }
-        scf::YieldOp::create(b, loc);
-       });
+      if (!gLse)
+        continue;
+      Value log2Sum = math::Log2Op::create(b, loc, sum);
+      Value natural = arith::MulFOp::create(
+          b, loc, arith::AddFOp::create(b, loc, state.max[r], log2Sum), ln2);
+      Value lse = arith::SelectOp::create(b, loc, noKey, negInf, natural);
+      Value store = arith::AndIOp::create(
+          b, loc, firstInQuad,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows));
+      scf::IfOp::create(b, loc, store, [&](OpBuilder &inIf, Location) {
+        inside(inIf, [&] {
+          memref::StoreOp::create(b, loc, lse, gLse, add(rowStart, row));
+          scf::YieldOp::create(b, loc);
+        });
       });
     }
   }
+  gpu::BarrierOp::create(b, loc);
+  storeTileRows(b, loc, sO, gO, rowStart, rows, threadId,
+                config.numThreads());
   return success();
 }
 
@@ -496,24 +629,22 @@ LogicalResult KernelBuilder::build() {
   warpRow0 = mul(warp, cidx(config.rowsPerWarp()));
   mma.emplace(b, loc, lane, config.elemTy);
 
-  // Shared memory: Q, then K, then V.
-  Value dynamicShared = gpu::DynamicSharedMemoryOp::create(
+  // Shared memory: Q, then the K and V tiles of each pipeline stage.
+  dynamicShared = gpu::DynamicSharedMemoryOp::create(
       b, loc,
       MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                       MemRefLayoutAttrInterface(),
                       gpu::AddressSpaceAttr::get(
                           b.getContext(), gpu::AddressSpace::Workgroup)));
-  int64_t qBytes = 2 * config.blockM * config.headDim;
-  int64_t kBytes = 2 * config.blockN * config.headDim;
-  sQ = sharedTile(dynamicShared, 0, config.blockM, config.headDim);
-  sK = sharedTile(dynamicShared, qBytes, config.blockN, config.headDim);
-  sV = sharedTile(dynamicShared, qBytes + kBytes, config.blockN,
-                  config.valueDim);
+  sharedBase = cidx(0);
+  sQ = sharedTile(dynamicShared, sharedBase, config.blockM, config.headDim);
+  selectStage(sharedBase, cidx(0));
+  makeLaneViews();
 
   // Global views of this block's head of Q, and its key/value head.
   TileLoad &query = tiled.query;
   KVLoop &first = tiled.kvLoops.front();
-  Value qBatch, qHead, qStart, qRows, kvBatch, kvHead, vBatch, vHead;
+  Value qBatch, qHead, qStart, kvBatch, kvHead, vBatch, vHead;
   if (failed(get(materializer, query.batch(), qBatch, "query batch")) ||
       failed(get(materializer, query.head(), qHead, "query head")) ||
       failed(get(materializer, query.rowStart(), qStart, "Q block start")) ||
@@ -528,7 +659,8 @@ LogicalResult KernelBuilder::build() {
   gK = headRows(args[1], kvBatch, kvHead, config.headDim);
   gV = headRows(args[2], vBatch, vHead, config.valueDim);
 
-  // Prologue: Q, then the first K block, as two cp.async groups.
+  // Prologue: Q with block 0 as the first cp.async group, block 1 as the
+  // second.
   Value kvStart;
   if (failed(get(materializer, first.loop.getLowerBound(), kvStart,
                  "K/V loop bound")) ||
@@ -536,30 +668,18 @@ LogicalResult KernelBuilder::build() {
                  kvEnd, "K/V loop bound")))
     return failure();
   copyTileAsync(b, loc, gQ, qStart, qRows, sQ, threadId, config.numThreads());
-  commitAsyncGroup(b, loc, {});
-  Value anyBlock = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                         kvStart, kvEnd);
-  LogicalResult firstCopy = success();
-  scf::IfOp::create(b, loc, anyBlock, [&](OpBuilder &inIf, Location) {
-    inside(inIf, [&] {
-      IndexMaterializer scope =
-          materializer.withValue(first.loop.getInductionVar(), kvStart);
-      firstCopy = copyKeyOrValue(scope, first.key, gK, sK);
-      scf::YieldOp::create(b, loc);
-    });
-  });
-  if (failed(firstCopy))
+  if (failed(issueBlock(first, kvStart)) ||
+      failed(issueBlock(first, add(kvStart, cidx(config.blockN)))))
     return failure();
-  commitAsyncGroup(b, loc, {});
 
   if (config.queryInRegisters) {
-    // Wait for Q only (the K group may still be in flight).
+    // Wait for Q (and block 0); block 1 may still be in flight.
     NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(1));
     gpu::BarrierOp::create(b, loc);
     for (int64_t mt = 0; mt < config.mTiles(); ++mt)
       for (int64_t kk = 0; kk < config.headDim / 16; ++kk)
         qFrags.push_back(
-            mma->loadA(b, sQ, add(warpRow0, cidx(mt * 16)), 2 * kk));
+            mma->loadA(b, lQ, add(warpRow0, cidx(mt * 16)), 2 * kk));
   }
 
   // m = -inf, l = 0, acc = 0.

@@ -26,12 +26,22 @@ struct KernelConfig {
   /// them from shared memory for every K/V block.
   bool queryInRegisters;
 
+  /// K/V blocks in flight: while block j is used, block j + 1 is loading.
+  static constexpr int64_t kvStages = 2;
+
   int64_t numThreads() const { return 32 * numWarps; }
   int64_t rowsPerWarp() const { return blockM / numWarps; }
   int64_t mTiles() const { return rowsPerWarp() / 16; }
-  /// Q, K and V tiles, 2 bytes per element.
+  /// Shared memory layout: the Q tile, then kvStages (K, V) tile pairs;
+  /// 2 bytes per element, rows padded by 16 bytes. The O tile of the
+  /// epilogue reuses the space from the start.
+  int64_t queryBytes() const { return 2 * blockM * (headDim + 8); }
+  int64_t keyBytes() const { return 2 * blockN * (headDim + 8); }
+  int64_t valueBytes() const { return 2 * blockN * (valueDim + 8); }
+  int64_t stageBytes() const { return keyBytes() + valueBytes(); }
   int64_t sharedMemoryBytes() const {
-    return 2 * (blockM * headDim + blockN * headDim + blockN * valueDim);
+    return std::max(queryBytes() + kvStages * stageBytes(),
+                    2 * blockM * (valueDim + 8));
   }
   /// f32 registers per thread for the S and O accumulators and Q fragments:
   /// the part of the register budget that the tile shape decides.

@@ -95,8 +95,10 @@ FailureOr<KernelOperands> kernelOperands(TiledAttention &tiled) {
 
 class GPULowering {
 public:
-  GPULowering(ModuleOp module, int64_t maxSharedMemory, StringRef chip)
-      : module(module), maxSharedMemory(maxSharedMemory), chip(chip.str()) {}
+  GPULowering(ModuleOp module, int64_t maxSharedMemory, StringRef chip,
+              unsigned indexBitwidth)
+      : module(module), maxSharedMemory(maxSharedMemory), chip(chip.str()),
+        indexBitwidth(indexBitwidth) {}
 
   LogicalResult lower(TiledAttention &tiled);
 
@@ -109,10 +111,14 @@ private:
   ModuleOp module;
   int64_t maxSharedMemory;
   std::string chip;
+  unsigned indexBitwidth;
 };
 
 FailureOr<KernelConfig> GPULowering::checkConfig(TiledAttention &tiled) {
-  auto error = [&]() { return tiled.forall.emitError("fa-lower-to-gpu: "); };
+  // Errors on the location only: the loop nest itself is noise to the user.
+  auto error = [&]() {
+    return mlir::emitError(tiled.forall.getLoc(), "fa-lower-to-gpu: ");
+  };
   auto layout = dyn_cast_or_null<WarpRowsAttr>(
       cast<RankedTensorType>(tiled.query.pad.getResult().getType())
           .getEncoding());
@@ -144,10 +150,10 @@ FailureOr<KernelConfig> GPULowering::checkConfig(TiledAttention &tiled) {
                       "f16 or bf16";
   for (auto [name, dim] : {std::pair<StringRef, int64_t>{"D", config.headDim},
                            {"Dv", config.valueDim}})
-    if (dim % 16 != 0 || !isSwizzlable(dim))
+    if (dim % 16 != 0)
       return error() << "head dim " << name << " = " << dim
-                     << " is not supported on the GPU: it must be 16 times a "
-                        "power of two (16, 32, 64, 128, ...)";
+                     << " is not supported on the GPU: it must be a multiple "
+                        "of 16 (the k of mma.m16n8k16)";
   if (config.blockM % (16 * config.numWarps) != 0 || config.blockN % 16 != 0)
     return error() << "block-m (" << config.blockM << ") must be a multiple of "
                    << 16 * config.numWarps << " and block-n ("
@@ -193,13 +199,14 @@ DictionaryAttr GPULowering::launchRecord(StringRef name, TiledAttention &tiled,
       b.getNamedAttr("dynamic_shared_memory",
                      b.getI64IntegerAttr(config.sharedMemoryBytes())),
       b.getNamedAttr("params", b.getArrayAttr(params)),
+      b.getNamedAttr("index_bitwidth", b.getI64IntegerAttr(indexBitwidth)),
       b.getNamedAttr(
           "param_abi",
           b.getStringAttr("each param is a memref descriptor passed "
                           "flattened: allocated ptr, aligned ptr, offset, "
                           "sizes[rank], strides[rank] (ptrs 64-bit, the rest "
-                          "i64, in elements); q/k/v/o are [B, H, N, D], lse "
-                          "is [B, Hq, Nq]")),
+                          "integers of index_bitwidth bits, in elements); "
+                          "q/k/v/o are [B, H, N, D], lse is [B, Hq, Nq]")),
       b.getNamedAttr("dtype",
                      b.getStringAttr(config.elemTy.isF16() ? "f16" : "bf16")),
       b.getNamedAttr("head_dim", b.getI64IntegerAttr(config.headDim)),
@@ -317,6 +324,12 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
+    if (indexBitwidth != 32 && indexBitwidth != 64) {
+      mlir::emitError(module.getLoc())
+          << "fa-lower-to-gpu: option index-bitwidth must be 32 or 64, got "
+          << indexBitwidth;
+      return signalPassFailure();
+    }
     FailureOr<int64_t> sharedLimit = sharedMemoryLimit(chip);
     if (failed(sharedLimit)) {
       mlir::emitError(module.getLoc(),
@@ -330,7 +343,7 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
       return;
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
-    GPULowering lowering(module, *sharedLimit, chip);
+    GPULowering lowering(module, *sharedLimit, chip, indexBitwidth);
     for (TiledAttention &tiled : nests)
       if (failed(lowering.lower(tiled)))
         return signalPassFailure();

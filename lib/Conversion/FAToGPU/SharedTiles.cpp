@@ -3,9 +3,11 @@
 #include "SharedTiles.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "llvm/Support/MathExtras.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -14,25 +16,25 @@ static Value cidx(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-bool mlir::fa::isSwizzlable(int64_t cols) {
-  return cols % kChunkElems == 0 && llvm::isPowerOf2_64(cols / kChunkElems);
-}
-
-Value SharedTile::swizzledColumn(OpBuilder &b, Location loc, Value row,
-                                 Value chunk) const {
-  // A 128-byte line holds 8 chunks. With >= 8 chunks per row, XOR the chunk
-  // with row % 8. With fewer, 8 / chunksPerRow rows share a line and the
-  // phase advances once per line.
-  int64_t perRow = chunksPerRow();
-  int64_t rowsPerLine = perRow >= 8 ? 1 : 8 / perRow;
-  int64_t phases = std::min<int64_t>(perRow, 8);
-  Value line = rowsPerLine == 1
-                   ? row
-                   : arith::ShRUIOp::create(
-                         b, loc, row, cidx(b, loc, llvm::Log2_64(rowsPerLine)));
-  Value phase = arith::AndIOp::create(b, loc, line, cidx(b, loc, phases - 1));
-  Value swizzled = arith::XOrIOp::create(b, loc, chunk, phase);
-  return arith::MulIOp::create(b, loc, swizzled, cidx(b, loc, kChunkElems));
+/// The 2-D memref `base` seen from element (row, col) on: one 16-byte chunk
+/// wide, all remaining rows.
+static Value threadView(OpBuilder &b, Location loc, Value base, Value row,
+                        Value col) {
+  auto baseTy = cast<MemRefType>(base.getType());
+  int64_t dyn = ShapedType::kDynamic;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  (void)baseTy.getStridesAndOffset(strides, offset);
+  auto viewTy = MemRefType::get(
+      {dyn, kChunkElems}, baseTy.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), dyn, strides),
+      baseTy.getMemorySpace());
+  Value rows = arith::SubIOp::create(
+      b, loc, memref::DimOp::create(b, loc, base, 0), row);
+  return memref::SubViewOp::create(
+      b, loc, viewTy, base, ArrayRef<OpFoldResult>{row, col},
+      ArrayRef<OpFoldResult>{rows, b.getIndexAttr(kChunkElems)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
 }
 
 SmallVector<Value> mlir::fa::copyTileAsync(OpBuilder &b, Location loc,
@@ -42,50 +44,123 @@ SmallVector<Value> mlir::fa::copyTileAsync(OpBuilder &b, Location loc,
                                            Value threadId,
                                            int64_t numThreads) {
   int64_t perRow = tile.chunksPerRow();
-  int64_t totalChunks = tile.rows * perRow;
   Value chunkElems = cidx(b, loc, kChunkElems);
   Value zero = cidx(b, loc, 0);
+  auto emitCopy = [&](OpBuilder &nb, Location l, Value row, Value col) {
+    // Rows past the end read nothing (src-size 0) and are zero-filled.
+    Value valid = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, row,
+                                        validRows);
+    Value srcElems = arith::SelectOp::create(nb, l, valid, chunkElems, zero);
+    Value srcRow = arith::AddIOp::create(nb, l, rowStart, row);
+    return nvgpu::DeviceAsyncCopyOp::create(
+               nb, l, nvgpu::DeviceAsyncTokenType::get(nb.getContext()),
+               tile.buffer, ValueRange{row, col}, src,
+               ValueRange{srcRow, col}, nb.getIndexAttr(kChunkElems),
+               srcElems, nb.getUnitAttr())
+        .getResult();
+  };
   SmallVector<Value> tokens;
-  for (int64_t first = 0; first < totalChunks; first += numThreads) {
-    // Chunk `first + tid`: row (first + tid) / perRow, chunk (.. % perRow).
-    Value linear = arith::AddIOp::create(b, loc, threadId,
-                                         cidx(b, loc, first));
-    auto emitCopy = [&](OpBuilder &nb, Location l) -> Value {
-      Value row = arith::DivUIOp::create(nb, l, linear, cidx(nb, l, perRow));
-      Value chunk = arith::RemUIOp::create(nb, l, linear, cidx(nb, l, perRow));
-      Value valid = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult,
-                                          row, validRows);
-      // Rows past the end read nothing (src-size 0) and are zero-filled; their
-      // address stays at rowStart, which is in bounds.
-      Value srcRow = arith::SelectOp::create(
-          nb, l, valid, arith::AddIOp::create(nb, l, rowStart, row), rowStart);
-      Value srcElems = arith::SelectOp::create(nb, l, valid, chunkElems, zero);
-      Value srcCol = arith::MulIOp::create(nb, l, chunk, chunkElems);
-      Value dstCol = tile.swizzledColumn(nb, l, row, chunk);
-      return nvgpu::DeviceAsyncCopyOp::create(
-                 nb, l, nvgpu::DeviceAsyncTokenType::get(nb.getContext()),
-                 tile.buffer, ValueRange{row, dstCol}, src,
-                 ValueRange{srcRow, srcCol}, nb.getIndexAttr(kChunkElems),
-                 srcElems, nb.getUnitAttr())
-          .getResult();
-    };
-    if (first + numThreads <= totalChunks) {
-      tokens.push_back(emitCopy(b, loc));
-    } else {
-      // A tile that does not split evenly: the last round is guarded.
+  int64_t totalChunks = tile.rows * perRow;
+  if (numThreads % perRow == 0) {
+    // Thread `tid` copies chunk tid % perRow of rows tid / perRow + i * step:
+    // the same column every time, rows a constant stride apart. Both sides
+    // are addressed through views that start at the thread's first chunk, so
+    // the i-th copy is at a constant offset in shared memory and at
+    // i * step rows in global memory; its bounds check compares a constant
+    // with the rows left for this thread.
+    int64_t step = numThreads / perRow;
+    Value firstRow =
+        arith::DivUIOp::create(b, loc, threadId, cidx(b, loc, perRow));
+    Value chunk =
+        arith::RemUIOp::create(b, loc, threadId, cidx(b, loc, perRow));
+    Value col = arith::MulIOp::create(b, loc, chunk, chunkElems);
+    Value rowsLeft = arith::SubIOp::create(b, loc, validRows, firstRow);
+    Value firstSrcRow = arith::AddIOp::create(b, loc, rowStart, firstRow);
+    Value dstView = threadView(b, loc, tile.buffer, firstRow, col);
+    Value srcView = threadView(b, loc, src, firstSrcRow, col);
+    for (int64_t i = 0; i * step < tile.rows; ++i) {
+      auto copy = [&](OpBuilder &nb, Location l) {
+        Value offset = cidx(nb, l, i * step);
+        Value valid = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt,
+                                            offset, rowsLeft);
+        Value srcElems =
+            arith::SelectOp::create(nb, l, valid, chunkElems, zero);
+        Value zeroCol = cidx(nb, l, 0);
+        return nvgpu::DeviceAsyncCopyOp::create(
+                   nb, l, nvgpu::DeviceAsyncTokenType::get(nb.getContext()),
+                   dstView, ValueRange{offset, zeroCol}, srcView,
+                   ValueRange{offset, zeroCol}, nb.getIndexAttr(kChunkElems),
+                   srcElems, nb.getUnitAttr())
+            .getResult();
+      };
+      if ((i + 1) * step <= tile.rows) {
+        tokens.push_back(copy(b, loc));
+        continue;
+      }
+      // Rows that do not split evenly: the last round is guarded.
+      Value row =
+          arith::AddIOp::create(b, loc, firstRow, cidx(b, loc, i * step));
       Value inTile = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           linear, cidx(b, loc, totalChunks));
+                                           row, cidx(b, loc, tile.rows));
       scf::IfOp::create(b, loc, inTile, [&](OpBuilder &nb, Location l) {
-        emitCopy(nb, l);
+        copy(nb, l);
         scf::YieldOp::create(nb, l);
       });
     }
+    return tokens;
+  }
+  // Rows whose chunks do not divide the threads: chunk tid + i * numThreads
+  // in row-major order.
+  for (int64_t first = 0; first < totalChunks; first += numThreads) {
+    Value linear =
+        arith::AddIOp::create(b, loc, threadId, cidx(b, loc, first));
+    Value row = arith::DivUIOp::create(b, loc, linear, cidx(b, loc, perRow));
+    Value col = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, linear, cidx(b, loc, perRow)),
+        chunkElems);
+    if (first + numThreads <= totalChunks) {
+      tokens.push_back(emitCopy(b, loc, row, col));
+      continue;
+    }
+    Value inTile = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         linear, cidx(b, loc, totalChunks));
+    scf::IfOp::create(b, loc, inTile, [&](OpBuilder &nb, Location l) {
+      emitCopy(nb, l, row, col);
+      scf::YieldOp::create(nb, l);
+    });
   }
   return tokens;
 }
 
-void mlir::fa::commitAsyncGroup(OpBuilder &b, Location loc,
-                                ValueRange tokens) {
-  nvgpu::DeviceAsyncCreateGroupOp::create(
-      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+void mlir::fa::storeTileRows(OpBuilder &b, Location loc,
+                             const SharedTile &tile, Value dst, Value rowStart,
+                             Value validRows, Value threadId,
+                             int64_t numThreads) {
+  int64_t perRow = tile.chunksPerRow();
+  auto chunkTy = VectorType::get(
+      {kChunkElems}, cast<MemRefType>(tile.buffer.getType()).getElementType());
+  for (int64_t first = 0; first < tile.rows * perRow; first += numThreads) {
+    Value linear =
+        arith::AddIOp::create(b, loc, threadId, cidx(b, loc, first));
+    Value row = arith::DivUIOp::create(b, loc, linear, cidx(b, loc, perRow));
+    Value col = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, linear, cidx(b, loc, perRow)),
+        cidx(b, loc, kChunkElems));
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        row, validRows);
+    scf::IfOp::create(b, loc, valid, [&](OpBuilder &nb, Location l) {
+      Value chunk = vector::LoadOp::create(nb, l, chunkTy, tile.buffer,
+                                           ValueRange{row, col});
+      Value dstRow = arith::AddIOp::create(nb, l, rowStart, row);
+      vector::StoreOp::create(nb, l, chunk, dst, ValueRange{dstRow, col});
+      scf::YieldOp::create(nb, l);
+    });
+  }
+}
+
+void mlir::fa::commitAsyncGroup(OpBuilder &b, Location loc) {
+  // The NVVM op rather than nvgpu.device_async_create_group: a group may be
+  // committed with its copies issued under an scf.if (or none at all), where
+  // there are no tokens to pass.
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
 }

@@ -1,10 +1,13 @@
 //===- SharedTiles.h - Tiles in shared memory, filled by cp.async -*- C++ -*-===//
 //
-// A tile of 16-bit elements in shared memory is stored row by row in 16-byte
-// chunks (8 elements). The chunk's position inside its row is XOR-swizzled
-// with the row index, so that the 8 row addresses one ldmatrix (or 8 lanes of
-// a cp.async) touch fall into 8 different groups of 4 banks: no bank
-// conflicts, with no padding.
+// A tile of 16-bit elements in shared memory is stored row by row, each row
+// padded by one 16-byte chunk. The 8 rows one ldmatrix reads (at the same
+// column) then start 4 banks apart and cover all 32 banks: no bank conflicts,
+// as with FlashAttention-2's XOR swizzle. Unlike a swizzle, padding keeps
+// every address a thread uses in the inner loop a fixed base plus a
+// compile-time offset; with an XOR in the address LLVM hoists each of the
+// dozens of distinct ldmatrix addresses out of the loop into its own
+// register, and the S and O accumulators spill (measured with ptxas -v).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,19 +23,18 @@ namespace fa {
 constexpr int64_t kChunkElems = 8;
 
 struct SharedTile {
-  Value buffer; // memref<rows x cols x T, #gpu.address_space<workgroup>>
+  /// memref<rows x paddedCols(cols) x T, #gpu.address_space<workgroup>>;
+  /// columns [cols, paddedCols) are padding, never read.
+  Value buffer;
   int64_t rows, cols;
 
   int64_t chunksPerRow() const { return cols / kChunkElems; }
-
-  /// Element column at which logical 16-byte chunk `chunk` of `row` is stored.
-  Value swizzledColumn(OpBuilder &b, Location loc, Value row,
-                       Value chunk) const;
+  static int64_t paddedCols(int64_t cols) { return cols + kChunkElems; }
+  /// Shared memory bytes of a rows x cols tile of 16-bit elements.
+  static int64_t bytes(int64_t rows, int64_t cols) {
+    return 2 * rows * paddedCols(cols);
+  }
 };
-
-/// True if `cols` elements per row can be swizzled (a power-of-two number of
-/// chunks).
-bool isSwizzlable(int64_t cols);
 
 /// All `numThreads` threads of the block copy rows
 /// [rowStart, rowStart + validRows) of `src` (a 2-D [N, cols] memref in
@@ -43,8 +45,15 @@ SmallVector<Value> copyTileAsync(OpBuilder &b, Location loc, Value src,
                                  const SharedTile &tile, Value threadId,
                                  int64_t numThreads);
 
-/// Commits `tokens` as one cp.async group.
-void commitAsyncGroup(OpBuilder &b, Location loc, ValueRange tokens);
+/// All `numThreads` threads of the block store rows [0, validRows) of `tile`
+/// to rows [rowStart, rowStart + validRows) of `dst` (a 2-D [N, cols] memref
+/// in global memory), 16 bytes per thread and store, coalesced.
+void storeTileRows(OpBuilder &b, Location loc, const SharedTile &tile,
+                   Value dst, Value rowStart, Value validRows, Value threadId,
+                   int64_t numThreads);
+
+/// Commits the cp.async copies issued so far by this thread as one group.
+void commitAsyncGroup(OpBuilder &b, Location loc);
 
 } // namespace fa
 } // namespace mlir

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -37,14 +38,60 @@ WarpMma::WarpMma(OpBuilder &b, Location loc, Value lane, Type elemTy)
   laneDiv8Mod2 = rem(div(8), 2);
 }
 
-/// ldmatrix.x4 at [row, chunk] of `tile` (chunk before swizzling).
-static Value ldmatrix(OpBuilder &b, Location loc, const SharedTile &tile,
-                      Value row, Value chunk, VectorType type,
-                      bool transpose) {
-  Value col = tile.swizzledColumn(b, loc, row, chunk);
-  return nvgpu::LdMatrixOp::create(b, loc, type, tile.buffer,
-                                   ValueRange{row, col}, transpose,
-                                   /*numTiles=*/4);
+LaneView WarpMma::laneView(OpBuilder &b, const SharedTile &tile, Value row,
+                           Value col) {
+  auto tileTy = cast<MemRefType>(tile.buffer.getType());
+  int64_t rows = tileTy.getDimSize(0), cols = tileTy.getDimSize(1);
+  // Lanes start at most 15 rows and 8 columns in.
+  SmallVector<int64_t> sizes = {rows - 15, cols - 8};
+  auto viewTy = MemRefType::get(
+      sizes, tileTy.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {cols, 1}),
+      tileTy.getMemorySpace());
+  Value view = memref::SubViewOp::create(
+      b, loc, viewTy, tile.buffer, ArrayRef<OpFoldResult>{row, col},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(sizes[0]), b.getIndexAttr(sizes[1])},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  return LaneView{view};
+}
+
+static Value times(OpBuilder &b, Location loc, Value v, int64_t c) {
+  return arith::MulIOp::create(b, loc, v, cidx(b, loc, c));
+}
+
+LaneView WarpMma::laneViewA(OpBuilder &b, const SharedTile &tile) {
+  // Lanes 0-15 address rows 0-15 at chunk 0, lanes 16-31 rows 0-15 at chunk
+  // 1: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15)
+  // are a0..a3 of the A fragment.
+  return laneView(b, tile, laneMod16, times(b, loc, laneDiv16, kChunkElems));
+}
+
+LaneView WarpMma::laneViewBOfTransposed(OpBuilder &b, const SharedTile &tile) {
+  // Matrices: (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7),
+  // (n 8-15, k 8-15); lane l addresses row (l / 16) * 8 + l % 8 at chunk
+  // (l / 8) % 2. Without transposition an 8x8 [n][k] matrix gives lane
+  // (g, t) the elements (k = 2t, 2t+1; n = g): a B fragment register.
+  Value row = arith::AddIOp::create(b, loc, times(b, loc, laneDiv16, 8),
+                                    laneMod8);
+  return laneView(b, tile, row, times(b, loc, laneDiv8Mod2, kChunkElems));
+}
+
+LaneView WarpMma::laneViewB(OpBuilder &b, const SharedTile &tile) {
+  // Matrices: (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15),
+  // (k 8-15, n 8-15); lane l addresses row ((l / 8) % 2) * 8 + l % 8 at chunk
+  // l / 16. Transposing an 8x8 [k][n] matrix gives lane (g, t) the elements
+  // (k = 2t, 2t+1; n = g).
+  Value row = arith::AddIOp::create(b, loc, times(b, loc, laneDiv8Mod2, 8),
+                                    laneMod8);
+  return laneView(b, tile, row, times(b, loc, laneDiv16, kChunkElems));
+}
+
+/// ldmatrix.x4 at [row, chunk * 8] of a lane view.
+static Value ldmatrix(OpBuilder &b, Location loc, LaneView tile, Value row,
+                      int64_t chunk, VectorType type, bool transpose) {
+  return nvgpu::LdMatrixOp::create(
+      b, loc, type, tile.view, ValueRange{row, cidx(b, loc, chunk * kChunkElems)},
+      transpose, /*numTiles=*/4);
 }
 
 /// Rows [first, first + 1] of a vector<4x2xT> as a vector<2x2xT>.
@@ -53,48 +100,23 @@ static Value rowPair(OpBuilder &b, Location loc, Value v, int64_t first) {
                                    ArrayRef<int64_t>{first, first + 1});
 }
 
-Value WarpMma::loadA(OpBuilder &b, const SharedTile &tile, Value row0,
+Value WarpMma::loadA(OpBuilder &b, LaneView tile, Value row0,
                      int64_t kChunk0) {
-  // Lanes 0-15 address rows 0-15 at chunk k0, lanes 16-31 at chunk k0 + 1:
-  // matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15) are
-  // a0..a3 of the A fragment.
-  Value row = arith::AddIOp::create(b, loc, row0, laneMod16);
-  Value chunk =
-      arith::AddIOp::create(b, loc, laneDiv16, cidx(b, loc, kChunk0));
-  return ldmatrix(b, loc, tile, row, chunk, ldTy, /*transpose=*/false);
+  return ldmatrix(b, loc, tile, row0, kChunk0, ldTy, /*transpose=*/false);
 }
 
 std::pair<Value, Value> WarpMma::loadBOfTransposed(OpBuilder &b,
-                                                   const SharedTile &tile,
-                                                   int64_t n0,
+                                                   LaneView tile, int64_t n0,
                                                    int64_t kChunk0) {
-  // Matrices: (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7),
-  // (n 8-15, k 8-15); lane l addresses row n0 + (l / 16) * 8 + l % 8 at chunk
-  // k0 + (l / 8) % 2. Without transposition an 8x8 [n][k] matrix gives lane
-  // (g, t) the elements (k = 2t, 2t+1; n = g): a B fragment register.
-  Value row = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, laneDiv16, cidx(b, loc, 8)),
-      arith::AddIOp::create(b, loc, laneMod8, cidx(b, loc, n0)));
-  Value chunk =
-      arith::AddIOp::create(b, loc, laneDiv8Mod2, cidx(b, loc, kChunk0));
-  Value frags = ldmatrix(b, loc, tile, row, chunk, ldTy, /*transpose=*/false);
+  Value frags = ldmatrix(b, loc, tile, cidx(b, loc, n0), kChunk0, ldTy,
+                         /*transpose=*/false);
   return {rowPair(b, loc, frags, 0), rowPair(b, loc, frags, 2)};
 }
 
-std::pair<Value, Value> WarpMma::loadB(OpBuilder &b, const SharedTile &tile,
+std::pair<Value, Value> WarpMma::loadB(OpBuilder &b, LaneView tile,
                                        int64_t k0, int64_t nChunk0) {
-  // Matrices: (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15),
-  // (k 8-15, n 8-15); lane l addresses row k0 + ((l / 8) % 2) * 8 + l % 8 at
-  // chunk n0 + l / 16. Transposing an 8x8 [k][n] matrix gives lane (g, t) the
-  // elements (k = 2t, 2t+1; n = g).
-  Value row = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, laneDiv8Mod2, cidx(b, loc, 8)),
-      arith::AddIOp::create(b, loc, laneMod8, cidx(b, loc, k0)));
-  Value chunk =
-      arith::AddIOp::create(b, loc, laneDiv16, cidx(b, loc, nChunk0));
-  Value frags = ldmatrix(b, loc, tile, row, chunk, ldTy, /*transpose=*/true);
+  Value frags = ldmatrix(b, loc, tile, cidx(b, loc, k0), nChunk0, ldTy,
+                         /*transpose=*/true);
   return {rowPair(b, loc, frags, 0), rowPair(b, loc, frags, 2)};
 }
 

@@ -9,7 +9,7 @@
 //
 // So one row of a C tile lives in the 4 lanes of a quad, and two neighbouring
 // C tiles of S, rounded to 16 bits, are exactly one A fragment of P for P V.
-// Operands come from swizzled shared-memory tiles through ldmatrix.
+// Operands come from padded shared-memory tiles through ldmatrix.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,28 +24,40 @@
 namespace mlir {
 namespace fa {
 
+/// A shared tile as seen from this lane's ldmatrix row address: a view that
+/// starts at the lane's (row, column) offset for one operand kind, so that
+/// every ldmatrix indexes it with constants (and warp-uniform rows) and its
+/// address is the view's base plus an immediate.
+struct LaneView {
+  Value view;
+};
+
 class WarpMma {
 public:
   /// `lane` is the lane id (index); `elemTy` f16 or bf16.
   WarpMma(OpBuilder &b, Location loc, Value lane, Type elemTy);
 
+  /// Lane views of a row-major tile for A operands, of a [n][k] tile for
+  /// B = tile^T operands, and of a [k][n] tile for B operands.
+  LaneView laneViewA(OpBuilder &b, const SharedTile &tile);
+  LaneView laneViewBOfTransposed(OpBuilder &b, const SharedTile &tile);
+  LaneView laneViewB(OpBuilder &b, const SharedTile &tile);
+
   /// The A operand for rows [row0, row0 + 16), k columns of 16-byte chunks
   /// [kChunk0, kChunk0 + 1], of a row-major tile (ldmatrix.x4).
-  Value loadA(OpBuilder &b, const SharedTile &tile, Value row0,
-              int64_t kChunk0);
+  Value loadA(OpBuilder &b, LaneView tile, Value row0, int64_t kChunk0);
 
   /// The B operands of two n-tiles, n in [n0, n0 + 8) and [n0 + 8, n0 + 16),
   /// for k chunks [kChunk0, kChunk0 + 1], of B = tile^T, where `tile` is
   /// stored [n][k] (the K tile for S = Q K^T; ldmatrix.x4).
-  std::pair<Value, Value> loadBOfTransposed(OpBuilder &b,
-                                            const SharedTile &tile,
+  std::pair<Value, Value> loadBOfTransposed(OpBuilder &b, LaneView tile,
                                             int64_t n0, int64_t kChunk0);
 
   /// The B operands of two n-tiles, n chunks nChunk0 and nChunk0 + 1, for k
   /// rows [k0, k0 + 16) of a tile stored [k][n] (the V tile for P V;
   /// ldmatrix.x4.trans).
-  std::pair<Value, Value> loadB(OpBuilder &b, const SharedTile &tile,
-                                int64_t k0, int64_t nChunk0);
+  std::pair<Value, Value> loadB(OpBuilder &b, LaneView tile, int64_t k0,
+                                int64_t nChunk0);
 
   /// D = A * B + C (f32 accumulate).
   Value mma(OpBuilder &b, Value a, Value bFrag, Value c);
@@ -60,6 +72,9 @@ public:
   Value threadInGroup() const { return t; }
 
 private:
+  LaneView laneView(OpBuilder &b, const SharedTile &tile, Value row,
+                    Value col);
+
   Location loc;
   Type elemTy;
   VectorType accTy, aTy, bTy, ldTy;
