@@ -65,6 +65,10 @@ class Kernel:
                     name, dim, self.dtype, tuple(t.shape), t.dtype))
             if t.stride(3) != 1 or not t.is_cuda:
                 raise ValueError("%s: must be a CUDA tensor with contiguous rows" % name)
+            # The kernel moves rows in 16-byte chunks (cp.async, stores).
+            if t.data_ptr() % 16 or any(st % 8 for st in t.stride()[:3]):
+                raise ValueError("%s: base pointer must be 16-byte aligned and strides "
+                                 "multiples of 8 elements, got strides %s" % (name, t.stride()))
         if q.shape[1] != group * k.shape[1]:
             raise ValueError("this kernel was compiled for Hq / Hkv = %d, got %d / %d" % (
                 group, q.shape[1], k.shape[1]))

@@ -23,7 +23,7 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 # Tools: ours first, then LLVM's (FileCheck, not, mlir-runner).
-llvm_config.with_environment("PATH", config.fa_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.fa_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tools = ["fa-opt", "mlir-runner", "mlir-opt"]

@@ -65,6 +65,7 @@ void mlir::fa::buildToPTXPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions gpuToNVVM;
   gpuToNVVM.indexBitwidth = options.indexBitwidth;
   kernels.addPass(createConvertGpuOpsToNVVMOps(gpuToNVVM));
+  kernels.addPass(createFAExternDynamicShared());
   kernels.addPass(createConvertVectorToLLVMPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

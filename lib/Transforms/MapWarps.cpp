@@ -103,7 +103,7 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
     if (numWarps != 1 && numWarps != 2 && numWarps != 4 && numWarps != 8) {
       mlir::emitError(getOperation()->getLoc())
           << "fa-map-warps: option num-warps must be 1, 2, 4 or 8, got "
-          << numWarps;
+          << numWarps.getValue();
       return signalPassFailure();
     }
     SmallVector<TiledAttention> nests;

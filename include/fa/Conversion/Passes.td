@@ -178,4 +178,37 @@ def FAConvertNVGPUToNVVM : Pass<"fa-convert-nvgpu-to-nvvm",
                            "::mlir::NVVM::NVVMDialect"];
 }
 
+
+def FAExternDynamicShared : Pass<"fa-extern-dynamic-shared",
+                                 "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare dynamic shared memory as .extern .shared, as CUDA "
+                "does";
+  let description = [{
+    `convert-gpu-to-nvvm` lowers `gpu.dynamic_shared_memory` to a zero-sized
+    `llvm.mlir.global internal` in address space 3. With internal linkage the
+    NVPTX backend demotes it to a function-local `.shared` variable of one
+    byte, and the kernel then addresses its whole dynamic shared memory
+    through a static one-byte variable: it happens to work (the dynamic
+    allocation follows the static one) but is not what CUDA defines. This
+    pass, run after `convert-gpu-to-nvvm`, gives such globals external
+    linkage, which PTX prints as
+    `.extern .shared .align 16 .b8 __dynamic_shmem__0[];`.
+
+    Before:
+
+    ```mlir
+    llvm.mlir.global internal @__dynamic_shmem__0() {addr_space = 3 : i32,
+        alignment = 16 : i64} : !llvm.array<0 x i8>
+    ```
+
+    After:
+
+    ```mlir
+    llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32,
+        alignment = 16 : i64} : !llvm.array<0 x i8>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // FA_CONVERSION_PASSES_TD

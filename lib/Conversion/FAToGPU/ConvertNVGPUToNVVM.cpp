@@ -27,7 +27,7 @@ struct FAConvertNVGPUToNVVMPass
       mlir::emitError(getOperation()->getLoc())
           << "fa-convert-nvgpu-to-nvvm: option index-bitwidth must be 32 or "
              "64, got "
-          << indexBitwidth;
+          << indexBitwidth.getValue();
       return signalPassFailure();
     }
     MLIRContext *ctx = &getContext();

@@ -80,14 +80,14 @@ struct FAExportKernelsPass
       auto binary = SymbolTable::lookupNearestSymbolFrom<gpu::BinaryOp>(
           launch, launch.getKernelModuleName());
       if (!binary || binary.getObjects().empty()) {
-        launch.emitError("fa-export-kernels: no gpu.binary for ")
+        mlir::emitError(launch.getLoc(), "fa-export-kernels: no gpu.binary for ")
             << launch.getKernelModuleName()
             << "; run gpu-module-to-binary{format=isa} first";
         return WalkResult::interrupt();
       }
       auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
       if (object.getFormat() != gpu::CompilationTarget::Assembly) {
-        launch.emitError("fa-export-kernels: the binary of ")
+        mlir::emitError(launch.getLoc(), "fa-export-kernels: the binary of ")
             << launch.getKernelModuleName()
             << " is not PTX; use gpu-module-to-binary{format=isa}";
         return WalkResult::interrupt();

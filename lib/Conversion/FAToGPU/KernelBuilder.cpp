@@ -596,7 +596,8 @@ LogicalResult KernelBuilder::emitEpilogue(ThreadState &state) {
         Value out = arith::TruncFOp::create(
             b, loc, outRowTy, arith::MulFOp::create(b, loc, acc, invRow));
         vector::StoreOp::create(b, loc, out, sO.buffer,
-                                ValueRange{row, colInBlock(dt, 0)});
+                                ValueRange{row, colInBlock(dt, 0)},
+                                /*nontemporal=*/false, llvm::MaybeAlign(4));
       }
       if (!gLse)
         continue;

@@ -206,7 +206,10 @@ DictionaryAttr GPULowering::launchRecord(StringRef name, TiledAttention &tiled,
                           "flattened: allocated ptr, aligned ptr, offset, "
                           "sizes[rank], strides[rank] (ptrs 64-bit, the rest "
                           "integers of index_bitwidth bits, in elements); "
-                          "q/k/v/o are [B, H, N, D], lse is [B, Hq, Nq]")),
+                          "q/k/v/o are [B, H, N, D] with contiguous rows, "
+                          "16-byte aligned base pointers and strides that are "
+                          "multiples of 8 elements (16-byte cp.async and "
+                          "stores); lse is [B, Hq, Nq] with contiguous rows")),
       b.getNamedAttr("dtype",
                      b.getStringAttr(config.elemTy.isF16() ? "f16" : "bf16")),
       b.getNamedAttr("head_dim", b.getI64IntegerAttr(config.headDim)),
@@ -327,7 +330,7 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
     if (indexBitwidth != 32 && indexBitwidth != 64) {
       mlir::emitError(module.getLoc())
           << "fa-lower-to-gpu: option index-bitwidth must be 32 or 64, got "
-          << indexBitwidth;
+          << indexBitwidth.getValue();
       return signalPassFailure();
     }
     FailureOr<int64_t> sharedLimit = sharedMemoryLimit(chip);
@@ -336,7 +339,7 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
                       "fa-lower-to-gpu: option chip must be sm_80 or newer "
                        "(the kernel uses cp.async and mma.sync.m16n8k16), "
                        "got '")
-          << chip << "'";
+          << chip.getValue() << "'";
       return signalPassFailure();
     }
     if (nests.empty())

@@ -149,10 +149,15 @@ void mlir::fa::storeTileRows(OpBuilder &b, Location loc,
     Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                         row, validRows);
     scf::IfOp::create(b, loc, valid, [&](OpBuilder &nb, Location l) {
+      // 16-byte aligned on both sides: padded shared rows are multiples of
+      // 16 bytes, and global rows too (the launch record requires it).
       Value chunk = vector::LoadOp::create(nb, l, chunkTy, tile.buffer,
-                                           ValueRange{row, col});
+                                           ValueRange{row, col},
+                                           /*nontemporal=*/false,
+                                           llvm::MaybeAlign(16));
       Value dstRow = arith::AddIOp::create(nb, l, rowStart, row);
-      vector::StoreOp::create(nb, l, chunk, dst, ValueRange{dstRow, col});
+      vector::StoreOp::create(nb, l, chunk, dst, ValueRange{dstRow, col},
+                              /*nontemporal=*/false, llvm::MaybeAlign(16));
       scf::YieldOp::create(nb, l);
     });
   }

@@ -1,0 +1,23 @@
+// RUN: fa-opt %s --pass-pipeline='builtin.module(gpu.module(fa-convert-nvgpu-to-nvvm{index-bitwidth=32}))' | FileCheck %s --check-prefix=I32
+// RUN: fa-opt %s --pass-pipeline='builtin.module(gpu.module(fa-convert-nvgpu-to-nvvm))' | FileCheck %s --check-prefix=I64
+// RUN: not fa-opt %s --pass-pipeline='builtin.module(gpu.module(fa-convert-nvgpu-to-nvvm{index-bitwidth=16}))' 2>&1 | FileCheck %s --check-prefix=BAD
+
+// The upstream nvgpu -> nvvm patterns, with memref descriptors and address
+// arithmetic of the chosen index width.
+
+// I32-LABEL: gpu.func @ldmatrix_and_copy
+// I32: builtin.unrealized_conversion_cast %{{.*}} : memref<64x72xf16, 3> to !llvm.struct<(ptr<3>, ptr<3>, i32, array<2 x i32>, array<2 x i32>)>
+// I32: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// I32: nvvm.ldmatrix %{{.*}} {{{.*}}layout = #nvvm.mma_layout<row>, num = 4 : i32{{.*}}} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// I32: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+// I64-LABEL: gpu.func @ldmatrix_and_copy
+// I64: !llvm.struct<(ptr<3>, ptr<3>, i64, array<2 x i64>, array<2 x i64>)>
+// BAD: error: fa-convert-nvgpu-to-nvvm: option index-bitwidth must be 32 or 64, got 16
+gpu.module @kernels {
+  gpu.func @ldmatrix_and_copy(%tile: memref<64x72xf16, 3>, %global: memref<?x64xf16>, %i: index, %out: memref<8xf16, 3>) {
+    %c0 = arith.constant 0 : index
+    %f = nvgpu.ldmatrix %tile[%i, %c0] {numTiles = 4 : i32, transpose = false} : memref<64x72xf16, 3> -> vector<4x2xf16>
+    %t = nvgpu.device_async_copy %global[%i, %c0], %out[%c0], 8 {bypassL1} : memref<?x64xf16> to memref<8xf16, 3>
+    gpu.return
+  }
+}
