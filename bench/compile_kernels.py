@@ -3,7 +3,7 @@
 
 Each kernel is named after its configuration, e.g.
   fa_d128_f16_causal_g4            (head dim 128, f16, causal, Hq/Hkv = 4)
-  fa_d64_bf16_g1_m128n64w4         (explicit block-m/block-n/num-warps)
+  fa_d64_bf16_g1_m128n64w4s2       (explicit block-m/block-n/warps/stages)
 and reads B, Nq, Nk (and H) at run time.
 
   compile_kernels.py --fa-opt build/bin/fa-opt --out build/kernels \
@@ -21,7 +21,7 @@ import time
 def kernel_name(d, dtype, causal, group, tiles=None):
     name = "fa_d%d_%s_%s_g%d" % (d, dtype, "causal" if causal else "full", group)
     if tiles:
-        name += "_m%dn%dw%d" % tiles
+        name += "_m%dn%dw%ds%d" % tiles
     return name
 
 
@@ -43,7 +43,7 @@ def compile_one(fa_opt, out_dir, d, dtype, causal, group, tiles=None):
     name = kernel_name(d, dtype, causal, group, tiles)
     options = "output-dir=%s" % out_dir
     if tiles:
-        options += " block-m=%d block-n=%d num-warps=%d" % tiles
+        options += " block-m=%d block-n=%d num-warps=%d kv-stages=%d" % tiles
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(attention_source(name, d, dtype, causal, group))
         path = f.name
@@ -66,7 +66,8 @@ def main():
     p.add_argument("--causal", choices=["yes", "no", "both"], default="both")
     p.add_argument("--groups", type=int, nargs="+", default=[1])
     p.add_argument("--tiles", nargs="*", default=[],
-                   help="explicit MxNxW tile configs (default: the pipeline's choice)")
+                   help="explicit MxNxWxS configs: block-m, block-n, num-warps, kv-stages "
+                        "(default: the pipeline's choice)")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     causal = {"yes": [True], "no": [False], "both": [False, True]}[a.causal]

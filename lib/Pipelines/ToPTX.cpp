@@ -42,8 +42,8 @@ void mlir::fa::buildToPTXPipeline(OpPassManager &pm,
   pm.addPass(createFAMapWarps(FAMapWarpsOptions{options.numWarps}));
 
   // L3 -> L4: the kernel in the GPU/NVGPU/NVVM dialects.
-  pm.addPass(createFALowerToGPU(
-      FALowerToGPUOptions{options.chip, options.indexBitwidth}));
+  pm.addPass(createFALowerToGPU(FALowerToGPUOptions{
+      options.chip, options.kvStages, options.indexBitwidth}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 

@@ -70,6 +70,9 @@ def FALowerToGPU : Pass<"fa-lower-to-gpu", "::mlir::ModuleOp"> {
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "Target GPU (sm_80 or newer): sets the shared memory a thread "
            "block may use">,
+    Option<"kvStages", "kv-stages", "int64_t", /*default=*/"2",
+           "K/V blocks resident in shared memory (2 to 4): blocks j + 1 .. "
+           "j + kv-stages - 1 load while block j is used">,
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"32",
            "Index width the kernel will be lowered with (32 or 64), recorded "
            "in the launch record: with 32, sizes, strides and offsets are i32 "

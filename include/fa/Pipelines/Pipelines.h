@@ -38,6 +38,10 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
   PassOptions::Option<int64_t> numWarps{
       *this, "num-warps", llvm::cl::desc("Warps per thread block"),
       llvm::cl::init(4)};
+  PassOptions::Option<int64_t> kvStages{
+      *this, "kv-stages",
+      llvm::cl::desc("K/V blocks resident in shared memory (2 to 4)"),
+      llvm::cl::init(2)};
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("Target GPU, sm_80 or newer"),
       llvm::cl::init("sm_80")};

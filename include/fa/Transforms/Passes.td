@@ -122,8 +122,8 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
     Option<"blockN", "block-n", "int64_t", /*default=*/"64",
            "Rows of K/V per inner-loop step, 1..1024">,
     Option<"autoBlocks", "auto-blocks", "bool", /*default=*/"false",
-           "Ignore block-m/block-n and pick them per op from its head dim for "
-           "the GPU kernel: 128 x 64 for D <= 64, 128 x 32 above">
+           "Ignore block-m/block-n and pick the GPU kernel's tiles per op "
+           "(128 x 64 for every supported head dim today)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -1,16 +1,16 @@
 //===- KernelBuilder.cpp - The FlashAttention-2 forward kernel ------------===//
 //
-// Per thread block (one Q block of one head), as in FlashAttention-2 with a
-// two-stage K/V pipeline:
+// Per thread block (one Q block of one head), as in FlashAttention-2 with an
+// S-stage K/V pipeline (S = kv-stages shared-memory buffers):
 //
-//   prologue  cp.async Q and block 0 -> stage 0; block 1 -> stage 1
+//   prologue  cp.async Q and blocks 0 .. S - 2, one group each
 //   for each K/V block j (the unmasked loop, then the masked one):
-//     wait for block j, barrier
+//     wait for block j, barrier   (all warps are done with block j - 1)
+//     cp.async block j + S - 1 -> the stage of block j - 1
 //     S = Q K_j^T                 ldmatrix + mma.sync, f32 fragments
 //     [mask]                      diagonal / tail blocks only
 //     online softmax              quad shuffles, one FFMA + EX2 per score
 //     acc = alpha * acc + P V_j   P stays in registers as the A operand
-//     barrier; cp.async block j + 2 -> stage j % 2  (lands during j + 1)
 //   epilogue  O = acc / l -> shared -> 16-byte coalesced stores;
 //             LSE = ln2 * (m + log2 l)
 //
@@ -504,21 +504,22 @@ FailureOr<ThreadState> KernelBuilder::emitLoop(KVLoop &kv, ThreadState state) {
         IndexMaterializer scope =
             materializer.withValue(kv.loop.getInductionVar(), k0);
 
-        // Block j has landed (only block j + 1 may still be in flight).
-        NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(1));
+        // Block j has landed (blocks j + 1 .. j + S - 2 may be in flight),
+        // and after the barrier every warp is done with block j - 1: its
+        // stage takes block j + S - 1. One barrier per block.
+        NVVM::CpAsyncWaitGroupOp::create(
+            b, loc, b.getI32IntegerAttr(config.kvStages - 2));
         gpu::BarrierOp::create(b, loc);
         refreshViews(stageOf(k0));
+        if (failed(issueBlock(
+                kv, add(k0, cidx((config.kvStages - 1) * blockN)))))
+          result = failure();
 
         Fragments sFrags = computeScores();
         if (kv.mask && failed(applyMask(sFrags, scope, kv.mask)))
           result = failure();
         softmaxStep(sFrags, s);
         accumulatePV(sFrags, s);
-
-        // Every warp is done with this stage: block j + 2 may overwrite it.
-        gpu::BarrierOp::create(b, loc);
-        if (failed(issueBlock(kv, add(k0, cidx(2 * blockN)))))
-          result = failure();
         scf::YieldOp::create(b, loc, s.flatten());
         sharedBase = outerBase;
         sQ = outerQ;
@@ -669,13 +670,14 @@ LogicalResult KernelBuilder::build() {
                  kvEnd, "K/V loop bound")))
     return failure();
   copyTileAsync(b, loc, gQ, qStart, qRows, sQ, threadId, config.numThreads());
-  if (failed(issueBlock(first, kvStart)) ||
-      failed(issueBlock(first, add(kvStart, cidx(config.blockN)))))
-    return failure();
+  for (int64_t block = 0; block + 1 < config.kvStages; ++block)
+    if (failed(issueBlock(first, add(kvStart, cidx(block * config.blockN)))))
+      return failure();
 
   if (config.queryInRegisters) {
-    // Wait for Q (and block 0); block 1 may still be in flight.
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(1));
+    // Wait for Q (and block 0); the next blocks may still be in flight.
+    NVVM::CpAsyncWaitGroupOp::create(
+        b, loc, b.getI32IntegerAttr(config.kvStages - 2));
     gpu::BarrierOp::create(b, loc);
     for (int64_t mt = 0; mt < config.mTiles(); ++mt)
       for (int64_t kk = 0; kk < config.headDim / 16; ++kk)

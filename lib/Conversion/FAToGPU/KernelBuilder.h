@@ -26,8 +26,9 @@ struct KernelConfig {
   /// them from shared memory for every K/V block.
   bool queryInRegisters;
 
-  /// K/V blocks in flight: while block j is used, block j + 1 is loading.
-  static constexpr int64_t kvStages = 2;
+  /// K/V blocks resident in shared memory: while block j is used, blocks
+  /// j + 1 .. j + kvStages - 1 are loading.
+  int64_t kvStages = 2;
 
   int64_t numThreads() const { return 32 * numWarps; }
   int64_t rowsPerWarp() const { return blockM / numWarps; }

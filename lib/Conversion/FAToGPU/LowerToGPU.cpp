@@ -96,9 +96,9 @@ FailureOr<KernelOperands> kernelOperands(TiledAttention &tiled) {
 class GPULowering {
 public:
   GPULowering(ModuleOp module, int64_t maxSharedMemory, StringRef chip,
-              unsigned indexBitwidth)
+              unsigned indexBitwidth, int64_t kvStages)
       : module(module), maxSharedMemory(maxSharedMemory), chip(chip.str()),
-        indexBitwidth(indexBitwidth) {}
+        indexBitwidth(indexBitwidth), kvStages(kvStages) {}
 
   LogicalResult lower(TiledAttention &tiled);
 
@@ -112,6 +112,7 @@ private:
   int64_t maxSharedMemory;
   std::string chip;
   unsigned indexBitwidth;
+  int64_t kvStages;
 };
 
 FailureOr<KernelConfig> GPULowering::checkConfig(TiledAttention &tiled) {
@@ -136,6 +137,7 @@ FailureOr<KernelConfig> GPULowering::checkConfig(TiledAttention &tiled) {
   config.scaleLog2 =
       tiled.kvLoops.front().qk.getScale().convertToDouble();
   config.hasLse = static_cast<bool>(tiled.storeLse);
+  config.kvStages = kvStages;
   // Keep the warp's Q fragments in registers when they fit next to S and O
   // with room to spare (small head dims); otherwise re-read them from shared
   // memory for every K/V block, as FlashAttention-2 does for d = 128.
@@ -220,6 +222,7 @@ DictionaryAttr GPULowering::launchRecord(StringRef name, TiledAttention &tiled,
       b.getNamedAttr("block_m", b.getI64IntegerAttr(config.blockM)),
       b.getNamedAttr("block_n", b.getI64IntegerAttr(config.blockN)),
       b.getNamedAttr("num_warps", b.getI64IntegerAttr(config.numWarps)),
+      b.getNamedAttr("kv_stages", b.getI64IntegerAttr(config.kvStages)),
       b.getNamedAttr("softmax_scale_log2",
                      b.getF64FloatAttr(config.scaleLog2)),
   });
@@ -346,7 +349,13 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
       return;
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
-    GPULowering lowering(module, *sharedLimit, chip, indexBitwidth);
+    if (kvStages < 2 || kvStages > 4) {
+      mlir::emitError(module.getLoc())
+          << "fa-lower-to-gpu: option kv-stages must be 2, 3 or 4, got "
+          << kvStages.getValue();
+      return signalPassFailure();
+    }
+    GPULowering lowering(module, *sharedLimit, chip, indexBitwidth, kvStages);
     for (TiledAttention &tiled : nests)
       if (failed(lowering.lower(tiled)))
         return signalPassFailure();
