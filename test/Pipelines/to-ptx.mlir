@@ -1,8 +1,9 @@
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t" | FileCheck %s --check-prefix=IR
 // RUN: FileCheck %s --check-prefix=PTX < %t/gqa_causal_kernel.ptx
 // RUN: FileCheck %s --check-prefix=JSON < %t/gqa_causal_kernel.json
-// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t block-m=64 block-n=32 num-warps=2 chip=sm_90" -o /dev/null
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t block-m=64 block-n=32 num-warps=2 kv-stages=3 chip=sm_90" -o /dev/null
 // RUN: FileCheck %s --check-prefix=CUSTOM < %t/gqa_causal_kernel.json
+// RUN: FileCheck %s --check-prefix=CUSTOM-PTX < %t/gqa_causal_kernel.ptx
 
 // The whole pipeline, L0 -> L5: fa.attention to PTX for sm_80, written to
 // files with the launch record.
@@ -21,7 +22,7 @@
 // PTX: .maxntid 128, 1, 1
 // PTX: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // PTX: cp.async.commit_group;
-// PTX: cp.async.wait_group 1;
+// PTX: cp.async.wait_group 0;
 // PTX: bar.sync 0;
 // PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
@@ -48,6 +49,7 @@
 // JSON: "head_dim": 64,
 // JSON-NEXT: "index_bitwidth": 32,
 // JSON-NEXT: "kernel": "gqa_causal_kernel",
+// JSON-NEXT: "kv_stages": 2,
 // JSON-NEXT: "num_heads": 8,
 // JSON-NEXT: "num_kv_heads": 2,
 // JSON-NEXT: "num_warps": 4,
@@ -64,7 +66,12 @@
 // CUSTOM-NEXT: "block_n": 32,
 // CUSTOM: "chip": "sm_90",
 // CUSTOM: "ceildiv(Nq, 64)",
+// CUSTOM: "kv_stages": 3,
 // CUSTOM: "num_warps": 2,
+//     Three stages: block j may be waited for while block j + 1 still loads.
+// CUSTOM-PTX: .target sm_90
+// CUSTOM-PTX: .maxntid 64, 1, 1
+// CUSTOM-PTX: cp.async.wait_group 1;
 
 func.func @gqa_causal(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>,
                       %o: tensor<?x8x?x64xf16>, %l: tensor<?x8x?xf32>) -> (tensor<?x8x?x64xf16>, tensor<?x8x?xf32>) {

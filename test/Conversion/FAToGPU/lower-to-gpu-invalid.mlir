@@ -22,6 +22,9 @@
 // RUN: not fa-opt %s --fa-lower-to-gpu="index-bitwidth=16" 2>&1 | FileCheck %s --check-prefix=INDEX
 // INDEX: error: fa-lower-to-gpu: option index-bitwidth must be 32 or 64, got 16
 
+// RUN: not fa-opt %s --fa-lower-to-gpu="kv-stages=5" 2>&1 | FileCheck %s --check-prefix=STAGES
+// STAGES: error: fa-lower-to-gpu: option kv-stages must be 2, 3 or 4, got 5
+
 func.func @attention(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %o: tensor<?x8x?x128xf16>) -> tensor<?x8x?x128xf16> {
   %0 = fa.attention ins(%q, %k, %k : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>)
                     outs(%o : tensor<?x8x?x128xf16>) causal -> tensor<?x8x?x128xf16>

@@ -16,7 +16,7 @@
 // CHECK-SAME: : memref<?x?x?x64xf16, strided<[?, ?, ?, 1], offset: ?>>
 // CHECK-SAME: : memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>)
 // CHECK-SAME: fa.launch = {block = [64, 1, 1], block_m = 64 : i64, block_n = 32 : i64, causal = true, chip = "sm_80", dtype = "f16"
-// CHECK-SAME: grid = ["ceildiv(Nq, 64)", "Hq", "B"], head_dim = 64 : i64, index_bitwidth = 32 : i64, kernel = "causal_gqa_kernel", num_heads = 8 : i64, num_kv_heads = 2 : i64, num_warps = 2 : i64
+// CHECK-SAME: grid = ["ceildiv(Nq, 64)", "Hq", "B"], head_dim = 64 : i64, index_bitwidth = 32 : i64, kernel = "causal_gqa_kernel", kv_stages = 2 : i64, num_heads = 8 : i64, num_kv_heads = 2 : i64, num_warps = 2 : i64
 // CHECK-SAME: params = ["q", "k", "v", "o", "lse"]
 // CHECK: %[[OT:.*]] = bufferization.to_tensor %[[OB]] restrict writable
 // CHECK: %[[LT:.*]] = bufferization.to_tensor %[[LB]] restrict writable
@@ -33,16 +33,19 @@
 //     GQA: the key/value head is the query head (block y) / 4.
 // CHECK-DAG: arith.divui %block_id_y, %c4
 // CHECK-DAG: gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-//     Prologue: Q and block 0 (one group), block 1 (a second group), 16 bytes
-//     per cp.async, zero-filled past the sequence end.
+//     Prologue: Q and block 0 as one cp.async group, 16 bytes per copy,
+//     zero-filled past the sequence end.
 // CHECK: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1}
-// CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.cp.async.commit.group
 //     The unmasked loop over K/V blocks; the online-softmax state is
 //     loop-carried in registers: 2 rows x (max, sum) and 8 C tiles of O.
 // CHECK: %[[R1:.*]]:24 = scf.for %[[K0:.*]] = %c0 to %[[FULL:.*]] step %c32 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, vector<2x2xf32>
-// CHECK: nvvm.cp.async.wait.group 1
+//     Block j has landed and every warp is done with block j - 1, whose
+//     stage now takes block j + 1: one barrier per block.
+// CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: gpu.barrier
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
 //     S = Q K^T: ldmatrix and mma.sync m16n8k16, f32 accumulate.
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<{{.*}}, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
@@ -61,10 +64,7 @@
 // CHECK: vector.shuffle {{.*}} [0, 1, 2, 3] : vector<2x2xf16>, vector<2x2xf16>
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK: nvgpu.mma.sync
-//     Then block j + 2 is fetched into the stage just freed.
-// CHECK: gpu.barrier
-// CHECK: nvgpu.device_async_copy
-// CHECK: nvvm.cp.async.commit.group
+// CHECK-NOT: gpu.barrier
 // CHECK: scf.yield
 //     The masked loop continues the state; its scores are compared with the
 //     per-row limit (a constant per column) and set to -inf.
