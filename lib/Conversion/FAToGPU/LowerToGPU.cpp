@@ -336,6 +336,12 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
           << indexBitwidth.getValue();
       return signalPassFailure();
     }
+    if (kvStages < 2 || kvStages > 4) {
+      mlir::emitError(module.getLoc())
+          << "fa-lower-to-gpu: option kv-stages must be 2, 3 or 4, got "
+          << kvStages.getValue();
+      return signalPassFailure();
+    }
     FailureOr<int64_t> sharedLimit = sharedMemoryLimit(chip);
     if (failed(sharedLimit)) {
       mlir::emitError(module.getLoc(),
@@ -349,12 +355,6 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
       return;
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
-    if (kvStages < 2 || kvStages > 4) {
-      mlir::emitError(module.getLoc())
-          << "fa-lower-to-gpu: option kv-stages must be 2, 3 or 4, got "
-          << kvStages.getValue();
-      return signalPassFailure();
-    }
     GPULowering lowering(module, *sharedLimit, chip, indexBitwidth, kvStages);
     for (TiledAttention &tiled : nests)
       if (failed(lowering.lower(tiled)))
