@@ -166,10 +166,19 @@ struct FADecomposeNaivePass
     // A plain walk rather than a greedy driver: each op is rewritten once and
     // the surrounding IR is left exactly as the user wrote it.
     SmallVector<AttentionOp> ops;
-    getOperation()->walk([&](AttentionOp op) {
-      if (op.hasTensorSemantics())
-        ops.push_back(op);
+    WalkResult walk = getOperation()->walk([&](AttentionOp op) {
+      // Leaving the memref form in place would let --fa-lower-to-cpu finish
+      // with an fa.attention inside LLVM IR that no runner can execute.
+      if (!op.hasTensorSemantics()) {
+        op.emitError("fa-decompose-naive needs the tensor form of "
+                     "fa.attention; run it before bufferization");
+        return WalkResult::interrupt();
+      }
+      ops.push_back(op);
+      return WalkResult::advance();
     });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
     IRRewriter rewriter(&getContext());
     for (AttentionOp op : ops) {
       rewriter.setInsertionPoint(op);

@@ -71,15 +71,3 @@ func.func @plain_f32(%q: tensor<2x2x3x4xf32>, %k: tensor<2x2x5x4xf32>, %v: tenso
                     outs(%o : tensor<2x2x3x4xf32>) -> tensor<2x2x3x4xf32>
   return %0 : tensor<2x2x3x4xf32>
 }
-
-// -----
-
-// The memref form is left for bufferized pipelines to handle.
-// CHECK-LABEL: func @memref_form_untouched
-// CHECK: fa.attention
-// CHECK-NOT: linalg.generic
-func.func @memref_form_untouched(%q: memref<1x1x4x4xf32>, %o: memref<1x1x4x4xf32>) {
-  fa.attention ins(%q, %q, %q : memref<1x1x4x4xf32>, memref<1x1x4x4xf32>, memref<1x1x4x4xf32>)
-               outs(%o : memref<1x1x4x4xf32>)
-  return
-}

@@ -47,7 +47,8 @@ def FADecomposeNaive : Pass<"fa-decompose-naive"> {
     %o = linalg.generic ... { arith.divf, arith.select } // / L, 0 if L == 0
     ```
 
-    The memref form is left alone: bufferize after this pass, not before.
+    The memref form is an error ("needs the tensor form"): bufferize after
+    this pass, not before.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
