@@ -16,16 +16,19 @@ def FALowerToGPU : Pass<"fa-lower-to-gpu", "::mlir::ModuleOp"> {
 
     The kernel is FlashAttention-2's forward pass for sm_80:
 
-    * Q, K and V tiles in dynamic shared memory, XOR-swizzled by 16-byte
-      chunks (no bank conflicts for ldmatrix), filled by 16-byte `cp.async`
+    * Q, K and V tiles in dynamic shared memory, rows padded by 16 bytes
+      (no bank conflicts for ldmatrix), filled by 16-byte `cp.async`
       (`nvgpu.device_async_copy`) that zero-fill rows past the sequence end;
-      V_j is copied while S = Q K_j^T and the softmax run, K_{j+1} while
-      P V_j runs;
+      `kv-stages` K/V buffers: blocks j + 1 .. j + kv-stages - 1 load while
+      block j is used, with one barrier per block;
     * `nvgpu.ldmatrix` (`.trans` for V) and `mma.sync.m16n8k16` with f32
       accumulators (`nvgpu.mma.sync` for f16, `nvvm.mma.sync` for bf16);
     * the online softmax in registers: row max and sum over the 4 lanes of a
       quad (`gpu.shuffle xor` 1 and 2), one `math.fma` + `math.exp2` per
-      score, the accumulator rescaled by alpha; P converted from the S
+      score, the accumulator rescaled by alpha (skipped by a warp-uniform
+      branch when no row max of the warp moved; the branch comes before the
+      exponentials when the fragments leave registers to spare, after them
+      otherwise); P converted from the S
       accumulator fragments straight into A fragments;
     * the causal / key-limit mask only in the loop that `fa.mask` is in;
     * one normalisation at the end and guarded stores of O and LSE.

@@ -396,90 +396,122 @@ void KernelBuilder::softmaxStep(Fragments &s, ThreadState &state) {
   int64_t colTiles = config.valueDim / 8;
   Value scale = cf32(config.scaleLog2);
   Value negInf = cf32(kNegInf), zero = cf32(0.0f);
-  SmallVector<Value> alphaTiles; // [mt]: alpha of rows g, g + 8 as a C tile.
-  Value maxChanged;              // Some row's running max moved.
+  size_t numRows = state.max.size();
+
+  // Elements [mt][nt][h * 2 + e] of S.
+  SmallVector<SmallVector<SmallVector<Value>>> elems(s.size());
   for (auto [mt, tiles] : llvm::enumerate(s)) {
-    // Elements [h][e] of every n-tile, exponentiated in place.
-    SmallVector<SmallVector<Value>> elems(tiles.size());
+    elems[mt].resize(tiles.size());
     for (auto [nt, frag] : llvm::enumerate(tiles))
       for (int64_t h = 0; h < 2; ++h)
         for (int64_t e = 0; e < 2; ++e)
-          elems[nt].push_back(vector::ExtractOp::create(
+          elems[mt][nt].push_back(vector::ExtractOp::create(
               b, loc, frag, ArrayRef<int64_t>{h, e}));
-
-    SmallVector<Value> alphas;
-    for (int64_t h = 0; h < 2; ++h) {
-      size_t r = mt * 2 + h;
-      // Row max of the raw scores: thread-local, then across the quad.
-      SmallVector<Value> rowScores;
-      for (auto &tile : elems)
-        for (int64_t e = 0; e < 2; ++e)
-          rowScores.push_back(tile[h * 2 + e]);
-      Value rowMax = reducePairwise(rowScores, [&](Value x, Value y) {
-        return arith::MaxNumFOp::create(b, loc, x, y).getResult();
-      });
-      rowMax = mma->quadReduce(b, rowMax, /*isMax=*/true);
-      // The scale is > 0, so max(scale * s) = scale * max(s).
-      Value newMax = arith::MaxNumFOp::create(
-          b, loc, state.max[r], arith::MulFOp::create(b, loc, rowMax, scale));
-      Value changed = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE,
-                                            newMax, state.max[r]);
-      maxChanged = maxChanged
-                       ? arith::OrIOp::create(b, loc, maxChanged, changed)
-                             .getResult()
-                       : changed;
-      // exp2 is taken against 0 while the row has seen no key: -inf scores
-      // then give 0, never NaN.
-      Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          newMax, negInf);
-      Value base = arith::SelectOp::create(b, loc, noKey, zero, newMax);
-      Value negBase = arith::NegFOp::create(b, loc, base);
-      Value alpha = math::Exp2Op::create(
-          b, loc, arith::SubFOp::create(b, loc, state.max[r], base));
-      // P = exp2(s * scale - base): one FFMA and one EX2 per score.
-      Value rowSum = zero;
-      for (auto &tile : elems) {
-        for (int64_t e = 0; e < 2; ++e) {
-          Value &x = tile[h * 2 + e];
-          x = math::Exp2Op::create(
-              b, loc, math::FmaOp::create(b, loc, x, scale, negBase));
-          rowSum = arith::AddFOp::create(b, loc, rowSum, x);
-        }
-      }
-      state.sum[r] = math::FmaOp::create(b, loc, alpha, state.sum[r], rowSum);
-      state.max[r] = newMax;
-      alphas.push_back(alpha);
-    }
-    for (auto [nt, tile] : llvm::enumerate(elems))
-      tiles[nt] = vector::FromElementsOp::create(b, loc, mma->accType(), tile);
-    alphaTiles.push_back(vector::FromElementsOp::create(
-        b, loc, mma->accType(),
-        ValueRange{alphas[0], alphas[0], alphas[1], alphas[1]}));
   }
 
-  // Rescale the accumulator by alpha (the normalisation waits for the end).
-  // alpha is 1 for every row whose max did not move, which after the first
-  // blocks is most of them: when no row of the warp moved, the warp skips
-  // the Dv / 2 multiplications per row (a warp-uniform branch).
-  Value warpChanged = NVVM::VoteSyncOp::create(
-      b, loc, b.getI1Type(),
-      arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1), maxChanged,
-      NVVM::VoteSyncKindAttr::get(b.getContext(), NVVM::VoteSyncKind::any));
-  SmallVector<Type> accTypes(state.acc.size(), mma->accType());
-  auto rescale = scf::IfOp::create(
-      b, loc, accTypes, warpChanged, /*withElseRegion=*/true);
-  {
+  // Row r (= mt * 2 + h): the new running max and alpha = exp2(m - m').
+  SmallVector<Value> negBase(numRows), alphas(numRows);
+  Value maxChanged; // Some row's running max moved.
+  auto updateMax = [&](size_t r) {
+    int64_t mt = r / 2, h = r % 2;
+    // Row max of the raw scores: thread-local, then across the quad.
+    SmallVector<Value> rowScores;
+    for (auto &tile : elems[mt])
+      for (int64_t e = 0; e < 2; ++e)
+        rowScores.push_back(tile[h * 2 + e]);
+    Value rowMax = reducePairwise(rowScores, [&](Value x, Value y) {
+      return arith::MaxNumFOp::create(b, loc, x, y).getResult();
+    });
+    rowMax = mma->quadReduce(b, rowMax, /*isMax=*/true);
+    // The scale is > 0, so max(scale * s) = scale * max(s).
+    Value newMax = arith::MaxNumFOp::create(
+        b, loc, state.max[r], arith::MulFOp::create(b, loc, rowMax, scale));
+    Value changed = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE,
+                                          newMax, state.max[r]);
+    maxChanged =
+        maxChanged
+            ? arith::OrIOp::create(b, loc, maxChanged, changed).getResult()
+            : changed;
+    // exp2 is taken against 0 while the row has seen no key: -inf scores
+    // then give 0, never NaN.
+    Value noKey = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                        newMax, negInf);
+    Value base = arith::SelectOp::create(b, loc, noKey, zero, newMax);
+    negBase[r] = arith::NegFOp::create(b, loc, base);
+    alphas[r] = math::Exp2Op::create(
+        b, loc, arith::SubFOp::create(b, loc, state.max[r], base));
+    state.max[r] = newMax;
+  };
+
+  // Row r: P = exp2(s * scale - base), one FFMA and one EX2 per score, and
+  // l = alpha * l + rowsum(P).
+  auto exponentiate = [&](size_t r) {
+    int64_t mt = r / 2, h = r % 2;
+    Value rowSum = zero;
+    for (auto &tile : elems[mt]) {
+      for (int64_t e = 0; e < 2; ++e) {
+        Value &x = tile[h * 2 + e];
+        x = math::Exp2Op::create(
+            b, loc, math::FmaOp::create(b, loc, x, scale, negBase[r]));
+        rowSum = arith::AddFOp::create(b, loc, rowSum, x);
+      }
+    }
+    state.sum[r] =
+        math::FmaOp::create(b, loc, alphas[r], state.sum[r], rowSum);
+  };
+
+  // acc *= alpha (the normalisation waits for the end). alpha is 1 for
+  // every row whose max did not move, which after the first blocks is most
+  // of them: when no row of the warp moved, the warp skips the Dv / 2
+  // multiplications per row (a warp-uniform branch).
+  auto rescale = [&] {
+    SmallVector<Value> alphaTiles; // [mt]: alpha of rows g, g + 8.
+    for (size_t mt = 0; mt < s.size(); ++mt)
+      alphaTiles.push_back(vector::FromElementsOp::create(
+          b, loc, mma->accType(),
+          ValueRange{alphas[2 * mt], alphas[2 * mt], alphas[2 * mt + 1],
+                     alphas[2 * mt + 1]}));
+    Value warpChanged = NVVM::VoteSyncOp::create(
+        b, loc, b.getI1Type(),
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1),
+        maxChanged,
+        NVVM::VoteSyncKindAttr::get(b.getContext(),
+                                    NVVM::VoteSyncKind::any));
+    SmallVector<Type> accTypes(state.acc.size(), mma->accType());
+    auto ifOp = scf::IfOp::create(b, loc, accTypes, warpChanged,
+                                  /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(rescale.thenBlock());
+    b.setInsertionPointToStart(ifOp.thenBlock());
     SmallVector<Value> scaled;
     for (auto [i, acc] : llvm::enumerate(state.acc))
       scaled.push_back(
           arith::MulFOp::create(b, loc, acc, alphaTiles[i / colTiles]));
     scf::YieldOp::create(b, loc, scaled);
-    b.setInsertionPointToStart(rescale.elseBlock());
+    b.setInsertionPointToStart(ifOp.elseBlock());
     scf::YieldOp::create(b, loc, state.acc);
+    state.acc.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+  };
+
+  if (config.rescaleBeforeExp) {
+    // The branch sits between the row maxes and the exponentials, so the
+    // exponentials and P V share one basic block: ptxas can start the
+    // first mma of P V while later scores are still being exponentiated.
+    for (size_t r = 0; r < numRows; ++r)
+      updateMax(r);
+    rescale();
+    for (size_t r = 0; r < numRows; ++r)
+      exponentiate(r);
+  } else {
+    for (size_t r = 0; r < numRows; ++r) {
+      updateMax(r);
+      exponentiate(r);
+    }
+    rescale();
   }
-  state.acc.assign(rescale.getResults().begin(), rescale.getResults().end());
+  for (auto [mt, tiles] : llvm::enumerate(s))
+    for (auto [nt, tile] : llvm::enumerate(tiles))
+      tile = vector::FromElementsOp::create(b, loc, mma->accType(),
+                                            elems[mt][nt]);
 }
 
 void KernelBuilder::accumulatePV(Fragments &p, ThreadState &state) {

@@ -30,6 +30,13 @@ struct KernelConfig {
   /// j + 1 .. j + kvStages - 1 are loading.
   int64_t kvStages = 2;
 
+  /// Where the online softmax rescales the O accumulator (acc *= alpha,
+  /// skipped by a warp-uniform branch when no row max moved): before the
+  /// exponentials (true), which lets ptxas overlap P V with them, or after
+  /// them (false), which keeps fewer values live. LowerToGPU picks it from
+  /// the register budget; measured in docs/performance.md.
+  bool rescaleBeforeExp = false;
+
   int64_t numThreads() const { return 32 * numWarps; }
   int64_t rowsPerWarp() const { return blockM / numWarps; }
   int64_t mTiles() const { return rowsPerWarp() / 16; }

@@ -50,15 +50,16 @@
 // CHECK: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<{{.*}}, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK-NOT: arith.cmpi sle
-//     Online softmax: quad shuffles, one FMA + exp2 per score.
+//     Online softmax: row max by quad shuffles; the rescale by alpha only
+//     when some row max of the warp moved (before the exponentials at this
+//     size: rescale-order.mlir); one FMA + exp2 per score.
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
-// CHECK: math.fma
-// CHECK: math.exp2
-//     The rescale by alpha only when some row max of the warp moved.
 // CHECK: %[[MOVED:.*]] = nvvm.vote.sync  any %c-1_i32, %{{.*}} -> i1
 // CHECK: scf.if %[[MOVED]] -> (vector<2x2xf32>
 // CHECK: arith.mulf
+// CHECK: math.fma
+// CHECK: math.exp2
 //     P V: P converted in registers, V through ldmatrix.trans.
 // CHECK: arith.truncf %{{.*}} : vector<2x2xf32> to vector<2x2xf16>
 // CHECK: vector.shuffle {{.*}} [0, 1, 2, 3] : vector<2x2xf16>, vector<2x2xf16>
