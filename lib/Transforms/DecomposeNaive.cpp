@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LinalgBuilders.h"
+#include "TensorAttentionOps.h"
 #include "fa/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -165,22 +166,12 @@ struct FADecomposeNaivePass
   void runOnOperation() override {
     // A plain walk rather than a greedy driver: each op is rewritten once and
     // the surrounding IR is left exactly as the user wrote it.
-    SmallVector<AttentionOp> ops;
-    WalkResult walk = getOperation()->walk([&](AttentionOp op) {
-      // Leaving the memref form in place would let --fa-lower-to-cpu finish
-      // with an fa.attention inside LLVM IR that no runner can execute.
-      if (!op.hasTensorSemantics()) {
-        op.emitError("fa-decompose-naive needs the tensor form of "
-                     "fa.attention; run it before bufferization");
-        return WalkResult::interrupt();
-      }
-      ops.push_back(op);
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
+    FailureOr<SmallVector<AttentionOp>> ops =
+        collectTensorAttentionOps(getOperation(), "fa-decompose-naive");
+    if (failed(ops))
       return signalPassFailure();
     IRRewriter rewriter(&getContext());
-    for (AttentionOp op : ops) {
+    for (AttentionOp op : *ops) {
       rewriter.setInsertionPoint(op);
       rewriter.replaceOp(op, decompose(rewriter, op));
     }

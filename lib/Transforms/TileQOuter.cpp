@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TensorAttentionOps.h"
 #include "fa/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -246,21 +247,13 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
       }
     }
 
-    SmallVector<fa::AttentionOp> ops;
-    WalkResult walk = getOperation()->walk([&](fa::AttentionOp op) {
-      if (!op.hasTensorSemantics()) {
-        op.emitError("fa-tile-q-outer needs the tensor form of fa.attention; "
-                     "run it before bufferization");
-        return WalkResult::interrupt();
-      }
-      ops.push_back(op);
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
+    FailureOr<SmallVector<fa::AttentionOp>> ops =
+        fa::collectTensorAttentionOps(getOperation(), "fa-tile-q-outer");
+    if (failed(ops))
       return signalPassFailure();
 
     IRRewriter rewriter(&getContext());
-    for (fa::AttentionOp op : ops) {
+    for (fa::AttentionOp op : *ops) {
       auto [m, n] = autoBlocks ? blocksForHeadDim(op)
                                : std::pair<int64_t, int64_t>(blockM, blockN);
       rewriter.setInsertionPoint(op);
