@@ -27,7 +27,7 @@ import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import triton_fa2
-from fa_runtime import Kernel
+from fa_runtime import Plan
 
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
 TOLERANCE = {"f16": 2e-2, "bf16": 6e-2}
@@ -76,12 +76,13 @@ def bench_shape(impls, d, b, h, n, dtype, causal, ref_backend="sdpa_flash"):
     return row
 
 
-def our_impl(kernels_dir, d, dtype, causal, suffix=""):
-    name = "fa_d%d_%s_%s_g1%s_kernel" % (d, dtype, "causal" if causal else "full", suffix)
-    kernel = Kernel(kernels_dir, name)
+def our_impl(kernels_dir, d, dtype, causal, heads, suffix=""):
+    name = "fa_d%d_%s_%s_h%dx%d%s_kernel" % (d, dtype, "causal" if causal else "full",
+                                               heads, heads, suffix)
+    plan = Plan(kernels_dir, name)
 
     def run(q, k, v, causal_flag):
-        return kernel(q, k, v)[0]
+        return plan.attention(q, k, v)[0]
     return run
 
 
@@ -100,11 +101,11 @@ def main():
         for d, b, h, n in shape_list(a.seqlens):
             for causal in (False, True):
                 impls = {}
-                prefix = "fa_d%d_f16_%s_g1" % (d, "causal" if causal else "full")
+                prefix = "fa_d%d_f16_%s_h%dx%d" % (d, "causal" if causal else "full", h, h)
                 for path in sorted(glob.glob(os.path.join(a.kernels, prefix + "_m*.json"))):
                     name = os.path.basename(path)[:-len(".json")]
                     suffix = name[len(prefix):-len("_kernel")]
-                    impls["ours" + suffix] = our_impl(a.kernels, d, "f16", causal, suffix)
+                    impls["ours" + suffix] = our_impl(a.kernels, d, "f16", causal, h, suffix)
                 for cfg in ((128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 3), (64, 64, 4, 4)):
                     impls["triton_m%dn%dw%ds%d" % cfg] = (
                         lambda q, k, v, c, cfg=cfg: triton_fa2.attention(q, k, v, c, cfg)[0])
@@ -119,7 +120,7 @@ def main():
         for d, b, h, n in shape_list(a.seqlens):
             for dtype in a.dtypes:
                 for causal in (False, True):
-                    impls = {"ours": our_impl(a.kernels, d, dtype, causal),
+                    impls = {"ours": our_impl(a.kernels, d, dtype, causal, h),
                              "triton_fa2": lambda q, k, v, c: triton_fa2.attention(q, k, v, c)[0]}
                     for name, backend in SDPA_BACKENDS.items():
                         impls[name] = lambda q, k, v, c, backend=backend: sdpa(backend, q, k, v, c)

@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from fa_runtime import Kernel
+from fa_runtime import Plan
 
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
 
@@ -77,10 +77,10 @@ def cases():
 
 
 def kernel_for(kernels, directory, c):
-    name = "fa_d%d_%s_%s_g%d_kernel" % (c["d"], c["dtype"], "causal" if c["causal"] else "full",
-                                         c["hq"] // c["hkv"])
+    name = "fa_d%d_%s_%s_h%dx%d_kernel" % (c["d"], c["dtype"], "causal" if c["causal"] else "full",
+                                            c["hq"], c["hkv"])
     if name not in kernels:
-        kernels[name] = Kernel(directory, name)
+        kernels[name] = Plan(directory, name)
     return kernels[name]
 
 
@@ -93,7 +93,7 @@ def run_case(kernel, c, seed):
     # Poison the outputs: every element must be written.
     out = torch.full((c["b"], c["hq"], c["nq"], c["d"]), float("nan"), device="cuda", dtype=dt)
     lse = torch.full((c["b"], c["hq"], c["nq"]), float("nan"), device="cuda")
-    kernel(q, k, v, out, lse)
+    kernel.attention(q, k, v, out, lse)
     torch.cuda.synchronize()
     o_ref, lse_ref = reference(q, k, v, c["causal"])
     o_torch = torch_low_precision(q, k, v, c["causal"])

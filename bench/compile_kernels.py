@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Compiles fa.attention kernels to PTX + JSON with fa-opt --fa-to-ptx.
+"""Compiles fa.attention kernels to PTX + launch plans with fa-opt --fa-to-ptx.
 
 Each kernel is named after its configuration, e.g.
-  fa_d128_f16_causal_g4            (head dim 128, f16, causal, Hq/Hkv = 4)
-  fa_d64_bf16_g1_m128n64w4s2       (explicit block-m/block-n/warps/stages)
-and reads B, Nq, Nk (and H) at run time.
+  fa_d128_f16_causal_h8x2          (head dim 128, f16, causal, 8 query heads
+                                     over 2 key/value heads)
+  fa_d64_bf16_full_h32x32_m128n64w4s2   (explicit block-m/block-n/warps/stages)
+and reads B, Nq and Nk at run time (the head counts are part of the op).
+The default set is what bench.py and check_gpu.py run.
 
-  compile_kernels.py --fa-opt build/bin/fa-opt --out build/kernels \
-      --head-dims 64 128 --dtypes f16 bf16 --causal both --groups 1 4 8
+  compile_kernels.py --fa-opt build/bin/fa-opt --out build/kernels
+  compile_kernels.py --head-dims 64 --dtypes f16 --heads 32x32 --tiles 128x64x4x3
 """
 import argparse
 import itertools
@@ -18,17 +20,19 @@ import tempfile
 import time
 
 
-def kernel_name(d, dtype, causal, group, tiles=None):
-    name = "fa_d%d_%s_%s_g%d" % (d, dtype, "causal" if causal else "full", group)
+# Head counts bench.py (the FlashAttention-2 paper shapes) and check_gpu.py
+# use, per head dim.
+DEFAULT_HEADS = {64: ["32x32", "4x4", "8x2", "8x1"], 128: ["16x16", "4x4", "8x2", "8x1"]}
+
+
+def kernel_name(d, dtype, causal, hq, hkv, tiles=None):
+    name = "fa_d%d_%s_%s_h%dx%d" % (d, dtype, "causal" if causal else "full", hq, hkv)
     if tiles:
         name += "_m%dn%dw%ds%d" % tiles
     return name
 
 
-def attention_source(name, d, dtype, causal, group):
-    # Heads are static in the op; the kernel reads them from its arguments at
-    # run time and only bakes in the ratio Hq / Hkv.
-    hq, hkv = group, 1
+def attention_source(name, d, dtype, causal, hq, hkv):
     q = "tensor<?x%dx?x%dx%s>" % (hq, d, dtype)
     kv = "tensor<?x%dx?x%dx%s>" % (hkv, d, dtype)
     lse = "tensor<?x%dx?xf32>" % hq
@@ -39,13 +43,13 @@ def attention_source(name, d, dtype, causal, group):
 """.format(name=name, q=q, kv=kv, lse=lse, causal=" causal" if causal else "")
 
 
-def compile_one(fa_opt, out_dir, d, dtype, causal, group, tiles=None):
-    name = kernel_name(d, dtype, causal, group, tiles)
+def compile_one(fa_opt, out_dir, d, dtype, causal, hq, hkv, tiles=None):
+    name = kernel_name(d, dtype, causal, hq, hkv, tiles)
     options = "output-dir=%s" % out_dir
     if tiles:
         options += " block-m=%d block-n=%d num-warps=%d kv-stages=%d" % tiles
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-        f.write(attention_source(name, d, dtype, causal, group))
+        f.write(attention_source(name, d, dtype, causal, hq, hkv))
         path = f.name
     try:
         start = time.time()
@@ -64,7 +68,8 @@ def main():
     p.add_argument("--head-dims", type=int, nargs="+", default=[64, 128])
     p.add_argument("--dtypes", nargs="+", default=["f16", "bf16"])
     p.add_argument("--causal", choices=["yes", "no", "both"], default="both")
-    p.add_argument("--groups", type=int, nargs="+", default=[1])
+    p.add_argument("--heads", nargs="+", default=None,
+                   help="HqxHkv head counts (default: those of bench.py and check_gpu.py)")
     p.add_argument("--tiles", nargs="*", default=[],
                    help="explicit MxNxWxS configs: block-m, block-n, num-warps, kv-stages "
                         "(default: the pipeline's choice)")
@@ -72,9 +77,11 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     causal = {"yes": [True], "no": [False], "both": [False, True]}[a.causal]
     tiles = [tuple(int(x) for x in t.split("x")) for t in a.tiles] or [None]
-    for d, dtype, c, g, t in itertools.product(a.head_dims, a.dtypes, causal, a.groups, tiles):
-        name, seconds = compile_one(a.fa_opt, a.out, d, dtype, c, g, t)
-        print("%-40s %.2f s" % (name, seconds))
+    for d, dtype, c, t in itertools.product(a.head_dims, a.dtypes, causal, tiles):
+        for heads in a.heads or DEFAULT_HEADS.get(d, ["4x4"]):
+            hq, hkv = (int(x) for x in heads.split("x"))
+            name, seconds = compile_one(a.fa_opt, a.out, d, dtype, c, hq, hkv, t)
+            print("%-44s %.2f s" % (name, seconds))
     return 0
 
 

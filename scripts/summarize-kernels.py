@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Prints one line per compiled kernel in DIR (the <kernel>.json launch records
-and <kernel>.ptx that --fa-to-ptx{output-dir=DIR} writes): name, tile
-configuration, launch shape, shared memory, and, when ptxas is installed,
-registers and spills for the record's chip.
+"""Prints, for every launch plan in DIR (the <plan>.json and <kernel>.ptx
+files that --fa-to-ptx{output-dir=DIR} writes), its tensors and per kernel
+the launch shape, shared memory, and, when ptxas is installed, registers and
+spills for the plan's chip.
 
   summarize-kernels.py DIR
 """
@@ -33,22 +33,31 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    records = sorted(glob.glob(os.path.join(sys.argv[1], "*.json")))
-    if not records:
-        print("no kernels in %s" % sys.argv[1])
+    plans = sorted(glob.glob(os.path.join(sys.argv[1], "*.json")))
+    if not plans:
+        print("no launch plans in %s" % sys.argv[1])
         return 1
-    for path in records:
-        r = json.load(open(path))
-        ptx = path[:-len(".json")] + ".ptx"
-        print("%s  (%s, d=%d, %s%s, Hq/Hkv=%d)" % (
-            r["kernel"], r["dtype"], r["head_dim"], "causal" if r["causal"] else "not causal",
-            ", LSE" if "lse" in r["params"] else "", r["num_heads"] // r["num_kv_heads"]))
-        print("    tiles %dx%d, %d warps, %d K/V stages; grid (%s), block (%s)" % (
-            r["block_m"], r["block_n"], r["num_warps"], r.get("kv_stages", 0),
-            ", ".join(r["grid"]), ", ".join(str(x) for x in r["block"])))
-        print("    dynamic shared memory %d bytes; %s: %s" % (
-            r["dynamic_shared_memory"], r["chip"], ptxas_report(ptx, r["chip"])))
+    for path in plans:
+        plan = json.load(open(path))
+        tensors = ", ".join("%s %s[%s]" % (t["name"], t["dtype"], ", ".join(
+            "?" if d is None else str(d) for d in t["shape"])) for t in plan["tensors"])
+        print("%s  (%s)" % (plan["name"], tensors))
+        for k in plan["kernels"]:
+            grid = ", ".join(grid_text(e) for e in k["grid"])
+            print("    kernel %s: grid (%s), block (%s), dynamic shared memory %d bytes" % (
+                k["name"], grid, ", ".join(str(x) for x in k["block"]), k["dynamic_shared_memory"]))
+            ptx = os.path.join(os.path.dirname(path), k["ptx"])
+            print("    %s: %s" % (plan["chip"], ptxas_report(ptx, plan["chip"])))
     return 0
+
+
+def grid_text(expr):
+    """A launch-plan grid expression as text: ceildivui(q.shape[2], 128)."""
+    if isinstance(expr, int):
+        return str(expr)
+    if "dim" in expr:
+        return "%s.shape[%d]" % tuple(expr["dim"])
+    return "%s(%s)" % (expr["op"], ", ".join(grid_text(a) for a in expr["args"]))
 
 
 if __name__ == "__main__":

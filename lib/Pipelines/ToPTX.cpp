@@ -37,13 +37,20 @@ void mlir::fa::buildToPTXPipeline(OpPassManager &pm,
   tiling.autoBlocks = options.blockM == 0 && options.blockN == 0;
   tiling.blockM = options.blockM;
   tiling.blockN = options.blockN;
+  // The FlashAttention-2 loop nest (L1), without the K/V blocks no row sees
+  // and with the mask only where some row needs it (L2).
   pm.addPass(createFATileQOuter(tiling));
   pm.addPass(createFACausalBlockSkip());
-  pm.addPass(createFAMapWarps(FAMapWarpsOptions{options.numWarps}));
+  // L3: warps on row slices, operand homes, op order, K/V pipeline.
+  FAMapWarpsOptions warps;
+  warps.numWarps = options.numWarps;
+  pm.addPass(createFAMapWarps(warps));
+  pm.addPass(createFAScheduleSoftmax());
+  pm.addPass(createFAPipelineKV(FAPipelineKVOptions{options.kvStages}));
 
-  // L3 -> L4: the kernel in the GPU/NVGPU/NVVM dialects.
-  pm.addPass(createFALowerToGPU(FALowerToGPUOptions{
-      options.chip, options.kvStages, options.indexBitwidth}));
+  // L3 -> L4: the kernel in the GPU/NVGPU/NVVM dialects, op by op.
+  pm.addPass(createFALowerToGPU(
+      FALowerToGPUOptions{options.chip, options.indexBitwidth}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 

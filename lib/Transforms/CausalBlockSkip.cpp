@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fa/Dialect/FA/Semantics/AttentionMath.h"
 #include "fa/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -22,6 +23,7 @@ namespace fa {
 } // namespace mlir
 
 using namespace mlir;
+using namespace mlir::fa;
 
 namespace {
 
@@ -77,16 +79,17 @@ void splitLoop(RewriterBase &rewriter, KVLoop kv) {
     return arith::MaxSIOp::create(rewriter, loc, a, cst(0)).getResult();
   };
 
+  // Rows only see more keys further down the Q block, so its first row
+  // bounds the keys every row sees and its last row the keys any row sees
+  // (the mask's own definition, AttentionMath.h).
   Value numKeys = loop.getUpperBound();
-  Value fullEnd = numKeys, end = numKeys;
-  if (Value offset = kv.mask.getCausalOffset()) {
-    // Row q0 (the block's first) sees keys [0, q0 + offset + 1); the last row,
-    // q0 + M - 1, sees keys [0, q0 + M + offset).
-    Value q0 = kv.mask.getRowStart();
-    Value firstRowEnd = add(add(q0, offset), cst(1));
-    fullEnd = clampAtZero(min(numKeys, firstRowEnd));
-    end = min(numKeys, clampAtZero(add(add(q0, offset), cst(kv.blockRows))));
-  }
+  semantics::MaskSpec spec = semantics::MaskSpec::of(kv.mask);
+  Value q0 = kv.mask.getRowStart();
+  Value lastRow = add(q0, cst(kv.blockRows - 1));
+  Value fullEnd = clampAtZero(
+      min(numKeys, semantics::visibleKeysEnd(rewriter, loc, q0, spec)));
+  Value end = min(numKeys, clampAtZero(semantics::visibleKeysEnd(
+                               rewriter, loc, lastRow, spec)));
   // Round down to whole blocks: a partial block needs the key limit.
   Value blockCols = cst(kv.blockCols);
   fullEnd = arith::MulIOp::create(

@@ -8,6 +8,7 @@
 
 #include "LinalgBuilders.h"
 #include "TensorAttentionOps.h"
+#include "fa/Dialect/FA/Semantics/AttentionMath.h"
 #include "fa/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -79,9 +80,8 @@ SmallVector<Value> decompose(RewriterBase &rewriter, AttentionOp op) {
         if (diagOffset) {
           Value i = linalg::IndexOp::create(nb, l, 2);
           Value j = linalg::IndexOp::create(nb, l, 3);
-          Value lastVisible = arith::AddIOp::create(nb, l, i, diagOffset);
-          Value hidden = arith::CmpIOp::create(
-              nb, l, arith::CmpIPredicate::sgt, j, lastVisible);
+          Value hidden = semantics::isHidden(nb, l, i, j,
+                                        semantics::MaskSpec{Value(), diagOffset});
           scaled = arith::SelectOp::create(nb, l, hidden, negInf, scaled);
         }
         LinalgBuilder::yield(nb, l, scaled);
@@ -92,8 +92,7 @@ SmallVector<Value> decompose(RewriterBase &rewriter, AttentionOp op) {
       lb.filled(rowSizes, -kInf), scores, {id4, rows4},
       {kParallel, kParallel, kParallel, kReduction},
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        LinalgBuilder::yield(nb, l,
-                             arith::MaximumFOp::create(nb, l, args[0], args[1]));
+        LinalgBuilder::yield(nb, l, semantics::maxOf(nb, l, args[0], args[1]));
       });
 
   // E = exp(S - M'), with M' = 0 for rows that see no key (M = -inf), so that

@@ -1,18 +1,20 @@
 //===- DecomposeTiles.cpp - tile-level fa ops -> linalg on tensors --------===//
 //
-// The CPU lowering of L1/L2: each tile op becomes the linalg.generic ops that
-// define its semantics (see the op descriptions in FAOps.td).
+// The CPU lowering of L1-L3: layouts are erased (EraseLayouts.h), then each
+// tile op becomes the linalg.generic ops that define its semantics, built
+// from the one definition of each step in AttentionMath.h.
 //
 //===----------------------------------------------------------------------===//
 
+#include "EraseLayouts.h"
 #include "LinalgBuilders.h"
+#include "fa/Dialect/FA/Semantics/AttentionMath.h"
 #include "fa/Transforms/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
-#include <cmath>
 #include <limits>
 
 namespace mlir {
@@ -71,168 +73,172 @@ struct TileLinalg : LinalgBuilder {
                    });
   }
 
+  /// Row reduction of a [rows, cols] tile, seeded with `init`;
+  /// `combine(accumulator, element)`.
+  Value reduceRows(
+      Value tile, double init,
+      function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+    return generic(filledLike(emptyRows(tile), init), tile, {tile2, row2},
+                   {kParallel, kReduction},
+                   [&](OpBuilder &nb, Location l, ValueRange a) {
+                     yield(nb, l, combine(nb, l, a[1], a[0]));
+                   });
+  }
+
+  /// A [rows] f32 tensor for a [rows, cols] tile.
+  Value emptyRows(Value tile) {
+    auto ty = cast<RankedTensorType>(tile.getType());
+    return tensor::EmptyOp::create(builder(), location(), {ty.getDimSize(0)},
+                                   builder().getF32Type());
+  }
+
   AffineMap tile2, row2, row1, mmA, mmBTransposed, mmB, mmC;
 };
 
+/// Pattern: fa.qk => S = Q K^T (a matmul with K transposed).
 struct LowerQK : OpRewritePattern<QKOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QKOp op, PatternRewriter &rw) const override {
     TileLinalg lb(rw, op.getLoc());
-    Value s = lb.matmulAcc(op.getQuery(), op.getKey(),
-                           lb.filledLike(op.getScores(), 0.0),
-                           /*transposeB=*/true);
-    Value scale = lb.f32Constant(op.getScale().convertToDouble());
-    rw.replaceOp(op, lb.generic(s, {}, {lb.tile2}, {kParallel, kParallel},
-                                [&](OpBuilder &nb, Location l, ValueRange a) {
-                                  LinalgBuilder::yield(
-                                      nb, l,
-                                      arith::MulFOp::create(nb, l, a[0], scale));
-                                }));
+    rw.replaceOp(op, lb.matmulAcc(op.getQuery(), op.getKey(),
+                                  lb.filledLike(op.getScores(), 0.0),
+                                  /*transposeB=*/true));
     return success();
   }
 };
 
+/// Pattern: fa.mask => select(isHidden(row, col), -inf, s) per element.
 struct LowerMask : OpRewritePattern<MaskOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MaskOp op, PatternRewriter &rw) const override {
     TileLinalg lb(rw, op.getLoc());
     Value negInf = lb.f32Constant(-kInf);
-    Value keyLimit = op.getKeyLimit(), causalOffset = op.getCausalOffset();
+    semantics::MaskSpec spec = semantics::MaskSpec::of(op);
     Value rowStart = op.getRowStart(), colStart = op.getColStart();
-    Value masked = lb.generic(
-        op.getScores(), {}, {lb.tile2}, {kParallel, kParallel},
-        [&](OpBuilder &nb, Location l, ValueRange a) {
-          Value row = arith::AddIOp::create(nb, l, rowStart,
-                                            linalg::IndexOp::create(nb, l, 0));
-          Value col = arith::AddIOp::create(nb, l, colStart,
-                                            linalg::IndexOp::create(nb, l, 1));
-          Value hidden;
-          auto orHidden = [&](Value cond) {
-            hidden = hidden ? arith::OrIOp::create(nb, l, hidden, cond)
-                                  .getResult()
-                            : cond;
-          };
-          if (keyLimit)
-            orHidden(arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge,
-                                           col, keyLimit));
-          if (causalOffset) {
-            Value last = arith::AddIOp::create(nb, l, row, causalOffset);
-            orHidden(arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sgt,
-                                           col, last));
-          }
-          LinalgBuilder::yield(
-              nb, l, arith::SelectOp::create(nb, l, hidden, negInf, a[0]));
-        });
-    rw.replaceOp(op, masked);
+    rw.replaceOp(op, lb.generic(
+                         op.getScores(), {}, {lb.tile2}, {kParallel, kParallel},
+                         [&](OpBuilder &nb, Location l, ValueRange a) {
+                           Value row = arith::AddIOp::create(
+                               nb, l, rowStart, linalg::IndexOp::create(nb, l, 0));
+                           Value col = arith::AddIOp::create(
+                               nb, l, colStart, linalg::IndexOp::create(nb, l, 1));
+                           Value hidden = semantics::isHidden(nb, l, row, col, spec);
+                           LinalgBuilder::yield(
+                               nb, l, arith::SelectOp::create(nb, l, hidden, negInf, a[0]));
+                         }));
     return success();
   }
 };
 
-struct LowerOnlineSoftmax : OpRewritePattern<OnlineSoftmaxOp> {
+/// Pattern: fa.running_max => rowmax(S), m_new, alpha.
+struct LowerRunningMax : OpRewritePattern<RunningMaxOp> {
   using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(OnlineSoftmaxOp op,
+  LogicalResult matchAndRewrite(RunningMaxOp op,
                                 PatternRewriter &rw) const override {
     TileLinalg lb(rw, op.getLoc());
-    Value s = op.getScores(), m = op.getMax(), l = op.getSum();
-    Value zero = lb.f32Constant(0.0), negInf = lb.f32Constant(-kInf);
-
-    // m_new = max(m, rowmax(S)): a row reduction seeded with m.
-    Value newMax = lb.generic(m, s, {lb.tile2, lb.row2},
-                              {kParallel, kReduction},
-                              [](OpBuilder &nb, Location loc, ValueRange a) {
+    Value scale = op.getScale(), m = op.getMax();
+    Value rowMax = lb.reduceRows(op.getScores(), -kInf, semantics::maxOf);
+    // m_new = max(m, scale * rowMax); alpha = exp2(m - base(m_new)).
+    Value newMax = lb.generic(lb.emptyLike(m), {m, rowMax},
+                              {lb.row1, lb.row1, lb.row1}, {kParallel},
+                              [&](OpBuilder &nb, Location l, ValueRange a) {
                                 LinalgBuilder::yield(
-                                    nb, loc,
-                                    arith::MaximumFOp::create(nb, loc, a[0], a[1]));
+                                    nb, l,
+                                    semantics::newRunningMax(nb, l, a[0], a[1], scale));
                               });
-    // base = m_new, or 0 while the row has seen no key (keeps exp2 finite).
-    Value base = lb.generic(
-        lb.emptyLike(m), newMax, {lb.row1, lb.row1}, {kParallel},
-        [&](OpBuilder &nb, Location loc, ValueRange a) {
-          Value none = arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OEQ,
-                                             a[0], negInf);
-          LinalgBuilder::yield(nb, loc,
-                               arith::SelectOp::create(nb, loc, none, zero, a[0]));
+    Value alpha = lb.generic(
+        lb.emptyLike(m), {m, newMax}, {lb.row1, lb.row1, lb.row1}, {kParallel},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          Value base = semantics::softmaxBase(nb, l, a[1]);
+          LinalgBuilder::yield(nb, l, semantics::rescaleFactor(nb, l, a[0], base));
         });
-    auto exp2Diff = [](OpBuilder &nb, Location loc, ValueRange a) {
-      LinalgBuilder::yield(
-          nb, loc,
-          math::Exp2Op::create(nb, loc, arith::SubFOp::create(nb, loc, a[0], a[1])));
-    };
-    // alpha = exp2(m - base); P = exp2(S - base).
-    Value alpha = lb.generic(lb.emptyLike(m), {m, base},
-                             {lb.row1, lb.row1, lb.row1}, {kParallel}, exp2Diff);
-    Value probs = lb.generic(lb.emptyLike(s), {s, base},
-                             {lb.tile2, lb.row2, lb.tile2},
-                             {kParallel, kParallel}, exp2Diff);
-    // l_new = alpha * l + rowsum(P).
-    Value scaledSum = lb.generic(
-        lb.emptyLike(l), {alpha, l}, {lb.row1, lb.row1, lb.row1},
-        {kParallel}, [](OpBuilder &nb, Location loc, ValueRange a) {
-          LinalgBuilder::yield(nb, loc, arith::MulFOp::create(nb, loc, a[0], a[1]));
-        });
-    Value newSum = lb.generic(scaledSum, probs, {lb.tile2, lb.row2},
-                              {kParallel, kReduction},
-                              [](OpBuilder &nb, Location loc, ValueRange a) {
-                                LinalgBuilder::yield(
-                                    nb, loc, arith::AddFOp::create(nb, loc, a[0], a[1]));
-                              });
-    rw.replaceOp(op, {probs, newMax, newSum, alpha});
+    rw.replaceOp(op, {newMax, alpha});
     return success();
   }
 };
 
+/// Pattern: fa.softmax_exp => P = exp2(scale * S - base), l_new.
+struct LowerSoftmaxExp : OpRewritePattern<SoftmaxExpOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftmaxExpOp op,
+                                PatternRewriter &rw) const override {
+    TileLinalg lb(rw, op.getLoc());
+    Value scale = op.getScale(), s = op.getScores();
+    Value probs = lb.generic(
+        lb.emptyLike(s), {s, op.getNewMax()}, {lb.tile2, lb.row2, lb.tile2},
+        {kParallel, kParallel}, [&](OpBuilder &nb, Location l, ValueRange a) {
+          Value negBase = arith::NegFOp::create(
+              nb, l, semantics::softmaxBase(nb, l, a[1]));
+          LinalgBuilder::yield(nb, l,
+                               semantics::expScore(nb, l, a[0], scale, negBase));
+        });
+    Value rowSum = lb.reduceRows(
+        probs, 0.0, [](OpBuilder &nb, Location l, Value acc, Value x) {
+          return arith::AddFOp::create(nb, l, acc, x).getResult();
+        });
+    Value newSum = lb.generic(
+        lb.emptyLike(op.getSum()), {op.getAlpha(), op.getSum(), rowSum},
+        {lb.row1, lb.row1, lb.row1, lb.row1}, {kParallel},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          LinalgBuilder::yield(nb, l,
+                               semantics::newRunningSum(nb, l, a[0], a[1], a[2]));
+        });
+    rw.replaceOp(op, {probs, newSum});
+    return success();
+  }
+};
+
+/// Pattern: fa.rescale => alpha[r] * acc[r, :].
+struct LowerRescale : OpRewritePattern<RescaleOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RescaleOp op,
+                                PatternRewriter &rw) const override {
+    TileLinalg lb(rw, op.getLoc());
+    rw.replaceOp(op, lb.generic(op.getAcc(), op.getAlpha(),
+                                {lb.row2, lb.tile2}, {kParallel, kParallel},
+                                [](OpBuilder &nb, Location l, ValueRange a) {
+                                  LinalgBuilder::yield(
+                                      nb, l, arith::MulFOp::create(nb, l, a[0], a[1]));
+                                }));
+    return success();
+  }
+};
+
+/// Pattern: fa.pv => acc + P V.
 struct LowerPV : OpRewritePattern<PVOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(PVOp op, PatternRewriter &rw) const override {
     TileLinalg lb(rw, op.getLoc());
-    // alpha * acc, then + P V.
-    Value rescaled = lb.generic(
-        op.getAcc(), op.getAlpha(), {lb.row2, lb.tile2}, {kParallel, kParallel},
-        [](OpBuilder &nb, Location l, ValueRange a) {
-          LinalgBuilder::yield(nb, l, arith::MulFOp::create(nb, l, a[0], a[1]));
-        });
-    rw.replaceOp(op, lb.matmulAcc(op.getProbs(), op.getValue(), rescaled,
+    rw.replaceOp(op, lb.matmulAcc(op.getProbs(), op.getValue(), op.getAcc(),
                                   /*transposeB=*/false));
     return success();
   }
 };
 
+/// Pattern: fa.finalize => O = acc * (1 / l), LSE = ln2 (m + log2 l).
 struct LowerFinalize : OpRewritePattern<FinalizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(FinalizeOp op,
                                 PatternRewriter &rw) const override {
     TileLinalg lb(rw, op.getLoc());
     Location loc = op.getLoc();
-    Value zero = lb.f32Constant(0.0), negInf = lb.f32Constant(-kInf);
-    Value ln2 = lb.f32Constant(M_LN2);
     auto outTy = cast<RankedTensorType>(op.getOut().getType());
     Type outElem = outTy.getElementType();
-
-    // O = acc / l, 0 for rows that saw no key.
     Value outInit = tensor::EmptyOp::create(rw, loc, outTy.getShape(), outElem);
     Value out = lb.generic(
         outInit, {op.getAcc(), op.getSum()}, {lb.tile2, lb.row2, lb.tile2},
         {kParallel, kParallel}, [&](OpBuilder &nb, Location l, ValueRange a) {
-          Value none = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
-                                             a[1], zero);
-          Value quotient = arith::DivFOp::create(nb, l, a[0], a[1]);
-          Value o = arith::SelectOp::create(nb, l, none, zero, quotient);
+          Value o = arith::MulFOp::create(nb, l, a[0],
+                                          semantics::inverseSum(nb, l, a[1]));
           if (!outElem.isF32())
             o = arith::TruncFOp::create(nb, l, outElem, o);
           LinalgBuilder::yield(nb, l, o);
         });
-    // LSE = ln(2) * (m + log2(l)), -inf for rows that saw no key.
     Value lse = lb.generic(
         lb.emptyLike(op.getMax()), {op.getMax(), op.getSum()},
         {lb.row1, lb.row1, lb.row1}, {kParallel},
         [&](OpBuilder &nb, Location l, ValueRange a) {
-          Value none = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OEQ,
-                                             a[1], zero);
-          Value log2Sum = math::Log2Op::create(nb, l, a[1]);
-          Value lse2 = arith::AddFOp::create(nb, l, a[0], log2Sum);
-          Value lseE = arith::MulFOp::create(nb, l, lse2, ln2);
-          LinalgBuilder::yield(nb, l,
-                               arith::SelectOp::create(nb, l, none, negInf, lseE));
+          LinalgBuilder::yield(nb, l, semantics::logSumExp(nb, l, a[0], a[1]));
         });
     rw.replaceOp(op, {out, lse});
     return success();
@@ -242,9 +248,16 @@ struct LowerFinalize : OpRewritePattern<FinalizeOp> {
 struct FADecomposeTilesPass
     : fa::impl::FADecomposeTilesBase<FADecomposeTilesPass> {
   void runOnOperation() override {
+    if (failed(eraseLayouts(getOperation())))
+      return signalPassFailure();
+    // The online-softmax step is its two halves.
+    IRRewriter rewriter(&getContext());
+    getOperation()->walk([&](OnlineSoftmaxOp op) {
+      splitOnlineSoftmax(rewriter, op);
+    });
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerQK, LowerMask, LowerOnlineSoftmax, LowerPV,
-                 LowerFinalize>(&getContext());
+    patterns.add<LowerQK, LowerMask, LowerRunningMax, LowerSoftmaxExp,
+                 LowerRescale, LowerPV, LowerFinalize>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

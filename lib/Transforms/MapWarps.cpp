@@ -2,8 +2,9 @@
 //
 // FlashAttention-2 splits the Q block across warps by rows, so that every
 // row reduction of the online softmax stays inside one warp, and shares the
-// K/V tiles between all warps. This pass writes that decision into the IR as
-// tensor encodings, and maps the scf.forall onto the grid.
+// K/V tiles between all warps. This pass writes that decision, and where
+// each matmul operand lives, into the IR as tensor encodings naming the MMA
+// atom, and maps the scf.forall onto the grid.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,17 +26,59 @@ using namespace mlir::fa;
 
 namespace {
 
-void setEncoding(Value v, Attribute encoding) {
-  auto ty = cast<RankedTensorType>(v.getType());
-  v.setType(
-      RankedTensorType::get(ty.getShape(), ty.getElementType(), encoding));
-}
+/// Assigns the layouts of one tiled loop nest.
+class WarpMapper {
+public:
+  WarpMapper(TiledAttention &tiled, int64_t numWarps, QueryHome queryHome)
+      : tiled(tiled), ctx(tiled.forall.getContext()), rewriter(ctx),
+        atom(MmaSyncAtomAttr::get(ctx)), numWarps(numWarps),
+        queryHome(queryHome) {}
 
-/// The tile shapes must split into whole m16n8k16 tiles per warp.
-LogicalResult checkSplit(TiledAttention &tiled, int64_t numWarps) {
+  LogicalResult checkSplit();
+  void run();
+
+private:
+  Attribute rows(FragmentRole role) {
+    return WarpRowsAttr::get(ctx, role, numWarps, atom);
+  }
+  Attribute shared() { return BlockSharedAttr::get(ctx, atom); }
+  static void setEncoding(Value v, Attribute encoding) {
+    auto ty = cast<RankedTensorType>(v.getType());
+    v.setType(
+        RankedTensorType::get(ty.getShape(), ty.getElementType(), encoding));
+  }
+  /// Re-types a loop's iter_args from how the body uses them, and its
+  /// results and initial constants to match.
+  void mapLoopState(scf::ForOp loop);
+  void mapOp(Operation *op);
+  /// Registers a thread needs for Q when kept as A-operand fragments, and
+  /// for the S and O accumulators.
+  bool keepQueryInRegisters();
+  /// `operand` of `user` in the layout `encoding`, through one
+  /// fa.convert_layout after `def` (shared by every such user).
+  void convertOperand(OpOperand &operand, Attribute encoding,
+                      DenseMap<Value, Value> &converted);
+
+  TiledAttention &tiled;
+  MLIRContext *ctx;
+  IRRewriter rewriter;
+  MmaAtomAttrInterface atom;
+  int64_t numWarps;
+  QueryHome queryHome;
+};
+
+LogicalResult WarpMapper::checkSplit() {
   auto error = [&]() {
     return mlir::emitError(tiled.forall.getLoc(), "fa-map-warps: ");
   };
+  if (tiled.forall.getMapping())
+    return error() << "the loop nest is already mapped to the grid (run "
+                      "--fa-map-warps once)";
+  Type elem = tiled.elementType();
+  if (!elem.isF16() && !elem.isBF16())
+    return error() << "element type " << elem
+                   << " has no GPU layout: the #fa.mma_sync atom takes f16 "
+                      "or bf16";
   if (tiled.blockM() % (16 * numWarps) != 0)
     return error() << "block-m (" << tiled.blockM()
                    << ") must be a multiple of 16 * num-warps = "
@@ -50,45 +93,138 @@ LogicalResult checkSplit(TiledAttention &tiled, int64_t numWarps) {
   return success();
 }
 
-void mapWarps(TiledAttention &tiled, int64_t numWarps) {
-  MLIRContext *ctx = tiled.forall.getContext();
-  Attribute rows = WarpRowsAttr::get(ctx, numWarps);
-  Attribute shared = BlockSharedAttr::get(ctx);
-  IRRewriter rewriter(ctx);
+bool WarpMapper::keepQueryInRegisters() {
+  if (queryHome != QueryHome::Auto)
+    return queryHome == QueryHome::Registers;
+  Type f32 = Float32Type::get(ctx);
+  int64_t m = tiled.blockM();
+  int64_t regs =
+      atom.getFragmentRegisters(FragmentRole::Acc, {m, tiled.blockN()}, f32,
+                                numWarps) +
+      atom.getFragmentRegisters(FragmentRole::Acc, {m, tiled.valueDim()}, f32,
+                                numWarps) +
+      atom.getFragmentRegisters(FragmentRole::OperandA, {m, tiled.headDim()},
+                                tiled.elementType(), numWarps);
+  return regs <= atom.getQueryInRegistersBudget();
+}
 
-  setEncoding(tiled.query.pad.getResult(), rows);
-  for (KVLoop &kv : tiled.kvLoops) {
-    setEncoding(kv.key.pad.getResult(), shared);
-    setEncoding(kv.value.pad.getResult(), shared);
-    for (Operation *op : {kv.qk.getOperation(), kv.softmax.getOperation(),
-                          kv.pv.getOperation()})
-      for (Value result : op->getResults())
-        setEncoding(result, rows);
-    if (kv.mask)
-      setEncoding(kv.mask.getResult(), rows);
-    // P rounded to the input type before P V.
-    if (auto trunc = kv.pv.getProbs().getDefiningOp<arith::TruncFOp>())
-      setEncoding(trunc.getResult(), rows);
-    // The loop-carried state (m, l, acc) and its initial constants.
-    for (auto [arg, result] : llvm::zip(kv.loop.getRegionIterArgs(),
-                                        kv.loop.getResults())) {
-      setEncoding(arg, rows);
-      setEncoding(result, rows);
+void WarpMapper::mapLoopState(scf::ForOp loop) {
+  // The body uses each iter_arg as the running max, the running sum or the
+  // accumulator of the online softmax.
+  for (BlockArgument arg : loop.getRegionIterArgs()) {
+    std::optional<FragmentRole> role;
+    for (OpOperand &use : arg.getUses()) {
+      Operation *user = use.getOwner();
+      unsigned i = use.getOperandNumber();
+      if (isa<OnlineSoftmaxOp, RunningMaxOp>(user) && i == 1)
+        role = FragmentRole::Rows;
+      else if (isa<OnlineSoftmaxOp>(user) && i == 2)
+        role = FragmentRole::PartialRows;
+      else if (isa<SoftmaxExpOp>(user) && i == 3)
+        role = FragmentRole::PartialRows;
+      else if (isa<RescaleOp, PVOp>(user))
+        role = FragmentRole::Acc;
     }
-    for (auto [init, arg] : llvm::zip(kv.loop.getInitArgsMutable(),
-                                      kv.loop.getRegionIterArgs())) {
-      auto cst = init.get().getDefiningOp<arith::ConstantOp>();
-      if (!cst || cst.getType() == arg.getType())
+    if (role)
+      setEncoding(arg, rows(*role));
+  }
+}
+
+void WarpMapper::mapOp(Operation *op) {
+  auto encodingOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getEncoding();
+  };
+  if (auto qk = dyn_cast<QKOp>(op)) {
+    setEncoding(qk.getScores(), rows(FragmentRole::Acc));
+  } else if (auto mask = dyn_cast<MaskOp>(op)) {
+    setEncoding(mask.getResult(), encodingOf(mask.getScores()));
+  } else if (auto softmax = dyn_cast<OnlineSoftmaxOp>(op)) {
+    setEncoding(softmax.getProbs(), rows(FragmentRole::Acc));
+    setEncoding(softmax.getNewMax(), rows(FragmentRole::Rows));
+    setEncoding(softmax.getAlpha(), rows(FragmentRole::Rows));
+    // The running sum stays a per-lane share until fa.finalize.
+    setEncoding(softmax.getNewSum(), rows(FragmentRole::PartialRows));
+  } else if (auto runningMax = dyn_cast<RunningMaxOp>(op)) {
+    setEncoding(runningMax.getNewMax(), rows(FragmentRole::Rows));
+    setEncoding(runningMax.getAlpha(), rows(FragmentRole::Rows));
+  } else if (auto exp = dyn_cast<SoftmaxExpOp>(op)) {
+    setEncoding(exp.getProbs(), rows(FragmentRole::Acc));
+    setEncoding(exp.getNewSum(), rows(FragmentRole::PartialRows));
+  } else if (isa<RescaleOp, PVOp>(op)) {
+    setEncoding(op->getResult(0), rows(FragmentRole::Acc));
+  } else if (auto trunc = dyn_cast<arith::TruncFOp>(op)) {
+    if (isa<RankedTensorType>(trunc.getType()))
+      setEncoding(trunc.getResult(), encodingOf(trunc.getIn()));
+  } else if (auto finalize = dyn_cast<FinalizeOp>(op)) {
+    setEncoding(finalize.getOut(), rows(FragmentRole::Acc));
+    setEncoding(finalize.getLse(), rows(FragmentRole::Rows));
+  } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    // Results and initial values follow the iter_args.
+    for (auto [arg, result, init] :
+         llvm::zip(loop.getRegionIterArgs(), loop.getResults(),
+                   loop.getInitArgsMutable())) {
+      result.setType(arg.getType());
+      Value initValue = init.get();
+      if (initValue.getType() == arg.getType())
         continue;
-      auto value = cast<DenseElementsAttr>(cst.getValue());
-      rewriter.setInsertionPoint(cst);
+      auto cst = initValue.getDefiningOp<arith::ConstantOp>();
+      auto dense = cst ? dyn_cast<DenseElementsAttr>(cst.getValue())
+                       : DenseElementsAttr();
+      if (!dense)
+        continue; // Left for the verifier to report.
+      rewriter.setInsertionPoint(loop);
       init.set(arith::ConstantOp::create(
           rewriter, cst.getLoc(),
-          value.reshape(cast<ShapedType>(arg.getType()))));
+          dense.reshape(cast<ShapedType>(arg.getType()))));
     }
   }
-  for (Value result : tiled.finalize->getResults())
-    setEncoding(result, rows);
+}
+
+void WarpMapper::convertOperand(OpOperand &operand, Attribute encoding,
+                                DenseMap<Value, Value> &converted) {
+  Value source = operand.get();
+  Value &result = converted[source];
+  if (!result) {
+    auto ty = cast<RankedTensorType>(source.getType());
+    rewriter.setInsertionPointAfterValue(source);
+    result = ConvertLayoutOp::create(
+        rewriter, source.getLoc(),
+        RankedTensorType::get(ty.getShape(), ty.getElementType(), encoding),
+        source);
+  }
+  operand.set(result);
+}
+
+void WarpMapper::run() {
+  // Tiles read by every warp live in shared memory: the Q tile (until it is
+  // moved to registers below) and the K/V tiles.
+  tiled.forall.getBody()->walk([&](tensor::PadOp pad) {
+    if (succeeded(matchTileLoad(pad.getResult())))
+      setEncoding(pad.getResult(), shared());
+  });
+  // Then every value the tile ops compute, in program order.
+  tiled.forall.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      mapLoopState(loop);
+  });
+  tiled.forall.getBody()->walk([&](Operation *op) { mapOp(op); });
+
+  // Where the matmul operands live. Q: A-operand registers loaded once
+  // before the K/V loop while the fragments fit the atom's budget, else
+  // re-read from shared memory for every K/V block (as FlashAttention-2 does
+  // at d = 128). P: its accumulator fragments become A fragments.
+  DenseMap<Value, Value> converted;
+  bool queryInRegisters = keepQueryInRegisters();
+  tiled.forall.getBody()->walk([&](Operation *op) {
+    if (auto qk = dyn_cast<QKOp>(op)) {
+      if (queryInRegisters)
+        convertOperand(qk.getQueryMutable(), rows(FragmentRole::OperandA),
+                       converted);
+    } else if (auto pv = dyn_cast<PVOp>(op)) {
+      convertOperand(pv.getProbsMutable(), rows(FragmentRole::OperandA),
+                     converted);
+    }
+  });
 
   // Grid: Q blocks on x, heads on y, batch on z (the forall is (b, h, qb)).
   tiled.forall.setMappingAttr(rewriter.getArrayAttr(
@@ -114,9 +250,10 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
         nests.push_back(*tiled);
     });
     for (TiledAttention &tiled : nests) {
-      if (failed(checkSplit(tiled, numWarps)))
+      WarpMapper mapper(tiled, numWarps, queryHome);
+      if (failed(mapper.checkSplit()))
         return signalPassFailure();
-      mapWarps(tiled, numWarps);
+      mapper.run();
     }
     // Dead constants left by re-typing the initial state.
     getOperation()->walk([](arith::ConstantOp cst) {

@@ -82,6 +82,10 @@ private:
   int64_t headDim, valueDim, numHeads;
   DenseMap<int64_t, Value> indexConstants;
   Operation *firstConstant = nullptr;
+  /// The softmax scale times log2(e): scores live in the log2 domain so the
+  /// softmax can use exp2. One f32 value outside the loop nest (a kernel
+  /// parameter on the GPU).
+  Value scaleLog2;
 };
 
 Value QOuterTiler::loadTile(Value source, Value batch, Value head, Value start,
@@ -112,27 +116,28 @@ SmallVector<Value> QOuterTiler::kvStep(Value qTile, Value batch, Value kvHead,
   Value vTile = loadTile(op.getValue(), batch, kvHead, kStart, kRows, blockN,
                          valueDim);
 
-  // Scores in the log2 domain, so the softmax can use exp2.
-  double scaleLog2 = op.getEffectiveScale() * M_LOG2E;
   auto scoresTy = RankedTensorType::get({blockM, blockN}, f32);
-  Value s = fa::QKOp::create(b, loc, scoresTy, qTile, kTile,
-                             b.getF32FloatAttr(scaleLog2));
+  Value s = fa::QKOp::create(b, loc, scoresTy, qTile, kTile);
   s = fa::MaskOp::create(b, loc, scoresTy, s, qStart, kStart, numKeys,
                          causalOffset);
   auto softmax = fa::OnlineSoftmaxOp::create(
-      b, loc, scoresTy, m.getType(), m.getType(), m.getType(), s, m, l);
+      b, loc, scoresTy, m.getType(), l.getType(), m.getType(), s, m, l,
+      scaleLog2);
   Value p = softmax.getProbs();
   if (elemTy != f32)
     p = arith::TruncFOp::create(
         b, loc, RankedTensorType::get({blockM, blockN}, elemTy), p);
-  Value newAcc = fa::PVOp::create(b, loc, acc.getType(), p, vTile, acc,
-                                  softmax.getAlpha());
+  Value rescaled =
+      fa::RescaleOp::create(b, loc, acc.getType(), acc, softmax.getAlpha());
+  Value newAcc = fa::PVOp::create(b, loc, acc.getType(), p, vTile, rescaled);
   return {softmax.getNewMax(), softmax.getNewSum(), newAcc};
 }
 
 SmallVector<Value> QOuterTiler::build() {
   Value q = op.getQuery(), k = op.getKey();
   index(0); // Anchors the index constants before the loop nest.
+  scaleLog2 = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(op.getEffectiveScale() * M_LOG2E));
   // Static sizes become constants, dynamic ones tensor.dim.
   auto size = [&](Value t, int64_t dim) {
     return getValueOrCreateConstantIndexOp(b, loc,

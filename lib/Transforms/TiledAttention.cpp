@@ -2,21 +2,37 @@
 
 #include "fa/Transforms/TiledAttention.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 using namespace mlir::fa;
 
-namespace {
-/// A tile operand produced by tensor.pad(tensor.extract_slice(4-D tensor)).
-FailureOr<TileLoad> matchTileLoad(Value tile) {
+FailureOr<TileLoad> mlir::fa::matchTileLoad(Value tile) {
   auto pad = tile.getDefiningOp<tensor::PadOp>();
-  if (!pad)
+  if (!pad || pad.getResultType().getRank() != 2 ||
+      !pad.getResultType().hasStaticShape())
     return failure();
   auto slice = pad.getSource().getDefiningOp<tensor::ExtractSliceOp>();
-  if (!slice || slice.getSourceType().getRank() != 4)
+  if (!slice || slice.getSourceType().getRank() != 4 ||
+      slice.getType().getRank() != 2 || !slice.hasUnitStride())
+    return failure();
+  // Rows of one head, padded at the end with zeros.
+  auto isZero = [](OpFoldResult ofr) {
+    std::optional<int64_t> v = getConstantIntValue(ofr);
+    return v && *v == 0;
+  };
+  if (!llvm::all_of(pad.getMixedLowPad(), isZero) ||
+      !isZero(pad.getMixedHighPad()[1]) ||
+      !isZero(slice.getMixedOffsets()[3]))
+    return failure();
+  Value padValue = pad.getConstantPaddingValue();
+  if (!padValue || !matchPattern(padValue, m_AnyZeroFloat()))
     return failure();
   return TileLoad{pad, slice};
 }
 
+namespace {
 FailureOr<KVLoop> matchKVLoop(scf::ForOp loop) {
   KVLoop kv;
   kv.loop = loop;
@@ -25,12 +41,10 @@ FailureOr<KVLoop> matchKVLoop(scf::ForOp loop) {
       kv.qk = qk;
     else if (auto mask = dyn_cast<MaskOp>(op))
       kv.mask = mask;
-    else if (auto softmax = dyn_cast<OnlineSoftmaxOp>(op))
-      kv.softmax = softmax;
     else if (auto pv = dyn_cast<PVOp>(op))
       kv.pv = pv;
   }
-  if (!kv.qk || !kv.softmax || !kv.pv || loop.getNumRegionIterArgs() != 3)
+  if (!kv.qk || !kv.pv || loop.getNumRegionIterArgs() != 3)
     return failure();
   FailureOr<TileLoad> key = matchTileLoad(kv.qk.getKey());
   FailureOr<TileLoad> value = matchTileLoad(kv.pv.getValue());
@@ -79,12 +93,19 @@ FailureOr<TiledAttention> mlir::fa::matchTiledAttention(scf::ForallOp forall,
       tiled.finalize.getSum() != last.getResult(1))
     return fail("fa.finalize does not consume the last K/V loop's state");
 
-  FailureOr<TileLoad> query = matchTileLoad(tiled.kvLoops.front().qk.getQuery());
+  // The query tile, possibly moved to registers by --fa-map-warps.
+  auto queryTile = [](QKOp qk) {
+    Value q = qk.getQuery();
+    if (auto convert = q.getDefiningOp<ConvertLayoutOp>())
+      q = convert.getSource();
+    return q;
+  };
+  FailureOr<TileLoad> query = matchTileLoad(queryTile(tiled.kvLoops.front().qk));
   if (failed(query))
     return fail("the query tile is not a padded slice of a 4-D tensor");
   tiled.query = *query;
   for (KVLoop &kv : tiled.kvLoops)
-    if (kv.qk.getQuery() != tiled.query.pad.getResult())
+    if (queryTile(kv.qk) != tiled.query.pad.getResult())
       return fail("all K/V loops must read the same query tile");
 
   // The stores of the valid rows of O (rank 4) and LSE (rank 3).

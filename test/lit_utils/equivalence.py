@@ -3,7 +3,9 @@
 
 The reference is the naive lowering (--fa-decompose-naive, the oracle); the
 candidate is the tiled loop nest (--fa-tile-q-outer, optionally followed by
---fa-causal-block-skip). Both go through --fa-lower-to-cpu and mlir-runner on
+--fa-causal-block-skip and, with --warps, by the GPU stages on L3:
+--fa-map-warps, --fa-schedule-softmax, --fa-pipeline-kv, i.e. the IR that
+--fa-lower-to-gpu consumes). Both go through --fa-lower-to-cpu and mlir-runner on
 the same random inputs; O and LSE are compared element by element with
 |tiled - naive| <= atol + rtol * |naive| (NaN never passes, +-inf must match).
 
@@ -122,6 +124,11 @@ def main():
     p.add_argument("--block-m", type=int, required=True)
     p.add_argument("--block-n", type=int, required=True)
     p.add_argument("--skip", action="store_true", help="also run --fa-causal-block-skip")
+    p.add_argument("--warps", type=int, default=0,
+                   help="also run the L3 passes with this many warps (f16/bf16 only)")
+    p.add_argument("--stages", type=int, default=2, help="--fa-pipeline-kv stages (with --warps)")
+    p.add_argument("--rescale", default="auto", help="--fa-schedule-softmax rescale (with --warps)")
+    p.add_argument("--query-home", default="auto", help="--fa-map-warps query-home (with --warps)")
     p.add_argument("--range", type=float, default=2.0, help="inputs uniform in [-range, range]")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--atol", type=float, required=True)
@@ -133,6 +140,10 @@ def main():
     tiled = ["--fa-tile-q-outer=block-m=%d block-n=%d" % (a.block_m, a.block_n)]
     if a.skip:
         tiled.append("--fa-causal-block-skip")
+    if a.warps:
+        tiled += ["--fa-map-warps=num-warps=%d query-home=%s" % (a.warps, a.query_home),
+                  "--fa-schedule-softmax=rescale=%s" % a.rescale,
+                  "--fa-pipeline-kv=stages=%d" % a.stages]
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(module)
         path = f.name

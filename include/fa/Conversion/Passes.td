@@ -6,43 +6,45 @@
 include "mlir/Pass/PassBase.td"
 
 def FALowerToGPU : Pass<"fa-lower-to-gpu", "::mlir::ModuleOp"> {
-  let summary = "Lower the warp-mapped loop nest (L3) to a GPU kernel with "
-                "tensor-core fragments (L4)";
+  let summary = "Lower the warp-mapped loop nest (L3) to a GPU kernel, op "
+                "by op (L4)";
   let description = [{
-    Turns each tiled, warp-mapped fa.attention (the output of
-    `--fa-map-warps`) into a `gpu.func` kernel in its own `gpu.module`, and
-    the `scf.forall` into a `gpu.launch_func` over the grid
-    (Q blocks, heads, batch) with `32 * num_warps` threads.
+    Every `scf.forall` with `fa` layouts (the output of `--fa-map-warps`,
+    usually after `--fa-schedule-softmax` and `--fa-pipeline-kv`) becomes a
+    `gpu.func` in its own `gpu.module` and a `gpu.launch_func` over the grid
+    of its `#gpu.block` mapping, with `32 * num_warps` threads.
 
-    The kernel is FlashAttention-2's forward pass for sm_80:
+    * Outlining (as upstream's gpu-kernel-outlining): the loop body is
+      copied op for op into the kernel; tensors it reads and its shared
+      outputs become strided memref parameters, f32 scalars (the softmax
+      scale) scalar parameters, outside index values are recomputed from
+      the memref sizes, and the stores of `scf.forall.in_parallel` become
+      `bufferization.materialize_in_destination`.
+    * A dialect conversion lowers each op with one pattern: the type
+      converter turns a `#fa.warp_rows` tile into the per-thread fragments
+      of the MMA atom its encoding names, a `#fa.block_shared` tile into its
+      byte offset in dynamic shared memory, and a `!fa.future` into its
+      slot. `fa.qk` and `fa.pv` become the atom's MMAs, `fa.mask` one
+      comparison per score, `fa.running_max` / `fa.softmax_exp` the quad
+      reductions and one FMA + exp2 per score, `fa.rescale` a warp-uniform
+      branch, `fa.finalize` the division and LSE, `fa.convert_layout` the
+      atom's layout change, `fa.async_load` / `fa.await` `cp.async` groups
+      and waits, tile stores 16-byte coalesced stores through shared memory.
+      The ops are emitted in the order they appear: the order is the
+      schedule.
+    * The shared tiles of one kernel are laid out ring after ring; the
+      output tile is staged over them at the end.
 
-    * Q, K and V tiles in dynamic shared memory, rows padded by 16 bytes
-      (no bank conflicts for ldmatrix), filled by 16-byte `cp.async`
-      (`nvgpu.device_async_copy`) that zero-fill rows past the sequence end;
-      `kv-stages` K/V buffers: blocks j + 1 .. j + kv-stages - 1 load while
-      block j is used, with one barrier per block;
-    * `nvgpu.ldmatrix` (`.trans` for V) and `mma.sync.m16n8k16` with f32
-      accumulators (`nvgpu.mma.sync` for f16, `nvvm.mma.sync` for bf16);
-    * the online softmax in registers: row max and sum over the 4 lanes of a
-      quad (`gpu.shuffle xor` 1 and 2), one `math.fma` + `math.exp2` per
-      score, the accumulator rescaled by alpha (skipped by a warp-uniform
-      branch when no row max of the warp moved; the branch comes before the
-      exponentials when the fragments leave registers to spare, after them
-      otherwise); P converted from the S
-      accumulator fragments straight into A fragments;
-    * the causal / key-limit mask only in the loop that `fa.mask` is in;
-    * one normalisation at the end and guarded stores of O and LSE.
-
-    Sequence lengths and batch come from the memref arguments at run time:
-    one kernel serves every B, Nq, Nk. The launch record (grid, block,
-    dynamic shared memory, parameters) is attached to the kernel and the
-    launch as `fa.launch`.
+    The launch plan (kernels, grid expressions over tensor sizes, block,
+    dynamic shared memory, parameters; `docs/launch-plan.md`) is attached to
+    the launch as `fa.launch_plan`. Sequence lengths, batch and the scale
+    are run-time values: one kernel serves every B, Nq, Nk and scale.
 
     Before (abridged):
 
     ```mlir
     %r = scf.forall (%b, %h, %qb) in (%B, 8, %nqb) shared_outs(%o = %init) {
-      ... tile ops on tensor<128x64xf16, #fa.warp_rows<num_warps = 4>> ...
+      ... fa ops on tensor<128x64xf32, #acc_w4> ...
     } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
     ```
 
@@ -50,35 +52,26 @@ def FALowerToGPU : Pass<"fa-lower-to-gpu", "::mlir::ModuleOp"> {
 
     ```mlir
     gpu.module @f_kernel_module {
-      gpu.func @f_kernel(%q: memref<?x?x?x64xf16, strided<[?, ?, ?, 1], offset: ?>>, ...)
-          kernel attributes {known_block_size = array<i32: 128, 1, 1>, ...} {
-        %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-        ...
-        nvgpu.device_async_copy ...
-        scf.for %k0 = ... {
-          nvgpu.ldmatrix ... ; nvgpu.mma.sync ... ; gpu.shuffle xor ...
-          math.exp2 ... ; nvgpu.ldmatrix ... {transpose = true} ...
-        }
-        vector.store ...
+      gpu.func @f_kernel(%q: memref<?x?x?x64xf16, strided<[?, ?, ?, 1], offset: ?>>,
+                         ..., %scale: f32) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+        ... nvgpu.device_async_copy ... scf.for ... nvgpu.ldmatrix ...
+        nvgpu.mma.sync ... gpu.shuffle xor ... math.exp2 ...
       }
     }
     func.func @f(...) {
       gpu.launch_func @f_kernel_module::@f_kernel blocks in (%nqb, %c8, %B)
           threads in (%c128, %c1, %c1) dynamic_shared_memory_size %c49152_i32
-          args(%qm : ..., ...)
+          args(%qm : ..., %scale : f32) {fa.launch_plan = {...}}
     }
     ```
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
-           "Target GPU (sm_80 or newer): sets the shared memory a thread "
-           "block may use">,
-    Option<"kvStages", "kv-stages", "int64_t", /*default=*/"2",
-           "K/V blocks resident in shared memory (2 to 4): blocks j + 1 .. "
-           "j + kv-stages - 1 load while block j is used">,
+           "Target GPU: sm_80, sm_86, sm_87, sm_89 or sm_90; sets the shared "
+           "memory a thread block may use">,
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"32",
            "Index width the kernel will be lowered with (32 or 64), recorded "
-           "in the launch record: with 32, sizes, strides and offsets are i32 "
+           "in the launch plan: with 32, sizes, strides and offsets are i32 "
            "parameters and every tensor must have fewer than 2^31 reachable "
            "elements">
   ];
@@ -92,6 +85,7 @@ def FALowerToGPU : Pass<"fa-lower-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::nvgpu::NVGPUDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect"
   ];
 }
@@ -99,17 +93,19 @@ def FALowerToGPU : Pass<"fa-lower-to-gpu", "::mlir::ModuleOp"> {
 def FAExportKernels : Pass<"fa-export-kernels", "::mlir::ModuleOp"> {
   let summary = "Write each compiled kernel's PTX and launch record to files";
   let description = [{
-    After `gpu-module-to-binary{format=isa}`, writes for every kernel launched
-    with an `fa.launch` record:
+    After `gpu-module-to-binary{format=isa}`, writes for every launch that
+    carries a launch plan (`fa.launch_plan`):
 
     * `<dir>/<kernel>.ptx`: the PTX of its `gpu.binary`;
-    * `<dir>/<kernel>.json`: the launch record (kernel name, grid and block as
-      functions of the shapes, dynamic shared memory bytes, parameter order
-      and meaning, tile configuration).
+    * `<dir>/<plan>.json`: the launch plan (`docs/launch-plan.md`): the
+      tensors and scalars, and for each kernel its grid as expressions of
+      the tensor sizes, block, dynamic shared memory and parameter order.
 
     This is all a runtime needs: load the PTX with `cuModuleLoadData`, look the
     kernel up by name, raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`
-    and launch. The IR is left unchanged.
+    and launch. Each file is written to a temporary name and renamed, so an
+    interrupted run leaves no partial file; names are PTX identifiers, so
+    every file lands inside `output-dir`. The IR is left unchanged.
   }];
   let options = [
     Option<"outputDir", "output-dir", "std::string", /*default=*/"\".\"",

@@ -15,6 +15,12 @@
 namespace mlir {
 namespace fa {
 
+/// Where --fa-map-warps puts the Q tile that fa.qk reads.
+enum class QueryHome { Auto, Registers, Shared };
+
+/// Where --fa-schedule-softmax places fa.rescale.
+enum class RescalePlacement { Auto, BeforeExp, AfterExp };
+
 #define GEN_PASS_DECL
 #include "fa/Transforms/Passes.h.inc"
 

@@ -72,9 +72,11 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
     * an inner `scf.for` over K/V blocks of `block-n` rows whose `iter_args`
       are exactly the online-softmax state: running max `m`, running sum `l`
       and the unnormalised accumulator;
-    * the body: `fa.qk` (scale times log2(e) folded in), `fa.mask` (keys past
-      `Nk`, and the causal mask if any), `fa.online_softmax` (no division),
-      `arith.truncf` of P for f16/bf16, `fa.pv` (alpha * acc + P V);
+    * the body: `fa.qk` (raw scores), `fa.mask` (keys past `Nk`, and the
+      causal mask if any), `fa.online_softmax` (no division; it applies the
+      scale times log2(e), one f32 value defined before the loop nest, which
+      becomes a kernel parameter on the GPU), `arith.truncf` of P for
+      f16/bf16, `fa.rescale` (alpha * acc) and `fa.pv` (acc + P V);
     * after the loop, the one normalisation, `fa.finalize`, and
       `tensor.parallel_insert_slice` of the valid rows of O and LSE.
 
@@ -97,17 +99,19 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
     %r = scf.forall (%b, %h, %qb) in (%B, 8, %num_q_blocks)
         shared_outs(%o = %init) -> (tensor<?x8x?x64xf16>) {
       %q_tile = tensor.pad ... : tensor<?x64xf16> to tensor<128x64xf16>
+      // %c = arith.constant 0.180336878 : f32, before the forall
       %kvh = arith.divui %h, %c4 : index
       %m_l_acc:3 = scf.for %k0 = %c0 to %Nk step %c64
           iter_args(%m = %minus_inf, %l = %zero, %acc = %zeros)
           -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>) {
         %k_tile = tensor.pad ... to tensor<64x64xf16>
         %v_tile = tensor.pad ... to tensor<64x64xf16>
-        %s = fa.qk %q_tile, %k_tile scale(0.180336878) : ...
+        %s = fa.qk %q_tile, %k_tile : ...
         %s2 = fa.mask %s[%q0, %k0] key_limit(%Nk) causal_offset(%off) : ...
-        %p, %m2, %l2, %alpha = fa.online_softmax %s2, %m, %l : ...
+        %p, %m2, %l2, %alpha = fa.online_softmax %s2, %m, %l scale(%c) : ...
         %p16 = arith.truncf %p : tensor<128x64xf32> to tensor<128x64xf16>
-        %acc2 = fa.pv %p16, %v_tile, %acc, %alpha : ...
+        %acc1 = fa.rescale %acc, %alpha : ...
+        %acc2 = fa.pv %p16, %v_tile, %acc1 : ...
         scf.yield %m2, %l2, %acc2 : ...
       }
       %o_tile, %lse_tile = fa.finalize %m_l_acc#2, %m_l_acc#0, %m_l_acc#1 : ...
@@ -138,40 +142,47 @@ def FADecomposeTiles : Pass<"fa-decompose-tiles"> {
   let summary = "Lower the tile-level fa ops to linalg on tensors (CPU path)";
   let description = [{
     Gives every tile-level op its reference semantics as `linalg.generic`
-    ops on tensors, so that the tiled loop nest (L1/L2) can be bufferized and
-    run on the CPU with `mlir-runner`:
+    ops on tensors, so that the tiled loop nest (L1/L2, and the warp-mapped,
+    scheduled and pipelined L3) can be bufferized and run on the CPU with
+    `mlir-runner`. The arithmetic comes from the same builders the GPU
+    patterns use (`fa/Dialect/FA/Semantics/AttentionMath.h`).
 
-    * `fa.qk` -> a matmul with K transposed, then the scale;
-    * `fa.mask` -> a select on `linalg.index` against the key limit and the
-      causal diagonal;
-    * `fa.online_softmax` -> a row max seeded with the old max, `exp2`
-      against the new max (0 for rows that have seen no key), alpha, and a
-      row sum seeded with `alpha * l`;
-    * `fa.pv` -> `alpha * acc`, then the P V matmul accumulated into it;
-    * `fa.finalize` -> the division by `l` and the natural-log LSE.
+    * Layouts mean nothing on the CPU: encodings are dropped,
+      `fa.convert_layout` is its operand, `fa.async_load` a (predicated)
+      tile load and `fa.await` the loaded tiles.
+    * `fa.online_softmax` is split into `fa.running_max` and
+      `fa.softmax_exp`, as everywhere.
+    * `fa.qk` -> a matmul with K transposed; `fa.mask` -> a select on
+      `linalg.index` against the visible-key bound of each row;
+      `fa.running_max` -> a row max, `max(m, scale * rowmax)` and alpha;
+      `fa.softmax_exp` -> `exp2(scale * s - base)`, a row sum and
+      `alpha * l + rowsum`; `fa.rescale` -> `alpha * acc`; `fa.pv` -> the P V
+      matmul accumulated into acc; `fa.finalize` -> `acc * (1 / l)` and the
+      natural-log LSE.
 
     Before:
 
     ```mlir
-    %p, %m2, %l2, %alpha = fa.online_softmax %s, %m, %l
-        : tensor<32x16xf32>, tensor<32xf32>
+    %p, %m2, %l2, %alpha = fa.online_softmax %s, %m, %l scale(%c)
+        : tensor<32x16xf32>, tensor<32xf32>, tensor<32xf32>
     ```
 
     After (abridged):
 
     ```mlir
-    %m2 = linalg.generic {iterator_types = ["parallel", "reduction"]}
-        ins(%s : tensor<32x16xf32>) outs(%m : tensor<32xf32>) { arith.maximumf }
-    %base, %alpha = linalg.generic ... { arith.cmpf oeq, arith.select,
-                                         arith.subf, math.exp2 }
-    %p = linalg.generic ... { arith.subf, math.exp2 }
-    %l2 = linalg.generic ... ins(%p) outs(%alpha_l) { arith.addf }
+    %rowmax = linalg.generic {iterator_types = ["parallel", "reduction"]}
+        ins(%s : tensor<32x16xf32>) outs(%neg_inf : tensor<32xf32>) { arith.maxnumf }
+    %m2 = linalg.generic ... { arith.mulf, arith.maxnumf }
+    %alpha = linalg.generic ... { arith.cmpf oeq, arith.select, arith.subf, math.exp2 }
+    %p = linalg.generic ... { math.fma, math.exp2 }
+    %l2 = linalg.generic ... { math.fma }
     ```
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
 }
@@ -240,20 +251,28 @@ def FAMapWarps : Pass<"fa-map-warps"> {
                 "GPU (stage L3)";
   let description = [{
     Annotates the tiled loop nest (L2) with how a thread block of
-    `num-warps` warps holds it:
+    `num-warps` warps holds it, as tensor encodings that name the MMA atom
+    (`#fa.mma_sync`, the sm_80 `mma.sync.m16n8k16` family):
 
-    * Q-row-indexed tiles and per-row state (`Q_i`, `S`, `P`, `acc`, `m`,
-      `l`, `alpha`, `O_i`, `LSE_i`) get `#fa.warp_rows<num_warps = W>`: warp
-      `w` owns rows `[w * M / W, (w + 1) * M / W)`. Every row reduction of the
-      online softmax (max, sum) stays inside one warp.
-    * K/V tiles get `#fa.block_shared`: one cooperative copy into shared
-      memory that every warp reads.
+    * Q-row-indexed tiles and per-row state are `#fa.warp_rows`: warp `w`
+      owns rows `[w * M / W, (w + 1) * M / W)`, so every row reduction stays
+      inside one warp. S, P and the accumulator are `acc` fragments; the
+      running max and alpha `rows`; the running sum `partial_rows` (a
+      per-lane share, reduced across lanes once, in `fa.finalize`).
+    * The tiles every warp reads are `#fa.block_shared`: the K/V tiles, and
+      the Q tile, which is copied into shared memory once.
+    * Where each matmul operand lives, as `fa.convert_layout` ops: Q goes to
+      A-operand registers once, before the K/V loop, while S, O and Q fit the
+      atom's register budget (`query-home=auto`), and is otherwise re-read
+      from shared memory for every K/V block; P's accumulator fragments
+      become A fragments of P V (free for `#fa.mma_sync`).
     * The `scf.forall` gets a grid mapping: Q blocks on `x`, heads on `y`,
       batch on `z`.
 
     The split must suit `mma.sync.m16n8k16`: `block-m` a multiple of
-    `16 * num-warps`, `block-n` and the head dims multiples of 16; anything
-    else is a pass error naming the values.
+    `16 * num-warps`, `block-n` and the head dims multiples of 16, f16 or
+    bf16; anything else is a pass error naming the values. A loop nest that
+    is already mapped is an error.
 
     Before:
 
@@ -265,23 +284,156 @@ def FAMapWarps : Pass<"fa-map-warps"> {
         %s = fa.qk %q, %k ... -> tensor<128x64xf32>
     ```
 
-    After (`num-warps=4`):
+    After (`num-warps=4`, D = 64: Q in registers):
 
     ```mlir
     scf.forall (%b, %h, %qb) in (%B, 8, %nqb) shared_outs(...) {
-      %q = tensor.pad ... to tensor<128x64xf16, #fa.warp_rows<num_warps = 4>>
-      ... scf.for ... iter_args(%m = %cst
-                       : tensor<128xf32, #fa.warp_rows<num_warps = 4>>, ...) {
-        %k = tensor.pad ... to tensor<64x64xf16, #fa.block_shared>
-        %s = fa.qk %q, %k ... -> tensor<128x64xf32, #fa.warp_rows<num_warps = 4>>
+      %q = tensor.pad ... to tensor<128x64xf16, #shared>
+      %qa = fa.convert_layout %q : tensor<128x64xf16, #shared>
+                                   -> tensor<128x64xf16, #opA_w4>
+      ... scf.for ... iter_args(%m = %cst : tensor<128xf32, #rows_w4>, ...) {
+        %k = tensor.pad ... to tensor<64x64xf16, #shared>
+        %s = fa.qk %qa, %k ... -> tensor<128x64xf32, #acc_w4>
     } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
     ```
+
+    where `#acc_w4 = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>`
+    and `#shared = #fa.block_shared<atom = #fa.mma_sync>`.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
-           "Warps per thread block (1, 2, 4 or 8)">
+           "Warps per thread block (1, 2, 4 or 8)">,
+    Option<"queryHome", "query-home", "::mlir::fa::QueryHome",
+           /*default=*/"::mlir::fa::QueryHome::Auto",
+           "Where fa.qk reads the Q tile from",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::fa::QueryHome::Auto, "auto",
+                        "registers while they fit the atom's budget"),
+             clEnumValN(::mlir::fa::QueryHome::Registers, "registers",
+                        "A-operand registers, loaded once"),
+             clEnumValN(::mlir::fa::QueryHome::Shared, "shared",
+                        "shared memory, re-read for every K/V block"))}]>
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+
+def FAScheduleSoftmax : Pass<"fa-schedule-softmax"> {
+  let summary = "Split the online-softmax step and place the accumulator's "
+                "rescale (stage L3)";
+  let description = [{
+    Each `fa.online_softmax` becomes its two halves, `fa.running_max` (new
+    max, alpha) and `fa.softmax_exp` (P, new sum), and the `fa.rescale` of
+    the accumulator by the same alpha is placed:
+
+    * `rescale=before-exp`: between the two halves. On the GPU the rescale
+      is a warp-uniform branch (skipped when no row max of the warp moved);
+      before the exponentials, the exponentials and P V share one basic
+      block, which ptxas can interleave (+3-5 % at head dim 64 on the H200).
+    * `rescale=after-exp`: after the exponentials, which keeps fewer values
+      live (at head dim 128 the early rescale spills).
+    * `rescale=auto`: before the exponentials while the S and O accumulators
+      (and Q, when it is in registers) take at most the atom's early-rescale
+      budget of registers per thread, after them otherwise. On IR without
+      layouts, after.
+
+    The op order is the schedule: the GPU lowering emits the ops in the
+    order they appear.
+
+    Before:
+
+    ```mlir
+    %p, %m2, %l2, %alpha = fa.online_softmax %s, %m, %l scale(%c) : ...
+    %p16 = arith.truncf %p : ...
+    %acc1 = fa.rescale %acc, %alpha : ...
+    %acc2 = fa.pv %pa, %v, %acc1 : ...
+    ```
+
+    After (`rescale=before-exp`):
+
+    ```mlir
+    %m2, %alpha = fa.running_max %s, %m scale(%c) : ...
+    %acc1 = fa.rescale %acc, %alpha : ...
+    %p, %l2 = fa.softmax_exp %s, %m2, %alpha, %l scale(%c) : ...
+    %p16 = arith.truncf %p : ...
+    %acc2 = fa.pv %pa, %v, %acc1 : ...
+    ```
+  }];
+  let options = [
+    Option<"rescale", "rescale", "::mlir::fa::RescalePlacement",
+           /*default=*/"::mlir::fa::RescalePlacement::Auto",
+           "Where the accumulator is rescaled relative to the exponentials",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::fa::RescalePlacement::Auto, "auto",
+                        "from the atom's register budget"),
+             clEnumValN(::mlir::fa::RescalePlacement::BeforeExp, "before-exp",
+                        "between fa.running_max and fa.softmax_exp"),
+             clEnumValN(::mlir::fa::RescalePlacement::AfterExp, "after-exp",
+                        "after fa.softmax_exp"))}]>
+  ];
+}
+
+
+def FAPipelineKV : Pass<"fa-pipeline-kv"> {
+  let summary = "Load K/V blocks ahead into a ring of shared tiles (stage L3)";
+  let description = [{
+    Software-pipelines the tile loads of a warp-mapped loop nest, as
+    FlashAttention-2 and Triton's `tritongpu-pipeline` do: with `stages = S`
+    the K and V tiles of block `j + S - 1` are being copied while block `j`
+    is used, into a ring of `S` shared-memory slots.
+
+    * Every `#fa.block_shared` tile load (`tensor.pad` of
+      `tensor.extract_slice`) becomes an `fa.async_load` and an `fa.await`.
+      The K and V tiles of one block are one `fa.async_load` (one copy
+      group) into slot `(k0 floordiv block-n) mod S`.
+    * Before the first K/V loop: the loads outside the loops (the Q tile),
+      then the first `S - 1` K/V blocks; the Q tile is awaited there.
+    * In each iteration: `fa.await` of the block's tiles (`pending(S - 2)`:
+      the later blocks may stay in flight; the barrier it implies also ends
+      every read of the slot the next load overwrites), then `fa.async_load`
+      of block `k0 + (S - 1) * block-n` if it is before the end of the last
+      K/V loop. The futures in flight are loop-carried.
+    * Consecutive K/V loops that load the same tiles the same way (the
+      unmasked and masked loops of `--fa-causal-block-skip`) are one
+      pipeline: the last iterations of one loop load the first blocks of
+      the next, and the futures flow through the iter_args.
+
+    Loops whose tile loads do not follow that form, or that are not
+    consecutive blocks of one sequence, are an error; a loop nest without
+    `#fa.block_shared` tile loads (e.g. already pipelined) is left alone.
+
+    Before (`stages=2`, abridged):
+
+    ```mlir
+    %q = tensor.pad ... to tensor<128x64xf16, #shared>
+    %r:3 = scf.for %k0 = %c0 to %end step %c64 iter_args(...) {
+      %k = tensor.pad (tensor.extract_slice %K[%b, %kvh, %k0, 0] ...) ...
+      %v = tensor.pad (tensor.extract_slice %V[%b, %kvh, %k0, 0] ...) ...
+      ... fa.qk %qa, %k ... fa.pv %pa, %v, %acc1 ...
+    }
+    ```
+
+    After:
+
+    ```mlir
+    %fq = fa.async_load %Q[%b, %h, %q0] rows(%nq) slot(%c0) of 1 : ...
+    %f0 = fa.async_load %K, %V[%b, %kvh, %c0] rows(%n0) slot(%s0) of 2 if (%p0) : ...
+    %q = fa.await %fq pending(1) : ...
+    %r:4 = scf.for %k0 = %c0 to %end step %c64 iter_args(..., %f = %f0) {
+      %k, %v = fa.await %f pending(0) : ...
+      %fn = fa.async_load %K, %V[%b, %kvh, %k1] rows(%n1) slot(%s1) of 2 if (%p1) : ...
+      ... fa.qk %qa, %k ... fa.pv %pa, %v, %acc1 ...
+      scf.yield ..., %fn
+    }
+    ```
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"2",
+           "K/V blocks resident in shared memory (2 to 4): blocks j + 1 .. "
+           "j + stages - 1 load while block j is used">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 #endif // FA_TRANSFORMS_PASSES_TD

@@ -36,7 +36,6 @@ struct KVLoop {
   TileLoad key, value;
   QKOp qk;
   MaskOp mask; // Null in the unmasked loop of L2.
-  OnlineSoftmaxOp softmax;
   PVOp pv;
 };
 
@@ -64,6 +63,10 @@ private:
     return cast<RankedTensorType>(t).getShape();
   }
 };
+
+/// A tile load: `tensor.pad` (high, of zeros) of a `tensor.extract_slice` of
+/// rows of one head of a 4-D tensor; failure for anything else.
+FailureOr<TileLoad> matchTileLoad(Value tile);
 
 /// Reads `forall` as a tiled fa.attention. Returns failure, with a remark on
 /// the op naming what did not match, when it is some other loop nest (for

@@ -1,18 +1,24 @@
-//===- ExportKernels.cpp - Write PTX and launch records to files ----------===//
+//===- ExportKernels.cpp - Write PTX and launch plans to files ------------===//
 //
 // The compiler runs where MLIR is, the kernel where the GPU is: what crosses
-// over is the PTX of each gpu.binary and the fa.launch record of its launch,
-// as JSON.
+// over is the PTX of each kernel and the launch plan of its launch
+// (LaunchPlan.h), as JSON. Files are written whole or not at all (a
+// temporary file renamed into place), under names that are PTX identifiers,
+// so always inside the output directory.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa/Conversion/Passes.h"
+
+#include "LaunchPlan.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
 
 namespace mlir {
 namespace fa {
@@ -38,12 +44,24 @@ llvm::json::Value toJson(Attribute attr) {
       list.push_back(toJson(element));
     return std::move(list);
   }
+  if (isa<UnitAttr>(attr))
+    return nullptr;
   if (auto boolean = dyn_cast<BoolAttr>(attr))
     return boolean.getValue();
-  if (auto integer = dyn_cast<IntegerAttr>(attr))
-    return integer.getInt();
-  if (auto real = dyn_cast<FloatAttr>(attr))
-    return real.getValueAsDouble();
+  if (auto integer = dyn_cast<IntegerAttr>(attr)) {
+    const APInt &value = integer.getValue();
+    if (value.getSignificantBits() <= 64)
+      return value.getSExtValue();
+    return llvm::toString(value, 10, /*Signed=*/true); // JSON has no bigints.
+  }
+  if (auto real = dyn_cast<FloatAttr>(attr)) {
+    double value = real.getValueAsDouble();
+    if (std::isfinite(value))
+      return value;
+    // JSON has no inf or NaN: write them as the strings Python's float()
+    // reads back.
+    return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
+  }
   if (auto str = dyn_cast<StringAttr>(attr))
     return str.str();
   std::string text;
@@ -52,14 +70,41 @@ llvm::json::Value toJson(Attribute attr) {
   return text;
 }
 
-LogicalResult writeFile(Operation *op, StringRef path, StringRef contents) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
-  if (ec)
+/// Writes `contents` to `dir/name` through a temporary file in `dir`, so
+/// that a failed or interrupted run never leaves a truncated file.
+LogicalResult writeFile(Operation *op, StringRef dir, StringRef name,
+                        StringRef contents) {
+  SmallString<128> path(dir), temp;
+  llvm::sys::path::append(path, name);
+  int fd;
+  SmallString<128> model(dir);
+  llvm::sys::path::append(model, name + ".tmp-%%%%%%");
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temp))
     return op->emitError("fa-export-kernels: cannot write ")
            << path << ": " << ec.message();
-  os << contents;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << contents;
+    os.close();
+    if (os.has_error()) {
+      llvm::sys::fs::remove(temp);
+      return op->emitError("fa-export-kernels: cannot write ")
+             << path << ": " << os.error().message();
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
+    llvm::sys::fs::remove(temp);
+    return op->emitError("fa-export-kernels: cannot write ")
+           << path << ": " << ec.message();
+  }
   return success();
+}
+
+/// A file name made of the characters of a PTX identifier only.
+bool isSafeFileName(StringRef name) {
+  return !name.empty() && llvm::all_of(name, [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '$';
+  });
 }
 
 struct FAExportKernelsPass
@@ -74,9 +119,16 @@ struct FAExportKernelsPass
       return signalPassFailure();
     }
     WalkResult walk = module.walk([&](gpu::LaunchFuncOp launch) {
-      auto record = launch->getAttrOfType<DictionaryAttr>("fa.launch");
-      if (!record)
+      auto plan = launch->getAttrOfType<DictionaryAttr>(
+          fa::LaunchPlan::kAttrName);
+      if (!plan)
         return WalkResult::advance();
+      auto name = plan.getAs<StringAttr>("name");
+      if (!name || !isSafeFileName(name.getValue())) {
+        launch.emitError("fa-export-kernels: the launch plan's name is not a "
+                         "PTX identifier");
+        return WalkResult::interrupt();
+      }
       auto binary = SymbolTable::lookupNearestSymbolFrom<gpu::BinaryOp>(
           launch, launch.getKernelModuleName());
       if (!binary || binary.getObjects().empty()) {
@@ -93,14 +145,18 @@ struct FAExportKernelsPass
         return WalkResult::interrupt();
       }
       StringRef kernel = launch.getKernelName().getValue();
-      SmallString<128> ptxPath(outputDir), jsonPath(outputDir);
-      llvm::sys::path::append(ptxPath, kernel + ".ptx");
-      llvm::sys::path::append(jsonPath, kernel + ".json");
+      if (!isSafeFileName(kernel)) {
+        launch.emitError("fa-export-kernels: kernel name '")
+            << kernel << "' is not a PTX identifier";
+        return WalkResult::interrupt();
+      }
       std::string json;
       llvm::raw_string_ostream os(json);
-      os << llvm::formatv("{0:2}", toJson(record)) << "\n";
-      if (failed(writeFile(launch, ptxPath, object.getObject().getValue())) ||
-          failed(writeFile(launch, jsonPath, json)))
+      os << llvm::formatv("{0:2}", toJson(plan)) << "\n";
+      if (failed(writeFile(launch, outputDir, kernel.str() + ".ptx",
+                           object.getObject().getValue())) ||
+          failed(writeFile(launch, outputDir, name.getValue().str() + ".json",
+                           json)))
         return WalkResult::interrupt();
       return WalkResult::advance();
     });

@@ -1,5 +1,6 @@
 // The tiled loop nest (--fa-tile-q-outer, with and without
-// --fa-causal-block-skip) against the naive lowering (--fa-decompose-naive),
+// --fa-causal-block-skip, and the warp-mapped, scheduled and pipelined L3
+// that --fa-lower-to-gpu consumes) against the naive lowering (--fa-decompose-naive),
 // both run on the CPU with mlir-runner on the same random inputs
 // (test/lit_utils/equivalence.py builds the module and compares O and LSE
 // element by element: |tiled - naive| <= atol + rtol * |naive|).
@@ -43,3 +44,14 @@
 // RUN: %{eq} %{f32} --Hq 4 --Hkv 1 --Nq 100 --Nk 37 --D 16 --causal --block-m 32 --block-n 16
 // RUN: %{eq} %{f16} --Nq 7 --Nk 1 --D 16 --causal --block-m 4 --block-n 4 --skip
 // RUN: %{eq} %{f16} --dynamic --Hq 2 --Hkv 1 --Nq 100 --Nk 7 --D 64 --causal --block-m 16 --block-n 32 --skip
+
+// L3, the IR the GPU lowering consumes (--fa-map-warps, --fa-schedule-softmax,
+// --fa-pipeline-kv), on the CPU: every placement of the rescale, Q in
+// registers or shared memory, 2 to 4 K/V stages, over both K/V loops of
+// causal block skipping, with tails and with Q blocks that see no key.
+// RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 130 --D 16 --causal --block-m 32 --block-n 16 --skip --warps 2
+// RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 130 --D 16 --causal --block-m 32 --block-n 16 --skip --warps 1 --rescale before-exp --query-home registers --stages 3
+// RUN: %{eq} %{bf16} --Nq 77 --Nk 77 --D 32 --causal --block-m 16 --block-n 16 --skip --warps 1 --rescale after-exp --query-home shared --stages 4
+// RUN: %{eq} %{f16} --B 2 --Hq 4 --Hkv 2 --Nq 100 --Nk 37 --D 16 --causal --block-m 32 --block-n 16 --skip --warps 2 --stages 3
+// RUN: %{eq} %{f16} --dynamic --Hq 2 --Hkv 2 --Nq 50 --Nk 70 --D 32 --Dv 16 --block-m 16 --block-n 32 --skip --warps 1
+// RUN: %{eq} %{bf16} --Nq 40 --Nk 40 --D 16 --block-m 16 --block-n 16 --warps 1 --stages 2

@@ -56,6 +56,8 @@ func.func @first_q_block() {
   %c0 = arith.constant 0 : index
   %c2 = arith.constant 2 : index
   %c6 = arith.constant 6 : index
+  // scale 1, times log2(e): the softmax works in the log2 domain.
+  %scale = arith.constant 1.44269504 : f32
   // m = -inf, l = 0, acc = 0.
   %m0 = arith.constant dense<0xFF800000> : tensor<2xf32>
   %l0 = arith.constant dense<0.0> : tensor<2xf32>
@@ -64,13 +66,13 @@ func.func @first_q_block() {
       -> (tensor<2xf32>, tensor<2xf32>, tensor<2x2xf32>) {
     %k_j = tensor.extract_slice %k[%k0, 0] [2, 2] [1, 1] : tensor<6x2xf32> to tensor<2x2xf32>
     %v_j = tensor.extract_slice %v[%k0, 0] [2, 2] [1, 1] : tensor<6x2xf32> to tensor<2x2xf32>
-    // scale 1, times log2(e): scores in the log2 domain.
-    %s = fa.qk %q_i, %k_j scale(1.44269504) : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
-    %p, %m_new, %l_new, %alpha = fa.online_softmax %s, %m_i, %l_i : tensor<2x2xf32>, tensor<2xf32>
-    %acc_new = fa.pv %p, %v_j, %acc_i, %alpha : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2xf32>
+    %s = fa.qk %q_i, %k_j : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
+    %p, %m_new, %l_new, %alpha = fa.online_softmax %s, %m_i, %l_i scale(%scale) : tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>
+    %acc_r = fa.rescale %acc_i, %alpha : tensor<2x2xf32>, tensor<2xf32>
+    %acc_new = fa.pv %p, %v_j, %acc_r : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
     scf.yield %m_new, %l_new, %acc_new : tensor<2xf32>, tensor<2xf32>, tensor<2x2xf32>
   }
-  %o, %lse = fa.finalize %acc, %m, %l : tensor<2x2xf32>, tensor<2xf32> -> tensor<2x2xf32>
+  %o, %lse = fa.finalize %acc, %m, %l : tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32> -> tensor<2x2xf32>
   %ln2 = arith.constant dense<0.693147182> : tensor<2xf32>
   %m_natural = arith.mulf %m, %ln2 : tensor<2xf32>
   call @print1(%m_natural) : (tensor<2xf32>) -> ()

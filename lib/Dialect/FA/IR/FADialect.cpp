@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -11,8 +12,49 @@ using namespace mlir::fa;
 
 #include "fa/Dialect/FA/IR/FAOpsDialect.cpp.inc"
 
+#include "fa/Dialect/FA/IR/FAEnums.cpp.inc"
+
+#include "fa/Dialect/FA/IR/FAAttrInterfaces.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "fa/Dialect/FA/IR/FAAttrs.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "fa/Dialect/FA/IR/FAOpsTypes.cpp.inc"
+
+namespace {
+/// Short aliases for the layout encodings, as Triton prints `#mma` and
+/// `#blocked`: L3 IR then reads `tensor<128x64xf32, #acc_w4>`.
+struct FAOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (auto rows = dyn_cast<WarpRowsAttr>(attr)) {
+      switch (rows.getRole()) {
+      case FragmentRole::Acc:
+        os << "acc";
+        break;
+      case FragmentRole::OperandA:
+        os << "opA";
+        break;
+      case FragmentRole::Rows:
+        os << "rows";
+        break;
+      case FragmentRole::PartialRows:
+        os << "partial";
+        break;
+      }
+      os << "_w" << rows.getNumWarps();
+      return AliasResult::OverridableAlias;
+    }
+    if (isa<BlockSharedAttr>(attr)) {
+      os << "shared";
+      return AliasResult::OverridableAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+} // namespace
 
 void FADialect::initialize() {
   addOperations<
@@ -23,12 +65,76 @@ void FADialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "fa/Dialect/FA/IR/FAAttrs.cpp.inc"
       >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "fa/Dialect/FA/IR/FAOpsTypes.cpp.inc"
+      >();
+  addInterfaces<FAOpAsmInterface>();
 }
+
+//===----------------------------------------------------------------------===//
+// Layout encodings
+//===----------------------------------------------------------------------===//
 
 LogicalResult
 WarpRowsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                     int64_t numWarps) {
+                     FragmentRole role, int64_t numWarps,
+                     MmaAtomAttrInterface atom) {
   if (numWarps != 1 && numWarps != 2 && numWarps != 4 && numWarps != 8)
     return emitError() << "num_warps must be 1, 2, 4 or 8, got " << numWarps;
+  if (!atom)
+    return emitError() << "atom must be an MMA atom attribute";
   return success();
+}
+
+LogicalResult
+WarpRowsAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
+                             function_ref<InFlightDiagnostic()> emitError) const {
+  if (ShapedType::isDynamicShape(shape))
+    return emitError() << "a tile held in registers must have a static shape";
+  return getAtom().verifyFragment(getRole(), shape, elementType,
+                                  getNumWarps(), emitError);
+}
+
+LogicalResult BlockSharedAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (ShapedType::isDynamicShape(shape))
+    return emitError() << "a shared tile must have a static shape";
+  return getAtom().verifySharedTile(shape, elementType, emitError);
+}
+
+LogicalResult FutureType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<RankedTensorType> tiles) {
+  if (tiles.empty())
+    return emitError() << "a future holds at least one tile";
+  for (RankedTensorType tile : tiles)
+    if (!isa_and_nonnull<BlockSharedAttr>(tile.getEncoding()))
+      return emitError() << "a future holds shared tiles (#fa.block_shared), "
+                            "got "
+                         << tile;
+  return success();
+}
+
+Attribute mlir::fa::getTileEncoding(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return {};
+  Attribute encoding = tensor.getEncoding();
+  if (isa_and_nonnull<WarpRowsAttr, BlockSharedAttr>(encoding))
+    return encoding;
+  return {};
+}
+
+MmaAtomAttrInterface mlir::fa::getTileAtom(Type type) {
+  Attribute encoding = getTileEncoding(type);
+  if (auto rows = dyn_cast_or_null<WarpRowsAttr>(encoding))
+    return rows.getAtom();
+  if (auto shared = dyn_cast_or_null<BlockSharedAttr>(encoding))
+    return shared.getAtom();
+  return {};
+}
+
+bool mlir::fa::hasFALayout(Type type) {
+  return isa<FutureType>(type) || getTileEncoding(type);
 }

@@ -1,14 +1,14 @@
 //===- TileOps.cpp - Verifiers of the tile-level fa ops -------------------===//
 //
 // Tile values are static 2-D tiles ([rows, cols]) or per-row 1-D vectors
-// ([rows]). A tile may carry a layout encoding (added by --fa-map-warps); the
-// verifiers compare shapes and element types only.
+// ([rows]). From stage L3 on they carry a layout encoding (set by
+// --fa-map-warps); then every tile of an op must have one, of the role the
+// op's GPU lowering reads, and all must name the same atom and warps. The
+// encodings themselves are checked by the tensor type (VerifiableTensorEncoding).
 //
 //===----------------------------------------------------------------------===//
 
 #include "fa/Dialect/FA/IR/FA.h"
-
-#include <cmath>
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -17,7 +17,10 @@ namespace {
 /// Checks one operand or result: static, the given rank, optionally f32.
 LogicalResult checkTile(Operation *op, Type type, StringRef name, int64_t rank,
                         bool mustBeF32) {
-  auto tensor = cast<RankedTensorType>(type);
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return op->emitOpError() << name << " must be a ranked tensor, got "
+                             << type;
   if (tensor.getRank() != rank)
     return op->emitOpError() << name << " must be a rank-" << rank
                              << " tile, got " << type;
@@ -51,6 +54,108 @@ LogicalResult checkRowVector(Operation *op, Value v, StringRef name,
                              << rows << "), got " << v.getType();
   return success();
 }
+
+/// The layouts a tile of an op may have once the op has layouts.
+enum class Home { Acc, OperandA, Rows, PartialRows, Shared };
+
+StringRef homeName(Home h) {
+  switch (h) {
+  case Home::Acc:
+    return "#fa.warp_rows<acc>";
+  case Home::OperandA:
+    return "#fa.warp_rows<operand_a>";
+  case Home::Rows:
+    return "#fa.warp_rows<rows>";
+  case Home::PartialRows:
+    return "#fa.warp_rows<partial_rows>";
+  case Home::Shared:
+    return "#fa.block_shared";
+  }
+  return "";
+}
+
+std::optional<Home> homeOf(Attribute encoding) {
+  if (isa_and_nonnull<BlockSharedAttr>(encoding))
+    return Home::Shared;
+  auto rows = dyn_cast_or_null<WarpRowsAttr>(encoding);
+  if (!rows)
+    return std::nullopt;
+  switch (rows.getRole()) {
+  case FragmentRole::Acc:
+    return Home::Acc;
+  case FragmentRole::OperandA:
+    return Home::OperandA;
+  case FragmentRole::Rows:
+    return Home::Rows;
+  case FragmentRole::PartialRows:
+    return Home::PartialRows;
+  }
+  return std::nullopt;
+}
+
+/// One tile of an op and the layouts it may have.
+struct TileLayout {
+  Value value;
+  StringRef name;
+  SmallVector<Home, 2> allowed;
+};
+
+/// Either no tile has a layout encoding (L1/L2) or every tile has one of
+/// its allowed layouts, all of one atom, and all warp_rows tiles the same
+/// number of warps (L3).
+LogicalResult checkLayouts(Operation *op, ArrayRef<TileLayout> tiles) {
+  int encoded = 0;
+  for (const TileLayout &t : tiles)
+    encoded += getTileEncoding(t.value.getType()) ? 1 : 0;
+  if (encoded == 0)
+    return success();
+  MmaAtomAttrInterface atom;
+  std::optional<int64_t> numWarps;
+  for (const TileLayout &t : tiles) {
+    Attribute encoding = getTileEncoding(t.value.getType());
+    std::optional<Home> home = homeOf(encoding);
+    if (!home || !llvm::is_contained(t.allowed, *home)) {
+      InFlightDiagnostic diag = op->emitOpError()
+                                << t.name << " must have the layout ";
+      llvm::interleave(
+          t.allowed, diag, [&](Home h) { diag << homeName(h); }, " or ");
+      diag << " once the op has layouts, got " << t.value.getType();
+      return diag;
+    }
+    MmaAtomAttrInterface tileAtom = getTileAtom(t.value.getType());
+    if (atom && tileAtom != atom)
+      return op->emitOpError("all tiles must name the same MMA atom, got ")
+             << atom << " and " << tileAtom << " (" << t.name << ")";
+    atom = tileAtom;
+    if (auto rows = dyn_cast<WarpRowsAttr>(encoding)) {
+      if (numWarps && *numWarps != rows.getNumWarps())
+        return op->emitOpError("all tiles held by warps must use the same "
+                               "num_warps, got ")
+               << *numWarps << " and " << rows.getNumWarps() << " ("
+               << t.name << ")";
+      numWarps = rows.getNumWarps();
+    }
+  }
+  return success();
+}
+
+const SmallVector<Home, 2> kAcc = {Home::Acc};
+const SmallVector<Home, 2> kRows = {Home::Rows};
+const SmallVector<Home, 2> kSum = {Home::Rows, Home::PartialRows};
+const SmallVector<Home, 2> kShared = {Home::Shared};
+const SmallVector<Home, 2> kOperandA = {Home::OperandA};
+
+/// Scores, running max and running sum of the softmax ops.
+LogicalResult checkSoftmaxState(Operation *op, Value scores, Value max,
+                                Value sum) {
+  if (failed(checkTile(op, scores.getType(), "scores", 2, true)))
+    return failure();
+  int64_t rows = dim(scores, 0);
+  if (failed(checkRowVector(op, max, "running max", rows)) ||
+      failed(checkRowVector(op, sum, "running sum", rows)))
+    return failure();
+  return success();
+}
 } // namespace
 
 LogicalResult QKOp::verify() {
@@ -69,10 +174,10 @@ LogicalResult QKOp::verify() {
     return emitOpError("scores must be [query rows, key rows] = [")
            << dim(getQuery(), 0) << ", " << dim(getKey(), 0) << "], got "
            << getScores().getType();
-  double scale = getScale().convertToDouble();
-  if (!std::isfinite(scale) || scale <= 0.0)
-    return emitOpError("scale must be finite and > 0, got ") << scale;
-  return success();
+  return checkLayouts(*this, {{getQuery(), "query tile",
+                               {Home::OperandA, Home::Shared}},
+                              {getKey(), "key tile", kShared},
+                              {getScores(), "scores", kAcc}});
 }
 
 LogicalResult MaskOp::verify() {
@@ -80,14 +185,40 @@ LogicalResult MaskOp::verify() {
     return failure();
   if (!getKeyLimit() && !getCausalOffset())
     return emitOpError("needs a key_limit, a causal_offset, or both");
-  return success();
+  return checkLayouts(*this, {{getScores(), "scores", kAcc}});
 }
 
 LogicalResult OnlineSoftmaxOp::verify() {
-  if (failed(checkTile(*this, getScores().getType(), "scores", 2, true)))
+  if (failed(checkSoftmaxState(*this, getScores(), getMax(), getSum())))
     return failure();
-  int64_t rows = dim(getScores(), 0);
-  return checkRowVector(*this, getMax(), "running max", rows);
+  return checkLayouts(*this, {{getScores(), "scores", kAcc},
+                              {getMax(), "running max", kRows},
+                              {getSum(), "running sum", kSum}});
+}
+
+LogicalResult RunningMaxOp::verify() {
+  if (failed(checkTile(*this, getScores().getType(), "scores", 2, true)) ||
+      failed(checkRowVector(*this, getMax(), "running max",
+                            dim(getScores(), 0))))
+    return failure();
+  return checkLayouts(*this, {{getScores(), "scores", kAcc},
+                              {getMax(), "running max", kRows}});
+}
+
+LogicalResult SoftmaxExpOp::verify() {
+  if (failed(checkSoftmaxState(*this, getScores(), getNewMax(), getSum())))
+    return failure();
+  return checkLayouts(*this, {{getScores(), "scores", kAcc},
+                              {getNewMax(), "running max", kRows},
+                              {getSum(), "running sum", kSum}});
+}
+
+LogicalResult RescaleOp::verify() {
+  if (failed(checkTile(*this, getAcc().getType(), "accumulator", 2, true)) ||
+      failed(checkRowVector(*this, getAlpha(), "alpha", dim(getAcc(), 0))))
+    return failure();
+  return checkLayouts(*this, {{getAcc(), "accumulator", kAcc},
+                              {getAlpha(), "alpha", kRows}});
 }
 
 LogicalResult PVOp::verify() {
@@ -106,7 +237,9 @@ LogicalResult PVOp::verify() {
     return emitOpError("accumulator must be [P rows, value cols] = [")
            << dim(getProbs(), 0) << ", " << dim(getValue(), 1) << "], got "
            << getAcc().getType();
-  return checkRowVector(*this, getAlpha(), "alpha", dim(getAcc(), 0));
+  return checkLayouts(*this, {{getProbs(), "P", kOperandA},
+                              {getValue(), "value tile", kShared},
+                              {getAcc(), "accumulator", kAcc}});
 }
 
 LogicalResult FinalizeOp::verify() {
@@ -117,5 +250,88 @@ LogicalResult FinalizeOp::verify() {
       dim(getOut(), 1) != dim(getAcc(), 1))
     return emitOpError("output tile must have the accumulator's shape, got ")
            << getOut().getType() << " for " << getAcc().getType();
-  return checkRowVector(*this, getMax(), "running max", dim(getAcc(), 0));
+  int64_t rows = dim(getAcc(), 0);
+  if (failed(checkRowVector(*this, getMax(), "running max", rows)) ||
+      failed(checkRowVector(*this, getSum(), "running sum", rows)))
+    return failure();
+  return checkLayouts(*this, {{getAcc(), "accumulator", kAcc},
+                              {getMax(), "running max", kRows},
+                              {getSum(), "running sum", kSum},
+                              {getOut(), "output tile", kAcc},
+                              {getLse(), "LSE", kRows}});
+}
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto source = cast<RankedTensorType>(getSource().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (source.getShape() != result.getShape() ||
+      source.getElementType() != result.getElementType())
+    return emitOpError("changes only the layout: shape and element type must "
+                       "stay, got ")
+           << source << " -> " << result;
+  if (!getTileEncoding(source) || !getTileEncoding(result))
+    return emitOpError("converts between fa layouts: both types need an "
+                       "#fa.warp_rows or #fa.block_shared encoding, got ")
+           << source << " -> " << result;
+  if (getTileAtom(source) != getTileAtom(result))
+    return emitOpError("cannot convert between tiles of different MMA "
+                       "atoms: ")
+           << source << " -> " << result;
+  return success();
+}
+
+LogicalResult AsyncLoadOp::verify() {
+  auto future = cast<FutureType>(getFuture().getType());
+  if (future.getTiles().size() != getSources().size())
+    return emitOpError("loads one tile per source: ")
+           << getSources().size() << " sources but the future holds "
+           << future.getTiles().size() << " tiles";
+  if (getNumSlots() < 1)
+    return emitOpError("needs at least one slot, got ") << getNumSlots();
+  for (auto [source, tile] : llvm::zip(getSources(), future.getTiles())) {
+    auto sourceTy = cast<RankedTensorType>(source.getType());
+    if (sourceTy.getRank() != 4)
+      return emitOpError("sources are [B, H, N, D] tensors, got ") << sourceTy;
+    if (tile.getRank() != 2 ||
+        sourceTy.getElementType() != tile.getElementType() ||
+        sourceTy.getDimSize(3) != tile.getDimSize(1))
+      return emitOpError("each tile is [rows, D] of its source's element "
+                         "type, got ")
+             << tile << " from " << sourceTy;
+  }
+  return success();
+}
+
+LogicalResult AwaitOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, AwaitOp::Adaptor adaptor,
+    SmallVectorImpl<Type> &inferred) {
+  auto future = dyn_cast<FutureType>(adaptor.getFuture().getType());
+  if (!future)
+    return emitOptionalError(loc, "expects a !fa.future operand");
+  llvm::append_range(inferred, future.getTiles());
+  return success();
+}
+
+LogicalResult AwaitOp::verify() {
+  if (getPending() < 0)
+    return emitOpError("pending must be >= 0, got ") << getPending();
+  return success();
+}
+
+std::pair<RunningMaxOp, SoftmaxExpOp>
+mlir::fa::splitOnlineSoftmax(RewriterBase &rewriter, OnlineSoftmaxOp op) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  Type rowsTy = op.getMax().getType();
+  auto runningMax =
+      RunningMaxOp::create(rewriter, loc, rowsTy, rowsTy, op.getScores(),
+                           op.getMax(), op.getScale());
+  auto exp = SoftmaxExpOp::create(
+      rewriter, loc, op.getScores().getType(), op.getSum().getType(),
+      op.getScores(), runningMax.getNewMax(), runningMax.getAlpha(),
+      op.getSum(), op.getScale());
+  rewriter.replaceOp(op, {exp.getProbs(), runningMax.getNewMax(),
+                          exp.getNewSum(), runningMax.getAlpha()});
+  return {runningMax, exp};
 }

@@ -10,16 +10,26 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TensorEncoding.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "fa/Dialect/FA/IR/FAOpsDialect.h.inc"
 
+#include "fa/Dialect/FA/IR/FAEnums.h.inc"
+
+#include "fa/Dialect/FA/IR/FAAttrInterfaces.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "fa/Dialect/FA/IR/FAAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "fa/Dialect/FA/IR/FAOpsTypes.h.inc"
 
 #define GET_OP_CLASSES
 #include "fa/Dialect/FA/IR/FAOps.h.inc"
@@ -30,6 +40,23 @@ namespace fa {
 /// Registers the bufferization model of `fa.attention` (tensor form -> memref
 /// form) so that `--one-shot-bufferize` handles it.
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
+
+/// Replaces `op` by its two halves at its position, fa.running_max then
+/// fa.softmax_exp: the definition of the online-softmax step that the CPU
+/// lowering, --fa-schedule-softmax and the GPU lowering all use.
+std::pair<RunningMaxOp, SoftmaxExpOp> splitOnlineSoftmax(RewriterBase &rewriter,
+                                                         OnlineSoftmaxOp op);
+
+/// The layout encoding of a tile type (`#fa.warp_rows` or `#fa.block_shared`),
+/// or null for a plain tensor or any other type.
+Attribute getTileEncoding(Type type);
+
+/// The atom named by `type`'s layout encoding, or null.
+MmaAtomAttrInterface getTileAtom(Type type);
+
+/// True if `type` is a tensor with an `fa` layout encoding or a future: a
+/// value only the GPU lowering (or the CPU path's type erasure) understands.
+bool hasFALayout(Type type);
 } // namespace fa
 } // namespace mlir
 

@@ -1,7 +1,9 @@
 //===- FAAttrs.td - FlashAttention dialect attributes ------*- tablegen -*-===//
 //
-// Layout encodings of tile tensors, set by --fa-map-warps (stage L3) and read
-// by --fa-lower-to-gpu.
+// Layout encodings of tile tensors (stage L3, set by --fa-map-warps) and the
+// MMA atoms they name. The encodings are what --fa-lower-to-gpu's type
+// converter reads: the atom named by an encoding decides which per-thread
+// fragments a tile becomes and how a shared tile is laid out.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,36 +11,163 @@
 #define FA_ATTRS_TD
 
 include "fa/Dialect/FA/IR/FADialect.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/TensorEncoding.td"
 
-def FA_WarpRowsAttr : FA_Attr<"WarpRows", "warp_rows"> {
+//===----------------------------------------------------------------------===//
+// Fragment roles
+//===----------------------------------------------------------------------===//
+
+def FA_FragmentRole : I32EnumAttr<"FragmentRole",
+    "what the threads of a warp hold of a tile they own by rows", [
+  I32EnumAttrCase<"Acc", 0, "acc">,
+  I32EnumAttrCase<"OperandA", 1, "operand_a">,
+  I32EnumAttrCase<"Rows", 2, "rows">,
+  I32EnumAttrCase<"PartialRows", 3, "partial_rows">
+]> {
+  let cppNamespace = "::mlir::fa";
+  let genSpecializedAttr = 0;
+}
+
+//===----------------------------------------------------------------------===//
+// The MMA atom interface
+//===----------------------------------------------------------------------===//
+
+def FA_MmaAtomAttrInterface : AttrInterface<"MmaAtomAttrInterface"> {
+  let cppNamespace = "::mlir::fa";
+  let description = [{
+    An MMA atom is an instruction family for the tile matmuls (QK^T, PV) and
+    everything that has to agree with it: the per-thread fragments of tiles
+    owned by a warp, where each matmul operand lives (registers or shared
+    memory), and the shared-memory layout of tiles that all warps read. The
+    layout encodings (`#fa.warp_rows`, `#fa.block_shared`) name an atom; the
+    verifier, `--fa-map-warps`, `--fa-schedule-softmax` and the GPU lowering
+    ask it these questions. The instructions themselves are emitted by the
+    atom's lowering in `lib/Conversion/FAToGPU/Atoms/`.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Checks that a tile of `shape` and `elementType` can be held by
+        `numWarps` warps in `role`; emits a diagnostic naming the rule if not.
+      }], "::llvm::LogicalResult", "verifyFragment",
+      (ins "::mlir::fa::FragmentRole":$role, "::llvm::ArrayRef<int64_t>":$shape,
+           "::mlir::Type":$elementType, "int64_t":$numWarps,
+           "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError)>,
+    InterfaceMethod<[{
+        Checks that a tile of `shape` and `elementType` can live in shared
+        memory in this atom's layout.
+      }], "::llvm::LogicalResult", "verifySharedTile",
+      (ins "::llvm::ArrayRef<int64_t>":$shape, "::mlir::Type":$elementType,
+           "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError)>,
+    InterfaceMethod<[{
+        The values one thread holds of a (verified) tile, in order: the type
+        converter of the GPU lowering turns the tile into these.
+      }], "::llvm::SmallVector<::mlir::Type>", "getFragmentTypes",
+      (ins "::mlir::fa::FragmentRole":$role, "::llvm::ArrayRef<int64_t>":$shape,
+           "::mlir::Type":$elementType, "int64_t":$numWarps)>,
+    InterfaceMethod<[{
+        32-bit registers one thread needs for a (verified) tile.
+      }], "int64_t", "getFragmentRegisters",
+      (ins "::mlir::fa::FragmentRole":$role, "::llvm::ArrayRef<int64_t>":$shape,
+           "::mlir::Type":$elementType, "int64_t":$numWarps)>,
+    InterfaceMethod<[{
+        Bytes of shared memory a tile of `shape` takes in this atom's layout.
+      }], "int64_t", "getSharedTileBytes",
+      (ins "::llvm::ArrayRef<int64_t>":$shape, "::mlir::Type":$elementType)>,
+    InterfaceMethod<[{
+        Register budget: the most registers per thread that the S and O
+        accumulators (and Q, when it is kept in registers) may take before
+        the kernel spills. Tiles over it are rejected by the GPU lowering.
+      }], "int64_t", "getMaxFragmentRegisters">,
+    InterfaceMethod<[{
+        Register budget up to which Q is kept in registers across the K/V
+        loop (`--fa-map-warps`) instead of being re-read from shared memory.
+      }], "int64_t", "getQueryInRegistersBudget">,
+    InterfaceMethod<[{
+        Register budget up to which the accumulator is rescaled before the
+        exponentials of the online softmax (`--fa-schedule-softmax`).
+      }], "int64_t", "getEarlyRescaleBudget">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Atoms
+//===----------------------------------------------------------------------===//
+
+def FA_MmaSyncAtomAttr : FA_Attr<"MmaSyncAtom", "mma_sync",
+    [DeclareAttrInterfaceMethods<FA_MmaAtomAttrInterface>]> {
+  let summary = "the sm_80 atom: mma.sync.m16n8k16, ldmatrix, cp.async";
+  let description = [{
+    Warp-level `mma.sync.m16n8k16` with f32 accumulators (sm_80 and newer),
+    operands brought from shared memory by `ldmatrix` (`.trans` for a B
+    operand stored [k][n]), tiles filled by 16-byte `cp.async`.
+
+    * `acc` fragments of an `[M, N]` tile held by `W` warps: each warp owns
+      `M / W` rows, i.e. `M / W / 16` m-tiles; a thread holds, per m-tile
+      and per 8-column n-tile, one `vector<2x2xT>`: rows `g` and `g + 8`,
+      columns `2t` and `2t + 1` (`g = lane / 4`, `t = lane % 4`).
+    * `operand_a` fragments of an `[M, K]` tile: per m-tile and per 16-wide
+      k step one `vector<4x2xT>` (T = f16 or bf16).
+    * `rows` / `partial_rows` of an `[M]` vector: per m-tile two f32 (rows
+      `g` and `g + 8`); `rows` is the same in the 4 lanes of a quad,
+      `partial_rows` is a per-lane share whose sum over the quad is the value.
+    * Shared tiles are stored row by row, each row padded by 16 bytes, so
+      the 8 rows one `ldmatrix` reads start 4 banks apart.
+
+    An acc tile of f16/bf16 is register-for-register an `operand_a` tile
+    (two neighbouring n-tiles are one k step), so P never goes through
+    shared memory.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Layout encodings
+//===----------------------------------------------------------------------===//
+
+def FA_WarpRowsAttr : FA_Attr<"WarpRows", "warp_rows",
+    [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
   let summary = "tile rows split across the warps of a thread block";
   let description = [{
     Encoding of a Q-row-indexed tile (`Q_i`, `S`, `P`, `acc`, `O_i`) or
     per-row vector (`m`, `l`, `alpha`, `LSE_i`) with `R` rows: warp `w` of
     the `num_warps` warps owns rows `[w * R / num_warps, (w + 1) * R /
-    num_warps)`, whole rows, so that no row reduction crosses a warp. Inside
-    a warp, rows live in the registers of `mma.sync.m16n8k16` fragments: the
-    4 lanes of a quad share a row.
+    num_warps)`, whole rows, so that no row reduction crosses a warp. The
+    role says which fragments of `atom` a thread holds:
+
+    * `acc`: an accumulator (the C/D operand of the atom's MMA);
+    * `operand_a`: the A operand of the atom's MMA, in registers;
+    * `rows`: a per-row vector, each value held by every lane that owns a
+      part of that row;
+    * `partial_rows`: a per-row vector held as per-lane shares that sum to
+      the value (the running softmax sum, reduced across lanes only once, in
+      `fa.finalize`).
 
     ```mlir
-    tensor<128x64xf32, #fa.warp_rows<num_warps = 4>>
+    tensor<128x64xf32, #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>>
     ```
   }];
-  let parameters = (ins "int64_t":$numWarps);
-  let assemblyFormat = "`<` `num_warps` `=` $numWarps `>`";
+  let parameters = (ins EnumParameter<FA_FragmentRole>:$role,
+                        "int64_t":$numWarps,
+                        "::mlir::fa::MmaAtomAttrInterface":$atom);
+  let assemblyFormat =
+      "`<` $role `,` `num_warps` `=` $numWarps `,` `atom` `=` $atom `>`";
   let genVerifyDecl = 1;
 }
 
-def FA_BlockSharedAttr : FA_Attr<"BlockShared", "block_shared"> {
-  let summary = "tile shared by all warps of a thread block";
+def FA_BlockSharedAttr : FA_Attr<"BlockShared", "block_shared",
+    [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "tile in shared memory, readable by every warp of the block";
   let description = [{
-    Encoding of a K/V tile: every warp reads all of it, so it is copied into
-    shared memory once, cooperatively, by the whole thread block.
+    Encoding of a tile that all warps of a thread block read (the K and V
+    tiles, and Q when it is re-read for every K/V block): it is copied into
+    shared memory once, cooperatively, in the layout of `atom`.
 
     ```mlir
-    tensor<64x128xf16, #fa.block_shared>
+    tensor<64x128xf16, #fa.block_shared<atom = #fa.mma_sync>>
     ```
   }];
+  let parameters = (ins "::mlir::fa::MmaAtomAttrInterface":$atom);
+  let assemblyFormat = "`<` `atom` `=` $atom `>`";
 }
 
 #endif // FA_ATTRS_TD

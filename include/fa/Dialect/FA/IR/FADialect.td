@@ -29,6 +29,7 @@ def FA_Dialect : Dialect {
       of the FlashAttention-2 inner loop on one Q block and one K/V block.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::tensor::TensorDialect"

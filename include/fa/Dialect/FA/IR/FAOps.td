@@ -4,6 +4,8 @@
 #define FA_OPS_TD
 
 include "fa/Dialect/FA/IR/FAAttrs.td"
+include "fa/Dialect/FA/IR/FATypes.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
@@ -106,33 +108,39 @@ def FA_AttentionOp : FA_Op<"attention", [
 //
 // What `--fa-tile-q-outer` produces: each op is one step of the
 // FlashAttention-2 inner loop, on one Q block of M rows and one K/V block of
-// N rows, as value-semantic 2-D (or 1-D, per row) tensors. Scores live in the
-// log2 domain (the softmax scale times log2(e) is folded into `fa.qk`), so
-// every exponential is an `exp2`. On the CPU they lower to linalg
-// (`--fa-decompose-tiles`); on the GPU to tensor-core fragments.
+// N rows, as value-semantic 2-D (or 1-D, per row) tensors. Scores are kept
+// raw (Q K^T); the softmax ops apply `scale`, which is the attention scale
+// times log2(e), so every exponential is an `exp2`. On the CPU they lower to
+// linalg (`--fa-decompose-tiles`); on the GPU, one pattern each, to the
+// fragments of the MMA atom their layout encodings name
+// (`--fa-lower-to-gpu`). Their arithmetic is defined once, in
+// `fa/Dialect/FA/Semantics/AttentionMath.h`, for both.
 //===----------------------------------------------------------------------===//
 
 class FA_TileOp<string mnemonic, list<Trait> traits = []>
     : FA_Op<mnemonic, !listconcat(traits, [Pure])>;
 
 def FA_QKOp : FA_TileOp<"qk"> {
-  let summary = "S = scale * Q_i K_j^T for one Q block and one K block";
+  let summary = "S = Q_i K_j^T for one Q block and one K block";
   let description = [{
-    `S[r, c] = scale * sum_d Q[r, d] * K[c, d]`, accumulated in f32. `scale`
-    is the attention scale times `log2(e)`: S is in the log2 domain, ready
-    for `exp2`.
+    `S[r, c] = sum_d Q[r, d] * K[c, d]`, accumulated in f32. The scale is
+    applied by the softmax ops that consume S.
 
     ```mlir
-    %s = fa.qk %q_tile, %k_tile scale(0.180336878)
+    %s = fa.qk %q_tile, %k_tile
         : tensor<128x64xf16>, tensor<64x64xf16> -> tensor<128x64xf32>
     ```
+
+    With layouts (L3), the query tile is either in registers
+    (`#fa.warp_rows<operand_a, ...>`) or in shared memory
+    (`#fa.block_shared`), the key tile in shared memory, and S an `acc`
+    tile of the same atom and warps.
   }];
-  let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key,
-                       F32Attr:$scale);
+  let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key);
   let results = (outs AnyRankedTensor:$scores);
   let assemblyFormat = [{
-    $query `,` $key `scale` `(` $scale `)` attr-dict `:` type($query) `,`
-    type($key) `->` type($scores)
+    $query `,` $key attr-dict `:` type($query) `,` type($key) `->`
+    type($scores)
   }];
   let hasVerifier = 1;
 }
@@ -141,16 +149,17 @@ def FA_MaskOp : FA_TileOp<"mask", [AllTypesMatch<["scores", "result"]>,
                                    AttrSizedOperandSegments]> {
   let summary = "set to -inf the scores a query row must not see";
   let description = [{
-    The tile's element `(r, c)` is query row `row_start + r` against key
-    `col_start + c`. It becomes `-inf` when
+    The tile's element `(r, c)` is query row `i = row_start + r` against key
+    `j = col_start + c`. Row `i` sees the keys `j` with
 
-    * `key_limit` is given and `col_start + c >= key_limit` (keys past the
-      end of the sequence, in the last partial K/V block), or
-    * `causal_offset` is given and
-      `col_start + c > row_start + r + causal_offset` (causal attention;
-      `causal_offset = Nk - Nq` aligns the mask to the bottom-right corner).
+    * `j < key_limit` when `key_limit` is given (keys past the end of the
+      sequence, in the last partial K/V block), and
+    * `j <= i + causal_offset` when `causal_offset` is given (causal
+      attention; `causal_offset = Nk - Nq` aligns the mask to the
+      bottom-right corner).
 
-    At least one of the two must be present. Other elements pass through.
+    Every other element becomes `-inf`. At least one of the two must be
+    present.
 
     ```mlir
     %masked = fa.mask %s[%q_start, %k_start] key_limit(%nk)
@@ -172,69 +181,151 @@ def FA_MaskOp : FA_TileOp<"mask", [AllTypesMatch<["scores", "result"]>,
 
 def FA_OnlineSoftmaxOp : FA_TileOp<"online_softmax", [
     AllTypesMatch<["scores", "probs"]>,
-    AllTypesMatch<["max", "sum", "new_max", "new_sum", "alpha"]>]> {
+    AllTypesMatch<["max", "new_max", "alpha"]>,
+    AllTypesMatch<["sum", "new_sum"]>]> {
   let summary = "one online-softmax step: new running max and sum, P, alpha";
   let description = [{
-    Folds one block of log2-domain scores `S [M, N]` into the running row
-    max `m [M]` and row sum `l [M]`:
+    Folds one block of raw scores `S [M, N]` into the running row max
+    `m [M]` and row sum `l [M]`, both in the log2 domain of the scaled
+    scores (`scale` is the attention scale times log2(e), > 0):
 
     ```
-    m_new[r] = max(m[r], max_c S[r, c])
+    m_new[r] = max(m[r], scale * max_c S[r, c])
     base[r]  = m_new[r] == -inf ? 0 : m_new[r]   (row has seen no key yet)
-    P[r, c]  = exp2(S[r, c] - base[r])            (unnormalised)
-    alpha[r] = exp2(m[r] - base[r])               (rescales the old state)
+    P[r, c]  = exp2(scale * S[r, c] - base[r])   (unnormalised)
+    alpha[r] = exp2(m[r] - base[r])              (rescales the old state)
     l_new[r] = alpha[r] * l[r] + sum_c P[r, c]
     ```
 
     No division: normalisation happens once, in `fa.finalize`. The `base`
     guard keeps fully masked rows at `P = 0`, `alpha = 0` instead of NaN.
+    The step is exactly `fa.running_max` followed by `fa.softmax_exp`
+    (`--fa-schedule-softmax` splits it so that the rescale of the
+    accumulator can be placed between the two).
 
     ```mlir
-    %p, %m_new, %l_new, %alpha = fa.online_softmax %s, %m, %l
+    %p, %m_new, %l_new, %alpha = fa.online_softmax %s, %m, %l scale(%c)
+        : tensor<128x64xf32>, tensor<128xf32>, tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$scores, AnyRankedTensor:$max,
+                       AnyRankedTensor:$sum, F32:$scale);
+  let results = (outs AnyRankedTensor:$probs, AnyRankedTensor:$new_max,
+                      AnyRankedTensor:$new_sum, AnyRankedTensor:$alpha);
+  let assemblyFormat = [{
+    $scores `,` $max `,` $sum `scale` `(` $scale `)` attr-dict `:`
+    type($scores) `,` type($max) `,` type($sum)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_RunningMaxOp : FA_TileOp<"running_max", [
+    AllTypesMatch<["max", "new_max", "alpha"]>]> {
+  let summary = "first half of the online-softmax step: new max and alpha";
+  let description = [{
+    ```
+    m_new[r] = max(m[r], scale * max_c S[r, c])
+    alpha[r] = exp2(m[r] - base[r]),   base[r] = m_new[r] == -inf ? 0 : m_new[r]
+    ```
+
+    ```mlir
+    %m_new, %alpha = fa.running_max %s, %m scale(%c)
         : tensor<128x64xf32>, tensor<128xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$scores, AnyRankedTensor:$max,
-                       AnyRankedTensor:$sum);
-  let results = (outs AnyRankedTensor:$probs, AnyRankedTensor:$new_max,
-                      AnyRankedTensor:$new_sum, AnyRankedTensor:$alpha);
+                       F32:$scale);
+  let results = (outs AnyRankedTensor:$new_max, AnyRankedTensor:$alpha);
   let assemblyFormat = [{
-    $scores `,` $max `,` $sum attr-dict `:` type($scores) `,` type($max)
+    $scores `,` $max `scale` `(` $scale `)` attr-dict `:` type($scores) `,`
+    type($max)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_SoftmaxExpOp : FA_TileOp<"softmax_exp", [
+    AllTypesMatch<["scores", "probs"]>,
+    AllTypesMatch<["new_max", "alpha"]>,
+    AllTypesMatch<["sum", "new_sum"]>]> {
+  let summary = "second half of the online-softmax step: P and the new sum";
+  let description = [{
+    With `m_new` and `alpha` from `fa.running_max`:
+
+    ```
+    base[r]  = m_new[r] == -inf ? 0 : m_new[r]
+    P[r, c]  = exp2(scale * S[r, c] - base[r])
+    l_new[r] = alpha[r] * l[r] + sum_c P[r, c]
+    ```
+
+    ```mlir
+    %p, %l_new = fa.softmax_exp %s, %m_new, %alpha, %l scale(%c)
+        : tensor<128x64xf32>, tensor<128xf32>, tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$scores, AnyRankedTensor:$new_max,
+                       AnyRankedTensor:$alpha, AnyRankedTensor:$sum,
+                       F32:$scale);
+  let results = (outs AnyRankedTensor:$probs, AnyRankedTensor:$new_sum);
+  let assemblyFormat = [{
+    $scores `,` $new_max `,` $alpha `,` $sum `scale` `(` $scale `)` attr-dict
+    `:` type($scores) `,` type($new_max) `,` type($sum)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_RescaleOp : FA_TileOp<"rescale", [AllTypesMatch<["acc", "result"]>]> {
+  let summary = "acc_new = alpha * acc, row by row";
+  let description = [{
+    `acc_new[r, e] = alpha[r] * acc[r, e]`: the old accumulator brought to
+    the new running max before P V is added. On the GPU a warp skips the
+    multiplications when every alpha it holds is 1 (no row max of the warp
+    moved), which after the first blocks is the common case.
+
+    ```mlir
+    %acc_new = fa.rescale %acc, %alpha : tensor<128x64xf32>, tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$acc, AnyRankedTensor:$alpha);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $acc `,` $alpha attr-dict `:` type($acc) `,` type($alpha)
   }];
   let hasVerifier = 1;
 }
 
 def FA_PVOp : FA_TileOp<"pv", [AllTypesMatch<["acc", "result"]>]> {
-  let summary = "acc_new = alpha * acc + P V_j (rescale and accumulate)";
+  let summary = "acc_new = acc + P V_j";
   let description = [{
-    `acc_new[r, e] = alpha[r] * acc[r, e] + sum_c P[r, c] * V[c, e]`, in f32.
-    `P` has the element type of `V` (the tiling pass rounds P with
-    `arith.truncf` first, as the GPU kernel does before its P V matmul).
+    `acc_new[r, e] = acc[r, e] + sum_c P[r, c] * V[c, e]`, in f32. `P` has
+    the element type of `V` (the tiling pass rounds P with `arith.truncf`
+    first, as the GPU kernel does before its P V matmul); the accumulator is
+    rescaled by `fa.rescale` before.
 
     ```mlir
-    %acc_new = fa.pv %p, %v_tile, %acc, %alpha
-        : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32>,
-          tensor<128xf32>
+    %acc_new = fa.pv %p, %v_tile, %acc
+        : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32>
     ```
+
+    With layouts, P is an `operand_a` tile, V a shared tile and the
+    accumulator an `acc` tile of the same atom.
   }];
   let arguments = (ins AnyRankedTensor:$probs, AnyRankedTensor:$value,
-                       AnyRankedTensor:$acc, AnyRankedTensor:$alpha);
+                       AnyRankedTensor:$acc);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $probs `,` $value `,` $acc `,` $alpha attr-dict `:` type($probs) `,`
-    type($value) `,` type($acc) `,` type($alpha)
+    $probs `,` $value `,` $acc attr-dict `:` type($probs) `,` type($value)
+    `,` type($acc)
   }];
   let hasVerifier = 1;
 }
 
-def FA_FinalizeOp : FA_TileOp<"finalize", [
-    AllTypesMatch<["max", "sum", "lse"]>]> {
+def FA_FinalizeOp : FA_TileOp<"finalize", [AllTypesMatch<["max", "lse"]>]> {
   let summary = "the one normalisation: O = acc / l, LSE = ln(2) * (m + log2 l)";
   let description = [{
     After the last K/V block:
 
     ```
-    O[r, e] = l[r] == 0 ? 0 : acc[r, e] / l[r]      (in O's element type)
+    O[r, e] = l[r] == 0 ? 0 : acc[r, e] * (1 / l[r])    (in O's element type)
     LSE[r]  = l[r] == 0 ? -inf : ln(2) * (m[r] + log2(l[r]))
     ```
 
@@ -245,15 +336,104 @@ def FA_FinalizeOp : FA_TileOp<"finalize", [
 
     ```mlir
     %o, %lse = fa.finalize %acc, %m, %l
-        : tensor<128x128xf32>, tensor<128xf32> -> tensor<128x128xf16>
+        : tensor<128x128xf32>, tensor<128xf32>, tensor<128xf32>
+          -> tensor<128x128xf16>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$acc, AnyRankedTensor:$max,
                        AnyRankedTensor:$sum);
   let results = (outs AnyRankedTensor:$out, AnyRankedTensor:$lse);
   let assemblyFormat = [{
-    $acc `,` $max `,` $sum attr-dict `:` type($acc) `,` type($max) `->`
-    type($out)
+    $acc `,` $max `,` $sum attr-dict `:` type($acc) `,` type($max) `,`
+    type($sum) `->` type($out)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Layout and memory ops (stage L3)
+//===----------------------------------------------------------------------===//
+
+def FA_ConvertLayoutOp : FA_TileOp<"convert_layout"> {
+  let summary = "the same tile in another layout";
+  let description = [{
+    Returns its operand unchanged in value, held in the layout of the result
+    type. `--fa-map-warps` uses it where the atom moves a tile between
+    homes: a Q tile from shared memory into A-operand registers (once, before
+    the K/V loop), and P from accumulator fragments to A-operand fragments
+    (free for `#fa.mma_sync`: the same registers). The GPU lowering rejects
+    conversions the atom cannot do.
+
+    ```mlir
+    %pa = fa.convert_layout %p
+        : tensor<128x64xf16, #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>>
+          -> tensor<128x64xf16, #fa.warp_rows<operand_a, num_warps = 4, atom = #fa.mma_sync>>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $source attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_AsyncLoadOp : FA_Op<"async_load", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start copying tiles of [B, H, N, D] tensors into a slot";
+  let description = [{
+    For every source, rows `[row_start, row_start + rows)` of
+    `source[batch, head, :, :]`, zero-padded to the tile's rows, start being
+    copied into slot `slot` (of `num_slots`) of that source's ring of
+    shared-memory tiles. The copies of one `fa.async_load` are one group:
+    `fa.await` waits for all of them. With `if (%pred)` and `%pred` false,
+    nothing is copied (the group is empty) and the future must not be
+    awaited.
+
+    `--fa-pipeline-kv` issues the K/V tiles of block `j + S - 1` while block
+    `j` is being used (S = `num_slots`). On the GPU each source is one
+    cooperative `cp.async` copy (16 bytes per thread and copy, zero-filled
+    past `rows`) followed by `cp.async.commit_group`; on the CPU it is a
+    plain load.
+
+    ```mlir
+    %f = fa.async_load %k, %v [%b, %kvh, %k0] rows(%n) slot(%s) of 2 if (%in)
+        : tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>
+          -> !fa.future<tensor<64x64xf16, #shared>, tensor<64x64xf16, #shared>>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$sources, Index:$batch,
+                       Index:$head, Index:$row_start, Index:$rows,
+                       Index:$slot, I64Attr:$num_slots,
+                       Optional<I1>:$pred);
+  let results = (outs FA_FutureType:$future);
+  let assemblyFormat = [{
+    $sources `[` $batch `,` $head `,` $row_start `]` `rows` `(` $rows `)`
+    `slot` `(` $slot `)` `of` $num_slots (`if` `(` $pred^ `)`)? attr-dict
+    `:` type($sources) `->` qualified(type($future))
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_AwaitOp : FA_Op<"await", [MemoryEffects<[MemRead, MemWrite]>, InferTypeOpAdaptor]> {
+  let summary = "wait until the tiles of a future have landed";
+  let description = [{
+    Returns the tiles of `future` once their copies have completed and are
+    visible to every thread of the block. `pending` is the number of
+    `fa.async_load` groups issued after this one that may stay in flight
+    (`cp.async.wait_group pending`, then a barrier). The barrier also orders
+    every read of the block's shared tiles before it ahead of the
+    `fa.async_load`s after it, which is what lets a slot be reused.
+
+    ```mlir
+    %k, %v = fa.await %f pending(0) : !fa.future<tensor<64x64xf16, #shared>,
+                                                  tensor<64x64xf16, #shared>>
+    ```
+  }];
+  let arguments = (ins FA_FutureType:$future, I64Attr:$pending);
+  let results = (outs Variadic<AnyRankedTensor>:$tiles);
+  let assemblyFormat = [{
+    $future `pending` `(` $pending `)` attr-dict `:` qualified(type($future))
   }];
   let hasVerifier = 1;
 }

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FA_LIB_CONVERSION_FATOGPU_SHAREDTILES_H
-#define FA_LIB_CONVERSION_FATOGPU_SHAREDTILES_H
+#ifndef FA_LIB_CONVERSION_FATOGPU_ATOMS_SHAREDTILES_H
+#define FA_LIB_CONVERSION_FATOGPU_ATOMS_SHAREDTILES_H
 
 #include "mlir/IR/Builders.h"
 
@@ -58,4 +58,4 @@ void commitAsyncGroup(OpBuilder &b, Location loc);
 } // namespace fa
 } // namespace mlir
 
-#endif // FA_LIB_CONVERSION_FATOGPU_SHAREDTILES_H
+#endif // FA_LIB_CONVERSION_FATOGPU_ATOMS_SHAREDTILES_H

@@ -1,6 +1,8 @@
-//===- WarpMma.cpp - mma.sync.m16n8k16 fragments of one warp --------------===//
+//===- MmaSyncFragments.cpp - mma.sync.m16n8k16 fragments of a warp ------===//
 
-#include "WarpMma.h"
+#include "Atoms/MmaSyncFragments.h"
+
+#include "fa/Dialect/FA/Semantics/AttentionMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -17,13 +19,7 @@ static Value cidx(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-WarpMma::WarpMma(OpBuilder &b, Location loc, Value lane, Type elemTy)
-    : loc(loc), elemTy(elemTy) {
-  Type f32 = b.getF32Type();
-  accTy = VectorType::get({2, 2}, f32);
-  aTy = VectorType::get({4, 2}, elemTy);
-  bTy = VectorType::get({2, 2}, elemTy);
-  ldTy = aTy;
+WarpMma::WarpMma(OpBuilder &b, Location loc, Value lane) : loc(loc) {
   auto div = [&](int64_t d) {
     return arith::DivUIOp::create(b, loc, lane, cidx(b, loc, d)).getResult();
   };
@@ -100,27 +96,37 @@ static Value rowPair(OpBuilder &b, Location loc, Value v, int64_t first) {
                                    ArrayRef<int64_t>{first, first + 1});
 }
 
+/// What one ldmatrix.x4 gives a lane: four 32-bit registers of 16-bit pairs.
+static VectorType ldmatrixType(Type elemTy) {
+  return VectorType::get({4, 2}, elemTy);
+}
+
 Value WarpMma::loadA(OpBuilder &b, LaneView tile, Value row0,
-                     int64_t kChunk0) {
-  return ldmatrix(b, loc, tile, row0, kChunk0, ldTy, /*transpose=*/false);
+                     int64_t kChunk0, Type elemTy) {
+  return ldmatrix(b, loc, tile, row0, kChunk0, ldmatrixType(elemTy),
+                  /*transpose=*/false);
 }
 
 std::pair<Value, Value> WarpMma::loadBOfTransposed(OpBuilder &b,
                                                    LaneView tile, int64_t n0,
-                                                   int64_t kChunk0) {
-  Value frags = ldmatrix(b, loc, tile, cidx(b, loc, n0), kChunk0, ldTy,
-                         /*transpose=*/false);
+                                                   int64_t kChunk0,
+                                                   Type elemTy) {
+  Value frags = ldmatrix(b, loc, tile, cidx(b, loc, n0), kChunk0,
+                         ldmatrixType(elemTy), /*transpose=*/false);
   return {rowPair(b, loc, frags, 0), rowPair(b, loc, frags, 2)};
 }
 
 std::pair<Value, Value> WarpMma::loadB(OpBuilder &b, LaneView tile,
-                                       int64_t k0, int64_t nChunk0) {
-  Value frags = ldmatrix(b, loc, tile, cidx(b, loc, k0), nChunk0, ldTy,
-                         /*transpose=*/true);
+                                       int64_t k0, int64_t nChunk0,
+                                       Type elemTy) {
+  Value frags = ldmatrix(b, loc, tile, cidx(b, loc, k0), nChunk0,
+                         ldmatrixType(elemTy), /*transpose=*/true);
   return {rowPair(b, loc, frags, 0), rowPair(b, loc, frags, 2)};
 }
 
 Value WarpMma::mma(OpBuilder &b, Value a, Value bFrag, Value c) {
+  Type elemTy = cast<VectorType>(a.getType()).getElementType();
+  VectorType accTy = cast<VectorType>(c.getType());
   if (elemTy.isF16())
     return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, c,
                                     ArrayRef<int64_t>{16, 8, 16});
@@ -162,7 +168,7 @@ Value WarpMma::quadReduce(OpBuilder &b, Value v, bool isMax) {
     Value other = gpu::ShuffleOp::create(b, loc, v, offset, /*width=*/32,
                                          gpu::ShuffleMode::XOR)
                       .getShuffleResult();
-    v = isMax ? arith::MaxNumFOp::create(b, loc, v, other).getResult()
+    v = isMax ? semantics::maxOf(b, loc, v, other)
               : arith::AddFOp::create(b, loc, v, other).getResult();
   }
   return v;

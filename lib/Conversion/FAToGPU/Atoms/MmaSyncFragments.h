@@ -1,4 +1,4 @@
-//===- WarpMma.h - mma.sync.m16n8k16 fragments of one warp ------*- C++ -*-===//
+//===- MmaSyncFragments.h - mma.sync.m16n8k16 fragments of a warp -*- C++ -*-===//
 //
 // Register fragments of `mma.sync.m16n8k16` (PTX ISA, "Matrix Fragments for
 // mma.m16n8k16"), with g = lane / 4 and t = lane % 4:
@@ -13,10 +13,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FA_LIB_CONVERSION_FATOGPU_WARPMMA_H
-#define FA_LIB_CONVERSION_FATOGPU_WARPMMA_H
+#ifndef FA_LIB_CONVERSION_FATOGPU_ATOMS_MMASYNCFRAGMENTS_H
+#define FA_LIB_CONVERSION_FATOGPU_ATOMS_MMASYNCFRAGMENTS_H
 
-#include "SharedTiles.h"
+#include "Atoms/SharedTiles.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -34,8 +34,8 @@ struct LaneView {
 
 class WarpMma {
 public:
-  /// `lane` is the lane id (index); `elemTy` f16 or bf16.
-  WarpMma(OpBuilder &b, Location loc, Value lane, Type elemTy);
+  /// `lane` is the lane id (index).
+  WarpMma(OpBuilder &b, Location loc, Value lane);
 
   /// Lane views of a row-major tile for A operands, of a [n][k] tile for
   /// B = tile^T operands, and of a [k][n] tile for B operands.
@@ -45,28 +45,27 @@ public:
 
   /// The A operand for rows [row0, row0 + 16), k columns of 16-byte chunks
   /// [kChunk0, kChunk0 + 1], of a row-major tile (ldmatrix.x4).
-  Value loadA(OpBuilder &b, LaneView tile, Value row0, int64_t kChunk0);
+  Value loadA(OpBuilder &b, LaneView tile, Value row0, int64_t kChunk0,
+              Type elemTy);
 
   /// The B operands of two n-tiles, n in [n0, n0 + 8) and [n0 + 8, n0 + 16),
   /// for k chunks [kChunk0, kChunk0 + 1], of B = tile^T, where `tile` is
   /// stored [n][k] (the K tile for S = Q K^T; ldmatrix.x4).
   std::pair<Value, Value> loadBOfTransposed(OpBuilder &b, LaneView tile,
-                                            int64_t n0, int64_t kChunk0);
+                                            int64_t n0, int64_t kChunk0,
+                                            Type elemTy);
 
   /// The B operands of two n-tiles, n chunks nChunk0 and nChunk0 + 1, for k
   /// rows [k0, k0 + 16) of a tile stored [k][n] (the V tile for P V;
   /// ldmatrix.x4.trans).
   std::pair<Value, Value> loadB(OpBuilder &b, LaneView tile, int64_t k0,
-                                int64_t nChunk0);
+                                int64_t nChunk0, Type elemTy);
 
-  /// D = A * B + C (f32 accumulate).
+  /// D = A * B + C (f32 accumulate); A and B of f16 or bf16.
   Value mma(OpBuilder &b, Value a, Value bFrag, Value c);
 
   /// Max (or sum) of `v` over the 4 lanes of a quad: shuffles xor 1 and 2.
   Value quadReduce(OpBuilder &b, Value v, bool isMax);
-
-  /// The accumulator type, vector<2x2xf32>.
-  VectorType accType() const { return accTy; }
   /// Row and column of element [h][e] of a C tile within the 16x8 tile.
   Value groupId() const { return g; }
   Value threadInGroup() const { return t; }
@@ -76,8 +75,6 @@ private:
                     Value col);
 
   Location loc;
-  Type elemTy;
-  VectorType accTy, aTy, bTy, ldTy;
   // Lane-dependent parts of the ldmatrix row addresses, computed once.
   Value g, t, laneMod16, laneDiv16, laneMod8, laneDiv8Mod2;
 };
@@ -85,4 +82,4 @@ private:
 } // namespace fa
 } // namespace mlir
 
-#endif // FA_LIB_CONVERSION_FATOGPU_WARPMMA_H
+#endif // FA_LIB_CONVERSION_FATOGPU_ATOMS_MMASYNCFRAGMENTS_H

@@ -1,6 +1,6 @@
 //===- SharedTiles.cpp - Tiles in shared memory, filled by cp.async -------===//
 
-#include "SharedTiles.h"
+#include "Atoms/SharedTiles.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

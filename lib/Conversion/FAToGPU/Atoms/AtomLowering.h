@@ -1,0 +1,155 @@
+//===- AtomLowering.h - How an MMA atom's instructions are emitted -*- C++ -*-===//
+//
+// The code side of an MMA atom. `MmaAtomAttrInterface` (the IR side) says
+// which fragments a tile becomes and how a shared tile is laid out; an
+// AtomLowering emits the instructions on those fragments: the matmuls, the
+// lane exchanges of row reductions, the copies between global memory,
+// shared memory and registers. The conversion patterns of --fa-lower-to-gpu
+// call it through this interface and never name an instruction family.
+//
+// Fragment geometry (what the elementwise and per-row patterns need): an
+// `acc` tile becomes fragments of `elementsPerAccFragment()` scalars; element
+// (f, e) is in row `accRowValue(f, e)` of the thread's per-row values and at
+// column `accColumn(f, e)` counted from `threadFirstColumn()`. A `rows`
+// vector becomes one scalar per row a thread holds; value i is tile row
+// `rowOfRowValue(i)`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_LIB_CONVERSION_FATOGPU_ATOMS_ATOMLOWERING_H
+#define FA_LIB_CONVERSION_FATOGPU_ATOMS_ATOMLOWERING_H
+
+#include "fa/Dialect/FA/IR/FA.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <memory>
+
+namespace mlir {
+namespace fa {
+
+/// Where a matmul operand is: fragments in registers, or a shared tile at a
+/// byte offset of the dynamic shared memory.
+struct TileOperand {
+  RankedTensorType type;
+  ValueRange fragments; // When in registers.
+  Value sharedOffset;   // When in shared memory.
+  bool inShared() const { return static_cast<bool>(sharedOffset); }
+};
+
+class AtomLowering {
+public:
+  virtual ~AtomLowering() = default;
+
+  /// Emits, at the kernel's entry, the thread geometry every other method
+  /// uses (lane, warp, per-lane offsets). `threadId` is gpu.thread_id x of a
+  /// block of `numWarps` warps; `dynamicShared` the dynamic shared memory.
+  virtual void setUp(OpBuilder &b, Location loc, Value threadId,
+                     Value dynamicShared, int64_t numWarps) = 0;
+
+  //===--------------------------------------------------------------------===//
+  // Fragment geometry
+  //===--------------------------------------------------------------------===//
+
+  virtual int64_t elementsPerAccFragment() const = 0;
+  /// The per-row value (of a rows vector of the same tile rows) that element
+  /// `elem` of acc fragment `frag` belongs to.
+  virtual int64_t accRowValue(RankedTensorType acc, int64_t frag,
+                              int64_t elem) const = 0;
+  /// Column of element (frag, elem), counted from threadFirstColumn().
+  virtual int64_t accColumn(RankedTensorType acc, int64_t frag,
+                            int64_t elem) const = 0;
+  /// The first tile column this thread holds in every acc fragment row.
+  virtual Value threadFirstColumn(OpBuilder &b, Location loc) = 0;
+  /// Tile row of per-row value `i` of a tile of `rows` rows.
+  virtual Value rowOfRowValue(OpBuilder &b, Location loc, int64_t rows,
+                              int64_t i) = 0;
+  /// Element `elem` of an acc fragment, and the fragment with it replaced.
+  virtual Value extractAccElement(OpBuilder &b, Location loc, Value frag,
+                                  int64_t elem) = 0;
+  virtual Value buildAccFragment(OpBuilder &b, Location loc, Type fragType,
+                                 ArrayRef<Value> elems) = 0;
+
+  //===--------------------------------------------------------------------===//
+  // Lane exchanges
+  //===--------------------------------------------------------------------===//
+
+  /// Max or sum of a per-row value over the lanes that hold parts of the row.
+  virtual Value reduceAcrossRowLanes(OpBuilder &b, Location loc, Value v,
+                                     bool isMax) = 0;
+  /// True in every lane of the warp if `pred` is true in any (warp-uniform).
+  virtual Value anyInWarp(OpBuilder &b, Location loc, Value pred) = 0;
+
+  //===--------------------------------------------------------------------===//
+  // Matmuls (f32 accumulators)
+  //===--------------------------------------------------------------------===//
+
+  /// Whether the atom's MMAs cover an [m, k] x [k, n] product exactly;
+  /// failure, with a diagnostic at `loc`, if they do not.
+  virtual LogicalResult checkMatmulShape(Location loc, int64_t m, int64_t n,
+                                         int64_t k) const = 0;
+
+  /// acc + Q K^T for a query operand (registers or shared) and a key tile
+  /// in shared memory stored [n][k].
+  virtual SmallVector<Value> matmulTransposedB(OpBuilder &b, Location loc,
+                                               const TileOperand &a,
+                                               const TileOperand &bTile,
+                                               RankedTensorType accType,
+                                               ValueRange acc) = 0;
+  /// acc + P V for P in A-operand registers and V in shared memory [k][n].
+  virtual SmallVector<Value> matmul(OpBuilder &b, Location loc,
+                                    const TileOperand &a,
+                                    const TileOperand &bTile,
+                                    RankedTensorType accType,
+                                    ValueRange acc) = 0;
+
+  //===--------------------------------------------------------------------===//
+  // Layout conversions
+  //===--------------------------------------------------------------------===//
+
+  /// The fragments of `to` for a tile held as `from`; failure if this atom
+  /// cannot convert between the two.
+  virtual FailureOr<SmallVector<Value>>
+  convertLayout(OpBuilder &b, Location loc, const TileOperand &from,
+                RankedTensorType to) = 0;
+
+  //===--------------------------------------------------------------------===//
+  // Memory
+  //===--------------------------------------------------------------------===//
+
+  /// Bytes of a shared tile of `type` (the atom's shared layout).
+  virtual int64_t sharedTileBytes(RankedTensorType type) const = 0;
+  /// All threads of the block start copying rows [rowStart, rowStart + rows)
+  /// of `source[batch, head]` (a 4-D memref) into the shared tile at
+  /// `sharedOffset`, zero-filling the tile rows past `rows`.
+  virtual void copyTileAsync(OpBuilder &b, Location loc, Value source,
+                             Value batch, Value head, Value rowStart,
+                             Value rows, RankedTensorType tile,
+                             Value sharedOffset) = 0;
+  /// Closes the copies issued so far into one group.
+  virtual void commitCopies(OpBuilder &b, Location loc) = 0;
+  /// Waits until at most `pending` groups are in flight, then makes the
+  /// shared tiles visible to (and their previous reads done by) all threads.
+  virtual void waitCopies(OpBuilder &b, Location loc, int64_t pending) = 0;
+  /// Stores rows [0, rows) of an acc tile held in `frags` to rows
+  /// [rowStart, rowStart + rows) of `dest[batch, head]` (4-D memref), going
+  /// through the shared tile at `stagingOffset` (which every warp must be
+  /// done with).
+  virtual void storeAccTile(OpBuilder &b, Location loc, RankedTensorType acc,
+                            ValueRange frags, Value dest, Value batch,
+                            Value head, Value rowStart, Value rows,
+                            Value stagingOffset) = 0;
+  /// Stores rows [0, rows) of a per-row vector to `dest[batch, head,
+  /// rowStart + r]` (3-D memref).
+  virtual void storeRows(OpBuilder &b, Location loc, RankedTensorType rowsTy,
+                         ValueRange values, Value dest, Value batch,
+                         Value head, Value rowStart, Value rows) = 0;
+};
+
+/// The lowering of `atom`, or null for an atom without one.
+std::unique_ptr<AtomLowering> createAtomLowering(MmaAtomAttrInterface atom);
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_LIB_CONVERSION_FATOGPU_ATOMS_ATOMLOWERING_H

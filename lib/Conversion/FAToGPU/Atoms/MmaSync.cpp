@@ -1,0 +1,423 @@
+//===- MmaSync.cpp - The sm_80 atom: mma.sync, ldmatrix, cp.async ---------===//
+//
+// AtomLowering of #fa.mma_sync. Fragments (MmaSyncFragments.h), with
+// g = lane / 4 and t = lane % 4 and warp w owning rows [w * M / W, ...):
+//
+//   acc [M, N]      fragment mt * (N / 8) + nt: vector<2x2xT>, element
+//                   [h][e] at row 16 mt + g + 8 h, column 8 nt + 2 t + e
+//   operand_a [M,K] fragment mt * (K / 16) + kk: vector<4x2xT> (ldmatrix.x4)
+//   rows [M]        value 2 mt + h: row 16 mt + g + 8 h
+//
+// Shared tiles have their rows padded by 16 bytes (SharedTiles.h).
+//
+// Addresses. Every shared-memory view this file builds inside a loop starts
+// from an "opaque zero" (an inline-asm `mov 0` that LLVM cannot see
+// through). Without it LLVM hoists each of the dozens of ldmatrix and
+// cp.async addresses of the loop body out of the loop into its own 64-bit
+// register and the accumulators spill; with it each address is one base
+// register plus an immediate, and ptxas, which does see the zero, folds it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Atoms/AtomLowering.h"
+#include "Atoms/MmaSyncFragments.h"
+#include "Atoms/SharedTiles.h"
+
+#include "fa/Dialect/FA/Semantics/AttentionMath.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+constexpr int64_t kTileRows = 16, kTileCols = 8, kStepK = 16;
+
+Value cidx(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// Warps and element type of a tile held by warps.
+WarpRowsAttr warpRows(RankedTensorType t) {
+  return cast<WarpRowsAttr>(t.getEncoding());
+}
+
+class MmaSyncLowering : public AtomLowering {
+public:
+  void setUp(OpBuilder &b, Location loc, Value threadId, Value dynamicShared,
+             int64_t numWarps) override {
+    this->numWarps = numWarps;
+    this->threadId = threadId;
+    this->dynamicShared = dynamicShared;
+    Value lane = arith::RemUIOp::create(b, loc, threadId, cidx(b, loc, 32));
+    warp = arith::DivUIOp::create(b, loc, threadId, cidx(b, loc, 32));
+    fragments.emplace(b, loc, lane);
+  }
+
+  int64_t elementsPerAccFragment() const override { return 4; }
+
+  int64_t accRowValue(RankedTensorType acc, int64_t frag,
+                      int64_t elem) const override {
+    int64_t nTiles = acc.getDimSize(1) / kTileCols;
+    return (frag / nTiles) * 2 + elem / 2;
+  }
+  int64_t accColumn(RankedTensorType acc, int64_t frag,
+                    int64_t elem) const override {
+    int64_t nTiles = acc.getDimSize(1) / kTileCols;
+    return (frag % nTiles) * kTileCols + elem % 2;
+  }
+  Value threadFirstColumn(OpBuilder &b, Location loc) override {
+    return arith::MulIOp::create(b, loc, fragments->threadInGroup(),
+                                 cidx(b, loc, 2));
+  }
+  Value rowOfRowValue(OpBuilder &b, Location loc, int64_t rows,
+                      int64_t i) override {
+    // The warp's first row, then the row of value i inside its m-tiles.
+    return arith::AddIOp::create(
+        b, loc, warpRow0(b, loc, rows),
+        arith::AddIOp::create(
+            b, loc, fragments->groupId(),
+            cidx(b, loc, (i / 2) * kTileRows + (i % 2) * 8)));
+  }
+  Value extractAccElement(OpBuilder &b, Location loc, Value frag,
+                          int64_t elem) override {
+    return vector::ExtractOp::create(b, loc, frag,
+                                     ArrayRef<int64_t>{elem / 2, elem % 2});
+  }
+  Value buildAccFragment(OpBuilder &b, Location loc, Type fragType,
+                         ArrayRef<Value> elems) override {
+    return vector::FromElementsOp::create(b, loc, cast<VectorType>(fragType),
+                                          elems);
+  }
+
+  Value reduceAcrossRowLanes(OpBuilder &b, Location loc, Value v,
+                             bool isMax) override {
+    return fragments->quadReduce(b, v, isMax);
+  }
+  Value anyInWarp(OpBuilder &b, Location loc, Value pred) override {
+    return NVVM::VoteSyncOp::create(
+        b, loc, b.getI1Type(),
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1), pred,
+        NVVM::VoteSyncKindAttr::get(b.getContext(), NVVM::VoteSyncKind::any));
+  }
+
+  LogicalResult checkMatmulShape(Location loc, int64_t m, int64_t n,
+                                 int64_t k) const override {
+    // Each ldmatrix.x4 brings two n-tiles (or a 16-wide k step) of B.
+    if (m % (kTileRows * numWarps) != 0 || n % 16 != 0 || k % kStepK != 0)
+      return mlir::emitError(loc)
+             << "fa-lower-to-gpu: #fa.mma_sync multiplies [M, K] x [K, N] "
+                "tiles with M a multiple of 16 x "
+             << numWarps << " warps and N, K multiples of 16; got M = " << m
+             << ", N = " << n << ", K = " << k;
+    return success();
+  }
+
+  SmallVector<Value> matmulTransposedB(OpBuilder &b, Location loc,
+                                       const TileOperand &a,
+                                       const TileOperand &bTile,
+                                       RankedTensorType accType,
+                                       ValueRange acc) override;
+  SmallVector<Value> matmul(OpBuilder &b, Location loc, const TileOperand &a,
+                            const TileOperand &bTile, RankedTensorType accType,
+                            ValueRange acc) override;
+  FailureOr<SmallVector<Value>> convertLayout(OpBuilder &b, Location loc,
+                                              const TileOperand &from,
+                                              RankedTensorType to) override;
+
+  int64_t sharedTileBytes(RankedTensorType type) const override {
+    return SharedTile::bytes(type.getDimSize(0), type.getDimSize(1));
+  }
+  void copyTileAsync(OpBuilder &b, Location loc, Value source, Value batch,
+                     Value head, Value rowStart, Value rows,
+                     RankedTensorType tile, Value sharedOffset) override;
+  void commitCopies(OpBuilder &b, Location loc) override {
+    commitAsyncGroup(b, loc);
+  }
+  void waitCopies(OpBuilder &b, Location loc, int64_t pending) override {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(pending));
+    gpu::BarrierOp::create(b, loc);
+  }
+  void storeAccTile(OpBuilder &b, Location loc, RankedTensorType acc,
+                    ValueRange frags, Value dest, Value batch, Value head,
+                    Value rowStart, Value rows, Value stagingOffset) override;
+  void storeRows(OpBuilder &b, Location loc, RankedTensorType rowsTy,
+                 ValueRange values, Value dest, Value batch, Value head,
+                 Value rowStart, Value rows) override;
+
+private:
+  /// First row of this warp in a tile of `rows` rows.
+  Value warpRow0(OpBuilder &b, Location loc, int64_t rows) {
+    return arith::MulIOp::create(b, loc, warp,
+                                 cidx(b, loc, rows / numWarps));
+  }
+  static Value opaqueZero(OpBuilder &b, Location loc) {
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, b.getI32Type(), ValueRange(), "mov.u32 $0, 0;", "=r",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                      asmOp.getResult(0));
+  }
+  /// The shared tile at `offset` (+ `zero`) of the dynamic shared memory.
+  SharedTile sharedTile(OpBuilder &b, Location loc, Value offset, Value zero,
+                        int64_t rows, int64_t cols, Type elemTy) {
+    if (zero)
+      offset = arith::AddIOp::create(b, loc, offset, zero);
+    auto tileTy = MemRefType::get(
+        {rows, SharedTile::paddedCols(cols)}, elemTy,
+        MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(b.getContext(),
+                                   gpu::AddressSpace::Workgroup));
+    Value view = memref::ViewOp::create(b, loc, tileTy, dynamicShared, offset,
+                                        ValueRange());
+    return SharedTile{view, rows, cols};
+  }
+  SharedTile sharedTile(OpBuilder &b, Location loc, const TileOperand &t,
+                        Value zero) {
+    return sharedTile(b, loc, t.sharedOffset, zero, t.type.getDimSize(0),
+                      t.type.getDimSize(1), t.type.getElementType());
+  }
+  /// Rows of one head: a [N, cols] view of the 4-D `arg[batch, head]`.
+  static Value headRows(OpBuilder &b, Location loc, Value arg, Value batch,
+                        Value head);
+  /// `view` (2-D, strided) with `zero` added to its row stride.
+  static Value withOpaqueStride(OpBuilder &b, Location loc, Value view,
+                                Value zero);
+
+  /// Warps of the thread block (every warp_rows tile of a kernel agrees).
+  int64_t numWarps = 0;
+  Value threadId, dynamicShared, warp;
+  std::optional<WarpMma> fragments;
+};
+
+Value MmaSyncLowering::headRows(OpBuilder &b, Location loc, Value arg,
+                                Value batch, Value head) {
+  auto argTy = cast<MemRefType>(arg.getType());
+  int64_t cols = argTy.getDimSize(argTy.getRank() - 1);
+  Value rows = memref::DimOp::create(b, loc, arg, 2);
+  int64_t dyn = ShapedType::kDynamic;
+  auto viewTy = MemRefType::get(
+      {dyn, cols}, argTy.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), dyn, {dyn, 1}));
+  SmallVector<OpFoldResult> offsets = {batch, head, b.getIndexAttr(0),
+                                       b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                     rows, b.getIndexAttr(cols)};
+  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+  return memref::SubViewOp::create(b, loc, viewTy, arg, offsets, sizes,
+                                   strides);
+}
+
+Value MmaSyncLowering::withOpaqueStride(OpBuilder &b, Location loc,
+                                        Value view, Value zero) {
+  auto viewTy = cast<MemRefType>(view.getType());
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, view);
+  Value rowStride = arith::AddIOp::create(b, loc, meta.getStrides()[0], zero);
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewTy, meta.getBaseBuffer(), OpFoldResult(meta.getOffset()),
+      ArrayRef<OpFoldResult>{meta.getSizes()[0],
+                             b.getIndexAttr(viewTy.getDimSize(1))},
+      ArrayRef<OpFoldResult>{rowStride, b.getIndexAttr(1)});
+}
+
+SmallVector<Value> MmaSyncLowering::matmulTransposedB(
+    OpBuilder &b, Location loc, const TileOperand &a, const TileOperand &bTile,
+    RankedTensorType accType, ValueRange acc) {
+  int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
+  int64_t k = a.type.getDimSize(1);
+  int64_t mTiles = m / warpRows(accType).getNumWarps() / kTileRows;
+  int64_t nTiles = n / kTileCols, kSteps = k / kStepK;
+  Type elemTy = a.type.getElementType();
+  Value zero = opaqueZero(b, loc);
+  LaneView keys = fragments->laneViewBOfTransposed(
+      b, sharedTile(b, loc, bTile, zero));
+  std::optional<LaneView> queries;
+  if (a.inShared())
+    queries = fragments->laneViewA(b, sharedTile(b, loc, a, zero));
+  Value row0 = warpRow0(b, loc, m);
+  SmallVector<Value> s(acc.begin(), acc.end());
+  for (int64_t kk = 0; kk < kSteps; ++kk) {
+    SmallVector<Value> aFrags;
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      aFrags.push_back(
+          queries ? fragments->loadA(
+                        b, *queries,
+                        arith::AddIOp::create(b, loc, row0,
+                                              cidx(b, loc, mt * kTileRows)),
+                        2 * kk, elemTy)
+                  : a.fragments[mt * kSteps + kk]);
+    for (int64_t np = 0; np < nTiles / 2; ++np) {
+      auto [b0, b1] =
+          fragments->loadBOfTransposed(b, keys, np * 16, 2 * kk, elemTy);
+      for (int64_t mt = 0; mt < mTiles; ++mt) {
+        Value &c0 = s[mt * nTiles + 2 * np];
+        Value &c1 = s[mt * nTiles + 2 * np + 1];
+        c0 = fragments->mma(b, aFrags[mt], b0, c0);
+        c1 = fragments->mma(b, aFrags[mt], b1, c1);
+      }
+    }
+  }
+  return s;
+}
+
+SmallVector<Value> MmaSyncLowering::matmul(OpBuilder &b, Location loc,
+                                           const TileOperand &a,
+                                           const TileOperand &bTile,
+                                           RankedTensorType accType,
+                                           ValueRange acc) {
+  int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
+  int64_t k = a.type.getDimSize(1);
+  int64_t mTiles = m / warpRows(accType).getNumWarps() / kTileRows;
+  int64_t colTiles = n / kTileCols, kSteps = k / kStepK;
+  Type elemTy = a.type.getElementType();
+  LaneView values =
+      fragments->laneViewB(b, sharedTile(b, loc, bTile, opaqueZero(b, loc)));
+  SmallVector<Value> out(acc.begin(), acc.end());
+  for (int64_t kp = 0; kp < kSteps; ++kp) {
+    for (int64_t dp = 0; dp < colTiles / 2; ++dp) {
+      auto [b0, b1] = fragments->loadB(b, values, kp * kStepK, 2 * dp, elemTy);
+      for (int64_t mt = 0; mt < mTiles; ++mt) {
+        Value aFrag = a.fragments[mt * kSteps + kp];
+        Value &c0 = out[mt * colTiles + 2 * dp];
+        Value &c1 = out[mt * colTiles + 2 * dp + 1];
+        c0 = fragments->mma(b, aFrag, b0, c0);
+        c1 = fragments->mma(b, aFrag, b1, c1);
+      }
+    }
+  }
+  return out;
+}
+
+FailureOr<SmallVector<Value>>
+MmaSyncLowering::convertLayout(OpBuilder &b, Location loc,
+                               const TileOperand &from, RankedTensorType to) {
+  auto toRows = dyn_cast_or_null<WarpRowsAttr>(to.getEncoding());
+  if (!toRows || toRows.getRole() != FragmentRole::OperandA)
+    return failure();
+  int64_t m = to.getDimSize(0), k = to.getDimSize(1);
+  int64_t mTiles = m / toRows.getNumWarps() / kTileRows, kSteps = k / kStepK;
+  Type elemTy = to.getElementType();
+  SmallVector<Value> out;
+  if (from.inShared()) {
+    // Shared -> A registers: one ldmatrix.x4 per m-tile and k step.
+    LaneView tile =
+        fragments->laneViewA(b, sharedTile(b, loc, from, opaqueZero(b, loc)));
+    Value row0 = warpRow0(b, loc, m);
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      for (int64_t kk = 0; kk < kSteps; ++kk)
+        out.push_back(fragments->loadA(
+            b, tile,
+            arith::AddIOp::create(b, loc, row0, cidx(b, loc, mt * kTileRows)),
+            2 * kk, elemTy));
+    return out;
+  }
+  auto fromRows = dyn_cast_or_null<WarpRowsAttr>(from.type.getEncoding());
+  if (!fromRows || fromRows.getRole() != FragmentRole::Acc ||
+      fromRows.getNumWarps() != toRows.getNumWarps())
+    return failure();
+  // acc (16-bit) -> A: the C fragments of n-tiles 2kk and 2kk + 1 are the
+  // A fragment of k step kk, register for register.
+  int64_t nTiles = k / kTileCols;
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t kk = 0; kk < kSteps; ++kk)
+      out.push_back(vector::ShuffleOp::create(
+          b, loc, from.fragments[mt * nTiles + 2 * kk],
+          from.fragments[mt * nTiles + 2 * kk + 1],
+          ArrayRef<int64_t>{0, 1, 2, 3}));
+  return out;
+}
+
+void MmaSyncLowering::copyTileAsync(OpBuilder &b, Location loc, Value source,
+                                    Value batch, Value head, Value rowStart,
+                                    Value rows, RankedTensorType tile,
+                                    Value sharedOffset) {
+  Value zero = opaqueZero(b, loc);
+  Value global =
+      withOpaqueStride(b, loc, headRows(b, loc, source, batch, head), zero);
+  SharedTile shared =
+      sharedTile(b, loc, sharedOffset, zero, tile.getDimSize(0),
+                 tile.getDimSize(1), tile.getElementType());
+  mlir::fa::copyTileAsync(b, loc, global, rowStart, rows, shared, threadId,
+                          32 * numWarps);
+}
+
+void MmaSyncLowering::storeAccTile(OpBuilder &b, Location loc,
+                                   RankedTensorType acc, ValueRange frags,
+                                   Value dest, Value batch, Value head,
+                                   Value rowStart, Value rows,
+                                   Value stagingOffset) {
+  // Through shared memory, so that the global stores are 16 bytes per
+  // thread and coalesced: every copy must have landed and every warp be
+  // done with the tiles the staging area overlaps.
+  waitCopies(b, loc, 0);
+  int64_t m = acc.getDimSize(0), n = acc.getDimSize(1);
+  Type elemTy = acc.getElementType();
+  SharedTile staging =
+      sharedTile(b, loc, stagingOffset, Value(), m, n, elemTy);
+  int64_t nTiles = n / kTileCols;
+  Value firstCol = threadFirstColumn(b, loc);
+  for (auto [f, frag] : llvm::enumerate(frags)) {
+    for (int64_t h = 0; h < 2; ++h) {
+      Value row = rowOfRowValue(b, loc, m, accRowValue(acc, f, 2 * h));
+      Value col = arith::AddIOp::create(
+          b, loc, firstCol, cidx(b, loc, (f % nTiles) * kTileCols));
+      Value pair = vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{h});
+      vector::StoreOp::create(b, loc, pair, staging.buffer,
+                              ValueRange{row, col}, /*nontemporal=*/false,
+                              llvm::MaybeAlign(4));
+    }
+  }
+  gpu::BarrierOp::create(b, loc);
+  storeTileRows(b, loc, staging, headRows(b, loc, dest, batch, head),
+                rowStart, rows, threadId, 32 * numWarps);
+}
+
+void MmaSyncLowering::storeRows(OpBuilder &b, Location loc,
+                                RankedTensorType rowsTy, ValueRange values,
+                                Value dest, Value batch, Value head,
+                                Value rowStart, Value rows) {
+  // The 4 lanes of a quad hold the same values: the first one stores.
+  auto destTy = cast<MemRefType>(dest.getType());
+  int64_t dyn = ShapedType::kDynamic;
+  auto viewTy = MemRefType::get(
+      {dyn}, destTy.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), dyn, {1}));
+  Value n = memref::DimOp::create(b, loc, dest, 2);
+  Value line = memref::SubViewOp::create(
+      b, loc, viewTy, dest,
+      ArrayRef<OpFoldResult>{batch, head, b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1), n},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                             b.getIndexAttr(1)});
+  Value firstInQuad =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            fragments->threadInGroup(), cidx(b, loc, 0));
+  for (auto [i, value] : llvm::enumerate(values)) {
+    Value row = rowOfRowValue(b, loc, rowsTy.getDimSize(0), i);
+    Value store = arith::AndIOp::create(
+        b, loc, firstInQuad,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows));
+    scf::IfOp::create(b, loc, store, [&](OpBuilder &nb, Location l) {
+      memref::StoreOp::create(nb, l, value, line,
+                              ValueRange{arith::AddIOp::create(nb, l, rowStart, row)});
+      scf::YieldOp::create(nb, l);
+    });
+  }
+}
+
+} // namespace
+
+std::unique_ptr<AtomLowering>
+mlir::fa::createAtomLowering(MmaAtomAttrInterface atom) {
+  if (isa_and_nonnull<MmaSyncAtomAttr>(atom))
+    return std::make_unique<MmaSyncLowering>();
+  return nullptr;
+}

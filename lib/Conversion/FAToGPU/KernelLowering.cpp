@@ -1,0 +1,87 @@
+//===- KernelLowering.cpp - Type converter and shared-memory plan ---------===//
+
+#include "KernelLowering.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+FragmentTypeConverter::FragmentTypeConverter() {
+  addConversion([](Type t) { return t; });
+  addConversion([](RankedTensorType t, SmallVectorImpl<Type> &out)
+                    -> std::optional<LogicalResult> {
+    Attribute encoding = t.getEncoding();
+    if (auto rows = dyn_cast_or_null<WarpRowsAttr>(encoding)) {
+      llvm::append_range(out, rows.getAtom().getFragmentTypes(
+                                  rows.getRole(), t.getShape(),
+                                  t.getElementType(), rows.getNumWarps()));
+      return success();
+    }
+    if (isa_and_nonnull<BlockSharedAttr>(encoding)) {
+      out.push_back(IndexType::get(t.getContext()));
+      return success();
+    }
+    return std::nullopt;
+  });
+  addConversion([](FutureType f) -> Type {
+    return IndexType::get(f.getContext());
+  });
+}
+
+SharedMemoryPlan::Ring SharedMemoryPlan::newRing(int64_t slotBytes,
+                                                 int64_t numSlots) {
+  Ring ring{ringBytes, slotBytes, numSlots};
+  ringBytes += slotBytes * numSlots;
+  return ring;
+}
+
+LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
+                                      AtomLowering &atom) {
+  WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto load = dyn_cast<AsyncLoadOp>(op)) {
+      auto future = cast<FutureType>(load.getFuture().getType());
+      for (auto [i, tile] : llvm::enumerate(future.getTiles())) {
+        auto key = std::make_pair(future.getAsOpaquePointer(),
+                                  static_cast<unsigned>(i));
+        auto it = asyncRings.find(key);
+        if (it == asyncRings.end()) {
+          asyncRings[key] =
+              newRing(atom.sharedTileBytes(tile), load.getNumSlots());
+        } else if (it->second.numSlots != load.getNumSlots()) {
+          load.emitOpError("fa-lower-to-gpu: loads into the same ring of "
+                           "shared tiles disagree on the number of slots (")
+              << it->second.numSlots << " and " << load.getNumSlots() << ")";
+          return WalkResult::interrupt();
+        }
+      }
+    } else if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+      auto tile = cast<RankedTensorType>(pad.getResult().getType());
+      if (isa_and_nonnull<BlockSharedAttr>(tile.getEncoding()))
+        syncRings[pad] = newRing(atom.sharedTileBytes(tile), 1);
+    } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      // A tile held by warps that is stored goes through shared memory.
+      auto tile = dyn_cast<RankedTensorType>(slice.getSource().getType());
+      auto rows =
+          tile ? dyn_cast_or_null<WarpRowsAttr>(tile.getEncoding()) : nullptr;
+      if (rows && rows.getRole() == FragmentRole::Acc)
+        stagingBytes = std::max(stagingBytes, atom.sharedTileBytes(tile));
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+TileOperand mlir::fa::tileOperand(Value original, ValueRange converted) {
+  auto type = cast<RankedTensorType>(original.getType());
+  if (isa_and_nonnull<BlockSharedAttr>(type.getEncoding()))
+    return TileOperand{type, ValueRange(), converted.front()};
+  return TileOperand{type, converted, Value()};
+}
+
+Value mlir::fa::kernelBuffer(Value tensor) {
+  if (auto cast = tensor.getDefiningOp<tensor::CastOp>())
+    tensor = cast.getSource();
+  auto toTensor = tensor.getDefiningOp<bufferization::ToTensorOp>();
+  return toTensor ? toTensor.getBuffer() : Value();
+}

@@ -1,0 +1,107 @@
+//===- KernelLowering.h - What the L3 -> L4 patterns share ------*- C++ -*-===//
+//
+// --fa-lower-to-gpu first outlines each warp-mapped loop nest into a
+// gpu.func whose body is the loop nest's body, unchanged (Outline.h), then
+// runs one dialect conversion over that body with one pattern per op
+// (Patterns/). This header holds what the patterns share:
+//
+//  * the type converter: a tile held by warps becomes the per-thread
+//    fragments of its atom (`MmaAtomAttrInterface::getFragmentTypes`), a
+//    shared tile its byte offset in the dynamic shared memory, a future the
+//    slot its tiles are copied into;
+//  * the shared-memory plan: one ring of slots per kind of shared tile,
+//    laid out one after the other; the output staging tile reuses the space
+//    from the start once the loads are done;
+//  * the atom lowering and the kernel's thread geometry.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_LIB_CONVERSION_FATOGPU_KERNELLOWERING_H
+#define FA_LIB_CONVERSION_FATOGPU_KERNELLOWERING_H
+
+#include "Atoms/AtomLowering.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <map>
+
+namespace mlir {
+namespace fa {
+
+/// Tiles held by warps -> fragments; shared tiles -> byte offsets (index);
+/// futures -> slot numbers (index).
+class FragmentTypeConverter : public TypeConverter {
+public:
+  FragmentTypeConverter();
+};
+
+/// Where the shared tiles of one kernel live.
+class SharedMemoryPlan {
+public:
+  struct Ring {
+    int64_t base = 0, slotBytes = 0, numSlots = 1;
+  };
+
+  /// Lays out every ring the kernel's loads need; fails with a diagnostic
+  /// when the loads of one future type disagree on their slot count.
+  LogicalResult build(gpu::GPUFuncOp kernel, AtomLowering &atom);
+
+  /// The ring of tile `index` of futures of `type` (fa.async_load).
+  const Ring &ring(FutureType type, unsigned index) const {
+    return asyncRings.at({type.getAsOpaquePointer(), index});
+  }
+  /// The buffer of a synchronous tile load (tensor.pad to a shared tile).
+  const Ring &ring(tensor::PadOp load) const {
+    return syncRings.at(load.getOperation());
+  }
+  /// Where an output tile is staged: from byte 0, over the rings.
+  int64_t stagingOffset() const { return 0; }
+  int64_t totalBytes() const { return std::max(ringBytes, stagingBytes); }
+
+private:
+  /// The next ring, after the ones laid out so far.
+  Ring newRing(int64_t slotBytes, int64_t numSlots);
+
+  std::map<std::pair<const void *, unsigned>, Ring> asyncRings;
+  DenseMap<Operation *, Ring> syncRings;
+  int64_t ringBytes = 0, stagingBytes = 0;
+};
+
+/// What every pattern of one kernel needs.
+struct KernelContext {
+  AtomLowering &atom;
+  const SharedMemoryPlan &plan;
+};
+
+/// The patterns of --fa-lower-to-gpu, one per op (Patterns/*.cpp).
+void populateMatmulPatterns(const TypeConverter &converter,
+                            KernelContext &kernel,
+                            RewritePatternSet &patterns);
+void populateMaskPatterns(const TypeConverter &converter,
+                          KernelContext &kernel, RewritePatternSet &patterns);
+void populateSoftmaxPatterns(const TypeConverter &converter,
+                             KernelContext &kernel,
+                             RewritePatternSet &patterns);
+void populateFinalizePatterns(const TypeConverter &converter,
+                              KernelContext &kernel,
+                              RewritePatternSet &patterns);
+void populateLayoutPatterns(const TypeConverter &converter,
+                            KernelContext &kernel,
+                            RewritePatternSet &patterns);
+void populateMemoryPatterns(const TypeConverter &converter,
+                            KernelContext &kernel,
+                            RewritePatternSet &patterns);
+
+/// The operand of a conversion pattern as the atom sees it.
+TileOperand tileOperand(Value original, ValueRange converted);
+
+/// The kernel argument behind a tensor inside the kernel (the outliner
+/// makes each one a bufferization.to_tensor of its memref argument), or null.
+Value kernelBuffer(Value tensor);
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_LIB_CONVERSION_FATOGPU_KERNELLOWERING_H

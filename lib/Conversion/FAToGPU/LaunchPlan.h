@@ -1,0 +1,71 @@
+//===- LaunchPlan.h - What a runtime needs to run the kernels ---*- C++ -*-===//
+//
+// The one definition of the launch ABI. --fa-lower-to-gpu builds a
+// LaunchPlan for each loop nest it lowers and attaches it to the launch as
+// the `fa.launch_plan` attribute; --fa-export-kernels writes it as JSON next
+// to the PTX; bench/fa_runtime.py (and any runtime) follows it. The format
+// is documented in docs/launch-plan.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_LIB_CONVERSION_FATOGPU_LAUNCHPLAN_H
+#define FA_LIB_CONVERSION_FATOGPU_LAUNCHPLAN_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Value.h"
+
+#include <string>
+
+namespace mlir {
+namespace fa {
+
+struct LaunchPlan {
+  static constexpr StringLiteral kFormat = "fa-mlir-launch-plan";
+  static constexpr int64_t kVersion = 1;
+  /// The attribute that carries the plan on the gpu.launch_func.
+  static constexpr StringLiteral kAttrName = "fa.launch_plan";
+
+  /// A tensor the kernels read or write, passed by the caller.
+  struct Tensor {
+    std::string name;      // q, k, v, o, lse (or in<i> / out<i>)
+    RankedTensorType type; // static dims are what the kernels were built for
+    bool output;
+  };
+  /// A scalar kernel parameter.
+  struct Scalar {
+    std::string name;  // softmax_scale_log2 (or scalar<i>)
+    Type type;
+    Attribute value;   // The compile-time value, or null.
+  };
+  /// One kernel launch, in order.
+  struct Kernel {
+    std::string name;          // Symbol in the PTX; <name>.ptx on disk.
+    SmallVector<Attribute> grid; // x, y, z expressions (see gridExpression).
+    int64_t threads = 0;       // Block size (x); y = z = 1.
+    int64_t sharedBytes = 0;   // Dynamic shared memory.
+    SmallVector<std::string> params; // Tensor and scalar names, in order.
+  };
+
+  std::string name;
+  std::string chip;
+  unsigned indexBitwidth = 32;
+  SmallVector<Tensor> tensors;
+  SmallVector<Scalar> scalars;
+  SmallVector<Kernel> kernels;
+
+  DictionaryAttr toAttr(MLIRContext *ctx) const;
+};
+
+/// The host index value `v` (a grid size) as an expression a runtime can
+/// evaluate: an integer, {"dim": [tensor, i]} for a dimension of a named
+/// tensor, or {"op": name, "args": [...]} with name in add, sub, mul,
+/// divui, ceildivui, floordivsi, ceildivsi, divsi, remui, remsi, minsi,
+/// maxsi, minui, maxui. Failure for anything else.
+FailureOr<Attribute>
+gridExpression(Value v, const DenseMap<Value, std::string> &tensorNames);
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_LIB_CONVERSION_FATOGPU_LAUNCHPLAN_H

@@ -1,0 +1,486 @@
+//===- Outline.cpp - A warp-mapped loop nest -> gpu.func + launch ---------===//
+
+#include "Outline.h"
+
+#include "IndexMaterializer.h"
+#include "KernelLowering.h"
+
+#include "fa/Dialect/FA/IR/FA.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/StringSet.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa;
+
+std::string mlir::fa::ptxIdentifier(StringRef name) {
+  std::string id;
+  for (char c : name)
+    id.push_back(llvm::isAlnum(c) || c == '_' || c == '$' ? c : '_');
+  if (id.empty() || llvm::isDigit(id.front()))
+    id.insert(id.begin(), '_');
+  return id;
+}
+
+namespace {
+
+/// The kernel parameter type for a tensor: any sizes and strides but the
+/// innermost ones (a static row length, contiguous rows).
+MemRefType kernelArgType(RankedTensorType tensorTy) {
+  int64_t dyn = ShapedType::kDynamic;
+  int64_t rank = tensorTy.getRank();
+  SmallVector<int64_t> shape(rank, dyn), strides(rank, dyn);
+  shape.back() = tensorTy.getShape().back();
+  strides.back() = 1;
+  return MemRefType::get(shape, tensorTy.getElementType(),
+                         StridedLayoutAttr::get(tensorTy.getContext(), dyn,
+                                                strides));
+}
+
+/// "q", "k" or "v" when tiles loaded from `tensor` reach the query or key of
+/// an fa.qk or the value of an fa.pv (through loads, futures, loops and
+/// layout changes).
+std::optional<StringRef> inputRole(Value tensor) {
+  SmallVector<std::pair<Value, int64_t>> work = {{tensor, -1}};
+  DenseSet<std::pair<Value, int64_t>> seen;
+  while (!work.empty()) {
+    auto [v, index] = work.pop_back_val();
+    if (!seen.insert({v, index}).second)
+      continue;
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      unsigned n = use.getOperandNumber();
+      if (isa<tensor::ExtractSliceOp, tensor::PadOp, ConvertLayoutOp>(user) &&
+          n == 0) {
+        work.push_back({user->getResult(0), -1});
+      } else if (auto load = dyn_cast<AsyncLoadOp>(user)) {
+        if (n < load.getSources().size())
+          work.push_back({load.getFuture(), n});
+      } else if (auto await = dyn_cast<AwaitOp>(user)) {
+        if (index >= 0 && index < await.getNumResults())
+          work.push_back({await.getResult(index), -1});
+      } else if (auto loop = dyn_cast<scf::ForOp>(user)) {
+        if (n >= 3) {
+          work.push_back({loop.getRegionIterArg(n - 3), index});
+          work.push_back({loop->getResult(n - 3), index});
+        }
+      } else if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+        if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp())) {
+          work.push_back({loop.getRegionIterArg(n), index});
+          work.push_back({loop->getResult(n), index});
+        }
+      } else if (isa<QKOp>(user)) {
+        return n == 0 ? StringRef("q") : StringRef("k");
+      } else if (isa<PVOp>(user) && n == 1) {
+        return StringRef("v");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+/// "o" or "lse" for a shared output the terminator stores fa.finalize's
+/// output tile or LSE into.
+std::optional<StringRef> outputRole(scf::ForallOp forall, unsigned i) {
+  for (Operation &op : forall.getTerminator().getYieldingOps()) {
+    auto store = dyn_cast<tensor::ParallelInsertSliceOp>(op);
+    if (!store || store.getDest() != forall.getRegionIterArgs()[i])
+      continue;
+    Value source = store.getSource();
+    if (auto slice = source.getDefiningOp<tensor::ExtractSliceOp>())
+      source = slice.getSource();
+    if (auto finalize = source.getDefiningOp<FinalizeOp>())
+      return source == finalize.getOut() ? StringRef("o") : StringRef("lse");
+  }
+  return std::nullopt;
+}
+
+bool usedAsSoftmaxScale(Value v) {
+  return llvm::any_of(v.getUses(), [](OpOperand &use) {
+    Operation *user = use.getOwner();
+    return (isa<OnlineSoftmaxOp>(user) && use.getOperandNumber() == 3) ||
+           (isa<RunningMaxOp>(user) && use.getOperandNumber() == 2) ||
+           (isa<SoftmaxExpOp>(user) && use.getOperandNumber() == 4);
+  });
+}
+
+/// Names unique within the plan: the role, or `fallback<i>`.
+std::string uniqueName(std::optional<StringRef> role, StringRef fallback,
+                       size_t i, StringSet<> &taken) {
+  std::string name =
+      role ? role->str() : (fallback + Twine(i)).str();
+  for (int k = 1; taken.contains(name); ++k)
+    name = (role ? role->str() : fallback.str()) + "_" + std::to_string(k);
+  taken.insert(name);
+  return name;
+}
+
+class Outliner {
+public:
+  Outliner(scf::ForallOp forall, ModuleOp module, StringRef chip,
+           unsigned indexBitwidth)
+      : forall(forall), module(module), loc(forall.getLoc()) {
+    nest.forall = forall;
+    nest.plan.chip = chip.str();
+    nest.plan.indexBitwidth = indexBitwidth;
+  }
+
+  FailureOr<OutlinedLoopNest> run();
+
+private:
+  InFlightDiagnostic error() {
+    return mlir::emitError(loc, "fa-lower-to-gpu: ");
+  }
+  LogicalResult readMapping();
+  LogicalResult readWarps();
+  LogicalResult classifyCaptured();
+  LogicalResult buildKernel();
+  LogicalResult planGrid();
+
+  scf::ForallOp forall;
+  ModuleOp module;
+  Location loc;
+  OutlinedLoopNest nest;
+
+  SmallVector<gpu::Dimension> dims; // Of each forall induction variable.
+  SmallVector<Value> tensorParams, scalarParams, indexValues, constants;
+  DenseMap<Value, std::string> tensorNames;
+};
+
+LogicalResult Outliner::readMapping() {
+  std::optional<ArrayAttr> mapping = forall.getMapping();
+  if (!mapping || mapping->empty())
+    return error() << "the loop nest has no grid mapping; run --fa-map-warps "
+                      "first";
+  if (forall.getRank() > 3)
+    return error() << "a grid has at most 3 dimensions, the loop nest has "
+                   << forall.getRank();
+  if (static_cast<int64_t>(mapping->size()) != forall.getRank())
+    return error() << "the mapping names " << mapping->size()
+                   << " grid dimensions for " << forall.getRank() << " loops";
+  for (Attribute attr : *mapping) {
+    auto block = dyn_cast<gpu::GPUBlockMappingAttr>(attr);
+    if (!block || block.getBlock() > gpu::MappingId::DimZ)
+      return error() << "the loop nest must be mapped to #gpu.block<x|y|z>, "
+                        "got "
+                     << attr;
+    auto dim = static_cast<gpu::Dimension>(block.getBlock());
+    if (llvm::is_contained(dims, dim))
+      return error() << "two loops of the nest are mapped to the same grid "
+                        "dimension: "
+                     << *mapping;
+    dims.push_back(dim);
+  }
+  return success();
+}
+
+LogicalResult Outliner::readWarps() {
+  WalkResult walk = forall.getBody()->walk([&](Operation *op) {
+    auto check = [&](Type t) {
+      auto rows = dyn_cast_or_null<WarpRowsAttr>(getTileEncoding(t));
+      if (!rows)
+        return true;
+      if (nest.numWarps && nest.numWarps != rows.getNumWarps()) {
+        error() << "all tiles of one kernel must be held by the same number "
+                   "of warps, got "
+                << nest.numWarps << " and " << rows.getNumWarps();
+        return false;
+      }
+      nest.numWarps = rows.getNumWarps();
+      return true;
+    };
+    for (Type t : op->getResultTypes())
+      if (!check(t))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (!nest.numWarps)
+    return error() << "the loop nest has no warp layout; run --fa-map-warps "
+                      "first";
+  return success();
+}
+
+LogicalResult Outliner::classifyCaptured() {
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(forall.getRegion(), captured);
+  for (Value v : captured) {
+    Type t = v.getType();
+    Operation *def = v.getDefiningOp();
+    if (isa<FloatType>(t)) {
+      // Even when constant: one kernel then serves every value.
+      scalarParams.push_back(v);
+    } else if (def && def->hasTrait<OpTrait::ConstantLike>()) {
+      constants.push_back(v);
+    } else if (auto tensor = dyn_cast<RankedTensorType>(t);
+               tensor && !tensor.getEncoding() && tensor.getRank() >= 1) {
+      tensorParams.push_back(v);
+    } else if (t.isIntOrIndex()) {
+      indexValues.push_back(v);
+    } else {
+      return error() << "the loop nest uses a value of type " << t
+                     << " from outside that a kernel cannot take";
+    }
+  }
+  return success();
+}
+
+LogicalResult Outliner::buildKernel() {
+  MLIRContext *ctx = forall.getContext();
+  StringSet<> taken;
+  // Parameters: the tensors read, the shared outputs, the scalars.
+  SmallVector<Type> argTypes;
+  for (auto [i, t] : llvm::enumerate(tensorParams)) {
+    std::string name = uniqueName(inputRole(t), "in", i, taken);
+    tensorNames[t] = name;
+    auto type = cast<RankedTensorType>(t.getType());
+    nest.plan.tensors.push_back(LaunchPlan::Tensor{name, type, false});
+    argTypes.push_back(kernelArgType(type));
+    nest.hostArgs.push_back(t);
+  }
+  nest.outputBase = nest.hostArgs.size();
+  for (auto [i, out] : llvm::enumerate(forall.getOutputs())) {
+    auto type = dyn_cast<RankedTensorType>(out.getType());
+    if (!type || type.getRank() < 1)
+      return error() << "a shared output of the loop nest must be a ranked "
+                        "tensor, got "
+                     << out.getType();
+    std::string name = uniqueName(outputRole(forall, i), "out", i, taken);
+    tensorNames[out] = name;
+    nest.plan.tensors.push_back(LaunchPlan::Tensor{name, type, true});
+    argTypes.push_back(kernelArgType(type));
+    nest.hostArgs.push_back(out);
+  }
+  for (auto [i, s] : llvm::enumerate(scalarParams)) {
+    std::optional<StringRef> role;
+    if (usedAsSoftmaxScale(s))
+      role = "softmax_scale_log2";
+    Attribute value;
+    matchPattern(s, m_Constant(&value));
+    nest.plan.scalars.push_back(LaunchPlan::Scalar{
+        uniqueName(role, "scalar", i, taken), s.getType(), value});
+    argTypes.push_back(s.getType());
+    nest.hostArgs.push_back(s);
+  }
+
+  // The kernel, alone in its gpu.module so that its PTX is its own.
+  auto func = forall->getParentOfType<FunctionOpInterface>();
+  std::string base =
+      ptxIdentifier((func ? func.getName() : StringRef("attention")).str() +
+                    "_kernel");
+  SymbolTable symbols(module);
+  std::string name = base;
+  for (int i = 1; symbols.lookup(name + "_module"); ++i)
+    name = base + "_" + std::to_string(i);
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(module.getBody());
+  auto gpuModule = gpu::GPUModuleOp::create(b, loc, name + "_module");
+  symbols.insert(gpuModule);
+  b.setInsertionPointToStart(gpuModule.getBody());
+  auto kernel =
+      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
+  kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(32 * nest.numWarps), 1, 1}));
+  nest.kernel = kernel;
+  nest.plan.name = name;
+
+  Block &entry = kernel.getBody().front();
+  entry.clear();
+  b.setInsertionPointToStart(&entry);
+  IRMapping map;
+  // Induction variables: the block ids the mapping names.
+  for (auto [iv, dim] : llvm::zip(forall.getInductionVars(), dims))
+    map.map(iv, gpu::BlockIdOp::create(b, loc, dim));
+  // Tensors: views of the memref parameters, with the host tensor types.
+  DenseMap<Value, Value> tensorToMemref;
+  ValueRange args = kernel.getArguments();
+  for (auto [i, t] : llvm::enumerate(tensorParams)) {
+    Value arg = args[i];
+    tensorToMemref[t] = arg;
+    Value view = bufferization::ToTensorOp::create(
+        b, loc, memref::getTensorTypeFromMemRefType(arg.getType()), arg,
+        /*restrict=*/true, /*writable=*/false);
+    map.map(t, tensor::CastOp::create(b, loc, t.getType(), view));
+  }
+  for (auto [i, s] : llvm::enumerate(scalarParams))
+    map.map(s, args[nest.outputBase + forall.getOutputs().size() + i]);
+  for (Value c : constants)
+    map.map(c, b.clone(*c.getDefiningOp())->getResult(0));
+  // Index values from outside: recomputed from the memref sizes.
+  IndexMaterializer materializer(tensorToMemref, IRMapping());
+  for (Value v : indexValues) {
+    FailureOr<Value> inKernel = materializer.get(b, v);
+    if (failed(inKernel))
+      return error() << "cannot compute in the kernel an index value the "
+                        "loop nest uses: it is not index arithmetic on "
+                        "tensor sizes";
+    map.map(v, *inKernel);
+  }
+
+  // The body, op for op.
+  for (Operation &op : forall.getBody()->without_terminator())
+    b.clone(op, map);
+  // tensor.dim of a parameter reads the memref's size.
+  kernel.walk([&](tensor::DimOp dim) {
+    Value source = dim.getSource();
+    if (auto cast = source.getDefiningOp<tensor::CastOp>())
+      source = cast.getSource();
+    if (Value memref = kernelBuffer(source)) {
+      OpBuilder db(dim);
+      dim.replaceAllUsesWith(
+          memref::DimOp::create(db, dim.getLoc(), memref, dim.getIndex())
+              .getResult());
+      dim.erase();
+    }
+  });
+
+  // The stores of the terminator.
+  for (Operation &op : forall.getTerminator().getYieldingOps()) {
+    auto store = dyn_cast<tensor::ParallelInsertSliceOp>(op);
+    auto dest = store ? dyn_cast<BlockArgument>(store.getDest())
+                      : BlockArgument();
+    if (!dest || dest.getOwner() != forall.getBody())
+      return error() << "the loop nest must store into its shared outputs "
+                        "with tensor.parallel_insert_slice";
+    Value memref =
+        args[nest.outputBase + dest.getArgNumber() - forall.getRank()];
+    auto lookup = [&](SmallVector<OpFoldResult> ofrs) {
+      for (OpFoldResult &ofr : ofrs)
+        if (auto v = dyn_cast<Value>(ofr))
+          ofr = map.lookupOrDefault(v);
+      return ofrs;
+    };
+    auto source = cast<RankedTensorType>(store.getSourceType());
+    SmallVector<OpFoldResult> offsets = lookup(store.getMixedOffsets()),
+                              sizes = lookup(store.getMixedSizes()),
+                              strides = lookup(store.getMixedStrides());
+    auto viewTy = memref::SubViewOp::inferRankReducedResultType(
+        source.getShape(), cast<MemRefType>(memref.getType()), offsets, sizes,
+        strides);
+    Value view = memref::SubViewOp::create(b, loc, cast<MemRefType>(viewTy),
+                                           memref, offsets, sizes, strides);
+    auto materialize = bufferization::MaterializeInDestinationOp::create(
+        b, loc, map.lookup(store.getSource()), view);
+    materialize.setRestrict(true);
+    materialize.setWritable(true);
+  }
+  gpu::ReturnOp::create(b, loc);
+  return success();
+}
+
+LogicalResult Outliner::planGrid() {
+  // Grid dimension `dim` runs the induction variable mapped to it.
+  nest.grid.assign(3, Value());
+  SmallVector<Attribute> exprs(3);
+  OpBuilder b(forall);
+  Builder attrs(forall.getContext());
+  for (auto [ub, dim] : llvm::zip(forall.getMixedUpperBound(), dims)) {
+    unsigned d = static_cast<unsigned>(dim);
+    nest.grid[d] = getValueOrCreateConstantIndexOp(b, loc, ub);
+    FailureOr<Attribute> expr = gridExpression(nest.grid[d], tensorNames);
+    if (failed(expr))
+      return error() << "the grid size of dimension " << d
+                     << " is not arithmetic on the sizes of the tensors the "
+                        "kernel reads";
+    exprs[d] = *expr;
+    // Hardware limits of static grid sizes: 2^31 - 1 blocks on x, 65535 on
+    // y and z (the runtime checks the dynamic ones).
+    std::optional<int64_t> size = getConstantIntValue(ub);
+    int64_t limit = d == 0 ? std::numeric_limits<int32_t>::max() : 65535;
+    if (size && *size > limit)
+      return error() << "grid dimension " << d << " would have " << *size
+                     << " blocks, more than the " << limit << " a GPU allows";
+  }
+  for (unsigned d = 0; d < 3; ++d) {
+    if (!nest.grid[d]) {
+      nest.grid[d] = arith::ConstantIndexOp::create(b, loc, 1);
+      exprs[d] = attrs.getI64IntegerAttr(1);
+    }
+  }
+  LaunchPlan::Kernel k;
+  k.name = nest.plan.name;
+  k.grid.assign(exprs.begin(), exprs.end());
+  k.threads = 32 * nest.numWarps;
+  for (const LaunchPlan::Tensor &t : nest.plan.tensors)
+    k.params.push_back(t.name);
+  for (const LaunchPlan::Scalar &s : nest.plan.scalars)
+    k.params.push_back(s.name);
+  nest.plan.kernels.push_back(k);
+  return success();
+}
+
+FailureOr<OutlinedLoopNest> Outliner::run() {
+  if (failed(readMapping()) || failed(readWarps()) ||
+      failed(classifyCaptured()) || failed(buildKernel()))
+    return failure();
+  if (failed(planGrid())) {
+    nest.kernel->getParentOp()->erase();
+    return failure();
+  }
+  return nest;
+}
+
+} // namespace
+
+FailureOr<OutlinedLoopNest> mlir::fa::outlineLoopNest(scf::ForallOp forall,
+                                                      ModuleOp module,
+                                                      StringRef chip,
+                                                      unsigned indexBitwidth) {
+  return Outliner(forall, module, chip, indexBitwidth).run();
+}
+
+void mlir::fa::replaceWithLaunch(OutlinedLoopNest &nest) {
+  scf::ForallOp forall = nest.forall;
+  Location loc = forall.getLoc();
+  OpBuilder b(forall);
+  MLIRContext *ctx = forall.getContext();
+  // Tensors become their buffers, cast to the kernel's parameter types.
+  SmallVector<Value> args, buffers;
+  for (auto [value, argTy] :
+       llvm::zip(nest.hostArgs, nest.kernel.getArgumentTypes())) {
+    auto tensorTy = dyn_cast<RankedTensorType>(value.getType());
+    if (!tensorTy) {
+      args.push_back(value);
+      continue;
+    }
+    auto bufferTy = MemRefType::get(
+        tensorTy.getShape(), tensorTy.getElementType(),
+        StridedLayoutAttr::get(
+            ctx, ShapedType::kDynamic,
+            SmallVector<int64_t>(tensorTy.getRank(), ShapedType::kDynamic)));
+    Value buffer = bufferization::ToBufferOp::create(b, loc, bufferTy, value);
+    buffers.push_back(buffer);
+    args.push_back(memref::CastOp::create(b, loc, argTy, buffer));
+  }
+  const LaunchPlan::Kernel &k = nest.plan.kernels.front();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value threads = arith::ConstantIndexOp::create(b, loc, k.threads);
+  Value sharedBytes =
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), k.sharedBytes);
+  auto launch = gpu::LaunchFuncOp::create(
+      b, loc, nest.kernel,
+      gpu::KernelDim3{nest.grid[0], nest.grid[1], nest.grid[2]},
+      gpu::KernelDim3{threads, one, one}, sharedBytes, args);
+  launch->setAttr(LaunchPlan::kAttrName, nest.plan.toAttr(ctx));
+
+  // The results: the output buffers, written by the kernel.
+  SmallVector<Value> results;
+  for (auto [i, out] : llvm::enumerate(forall.getOutputs())) {
+    Value buffer = buffers[nest.outputBase + i];
+    results.push_back(bufferization::ToTensorOp::create(
+        b, loc, out.getType(), buffer, /*restrict=*/true, /*writable=*/true));
+  }
+  forall->replaceAllUsesWith(results);
+  forall->erase();
+}

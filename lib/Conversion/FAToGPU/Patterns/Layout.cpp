@@ -1,0 +1,96 @@
+//===- Layout.cpp - Layout changes, elementwise casts, constants ----------===//
+
+#include "KernelLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+/// Pattern: fa.convert_layout => whatever the atom does to move the tile
+/// between the two layouts (#fa.mma_sync: shared -> A registers with
+/// ldmatrix, acc -> A registers for free); an error for the others.
+struct LowerConvertLayout : OpConversionPattern<ConvertLayoutOp> {
+  LowerConvertLayout(const TypeConverter &converter, MLIRContext *ctx,
+                     KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto to = cast<RankedTensorType>(op.getResult().getType());
+    FailureOr<SmallVector<Value>> converted = kernel.atom.convertLayout(
+        rewriter, op.getLoc(), tileOperand(op.getSource(), adaptor.getSource()),
+        to);
+    if (failed(converted))
+      return op.emitOpError("fa-lower-to-gpu: the MMA atom cannot convert ")
+             << op.getSource().getType() << " to " << to;
+    rewriter.replaceOpWithMultiple(op, {*converted});
+    return success();
+  }
+  KernelContext &kernel;
+};
+
+/// Pattern: arith.truncf of a tile held by warps => the same truncf on each
+/// fragment (the layout, and so the fragment shapes, stay).
+struct LowerTruncF : OpConversionPattern<arith::TruncFOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::TruncFOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Type> types;
+    if (failed(getTypeConverter()->convertType(op.getType(), types)) ||
+        types.size() != adaptor.getIn().size())
+      return op.emitOpError("fa-lower-to-gpu: a truncf must keep the "
+                            "layout of its tile");
+    SmallVector<Value> out;
+    for (auto [frag, type] : llvm::zip(adaptor.getIn(), types))
+      out.push_back(arith::TruncFOp::create(rewriter, op.getLoc(), type, frag));
+    rewriter.replaceOpWithMultiple(op, {out});
+    return success();
+  }
+};
+
+/// Pattern: a splat constant tile held by warps => the splat in every
+/// fragment (the initial m, l and acc of the online softmax).
+struct LowerConstant : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!isa_and_nonnull<WarpRowsAttr>(getTileEncoding(op.getType())))
+      return op.emitOpError("fa-lower-to-gpu: only tiles held by warps can be "
+                            "constants, got ")
+             << op.getType();
+    if (!splat)
+      return op.emitOpError("fa-lower-to-gpu: a tile held by warps can only "
+                            "be initialised with a splat constant, got ")
+             << op.getValue();
+    SmallVector<Type> types;
+    if (failed(getTypeConverter()->convertType(op.getType(), types)))
+      return failure();
+    TypedAttr scalar = splat.getSplatValue<TypedAttr>();
+    SmallVector<Value> out;
+    for (Type t : types) {
+      TypedAttr value = scalar;
+      if (auto vec = dyn_cast<VectorType>(t))
+        value = DenseElementsAttr::get(vec, Attribute(scalar));
+      out.push_back(arith::ConstantOp::create(rewriter, op.getLoc(), value));
+    }
+    rewriter.replaceOpWithMultiple(op, {out});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::fa::populateLayoutPatterns(const TypeConverter &converter,
+                                      KernelContext &kernel,
+                                      RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<LowerConvertLayout>(converter, ctx, kernel);
+  patterns.add<LowerTruncF, LowerConstant>(converter, ctx);
+}

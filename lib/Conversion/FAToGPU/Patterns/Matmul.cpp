@@ -1,0 +1,78 @@
+//===- Matmul.cpp - fa.qk and fa.pv on the atom's MMA ---------------------===//
+
+#include "KernelLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+/// Pattern: fa.qk (Q in A registers or shared, K shared) => zero acc
+/// fragments, then the atom's MMAs of Q K^T.
+struct LowerQK : OpConversionPattern<QKOp> {
+  LowerQK(const TypeConverter &converter, MLIRContext *ctx,
+          KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(QKOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto scoresTy = cast<RankedTensorType>(op.getScores().getType());
+    auto queryTy = cast<RankedTensorType>(op.getQuery().getType());
+    if (failed(kernel.atom.checkMatmulShape(op.getLoc(), scoresTy.getDimSize(0),
+                                            scoresTy.getDimSize(1),
+                                            queryTy.getDimSize(1))))
+      return failure();
+    SmallVector<Type> fragTypes;
+    if (failed(getTypeConverter()->convertType(scoresTy, fragTypes)))
+      return failure();
+    SmallVector<Value> zeros;
+    for (Type t : fragTypes)
+      zeros.push_back(arith::ConstantOp::create(rewriter, op.getLoc(),
+                                                rewriter.getZeroAttr(t)));
+    rewriter.replaceOpWithMultiple(
+        op, {kernel.atom.matmulTransposedB(
+                rewriter, op.getLoc(),
+                tileOperand(op.getQuery(), adaptor.getQuery()),
+                tileOperand(op.getKey(), adaptor.getKey()), scoresTy, zeros)});
+    return success();
+  }
+  KernelContext &kernel;
+};
+
+/// Pattern: fa.pv (P in A registers, V shared, acc) => the atom's MMAs of
+/// acc + P V.
+struct LowerPV : OpConversionPattern<PVOp> {
+  LowerPV(const TypeConverter &converter, MLIRContext *ctx,
+          KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(PVOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    TileOperand probs = tileOperand(op.getProbs(), adaptor.getProbs());
+    auto accTy = cast<RankedTensorType>(op.getAcc().getType());
+    if (failed(kernel.atom.checkMatmulShape(op.getLoc(), accTy.getDimSize(0),
+                                            accTy.getDimSize(1),
+                                            probs.type.getDimSize(1))))
+      return failure();
+    rewriter.replaceOpWithMultiple(
+        op, {kernel.atom.matmul(
+                rewriter, op.getLoc(), probs,
+                tileOperand(op.getValue(), adaptor.getValue()),
+                cast<RankedTensorType>(op.getAcc().getType()),
+                adaptor.getAcc())});
+    return success();
+  }
+  KernelContext &kernel;
+};
+
+} // namespace
+
+void mlir::fa::populateMatmulPatterns(const TypeConverter &converter,
+                                      KernelContext &kernel,
+                                      RewritePatternSet &patterns) {
+  patterns.add<LowerQK, LowerPV>(converter, patterns.getContext(), kernel);
+}

@@ -1,0 +1,210 @@
+//===- Memory.cpp - Tile loads and stores ----------------------------------===//
+//
+// Loads into shared tiles (synchronous tensor.pad loads, fa.async_load and
+// fa.await) and the stores of the output rows. The tensors a tile is read
+// from or written to are the kernel's arguments (the outliner made them
+// bufferization.to_tensor / memref.subview of the memref parameters).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+#include "fa/Transforms/TiledAttention.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+Value cidx(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// Byte offset of slot `slot` of `ring`.
+Value slotOffset(OpBuilder &b, Location loc, const SharedMemoryPlan::Ring &ring,
+                 Value slot) {
+  return arith::AddIOp::create(
+      b, loc, cidx(b, loc, ring.base),
+      arith::MulIOp::create(b, loc, slot, cidx(b, loc, ring.slotBytes)));
+}
+
+/// Pattern: tensor.pad(tensor.extract_slice(kernel argument)) to a shared
+/// tile => a synchronous copy into the load's own buffer: every warp done
+/// with the buffer, the copy, wait for it. (--fa-pipeline-kv turns the
+/// loads of the loop nest into fa.async_load/fa.await instead.)
+struct LowerSyncTileLoad : OpConversionPattern<tensor::PadOp> {
+  LowerSyncTileLoad(const TypeConverter &converter, MLIRContext *ctx,
+                    KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(tensor::PadOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &b) const override {
+    auto tile = cast<RankedTensorType>(op.getResult().getType());
+    if (!isa_and_nonnull<BlockSharedAttr>(tile.getEncoding()))
+      return op.emitOpError("fa-lower-to-gpu: tiles are loaded into shared "
+                            "memory (#fa.block_shared), got ")
+             << tile;
+    FailureOr<TileLoad> load = matchTileLoad(op.getResult());
+    Value source = succeeded(load) ? kernelBuffer(load->source()) : Value();
+    if (!source)
+      return op.emitOpError("fa-lower-to-gpu: a shared tile must be loaded "
+                            "from rows of one head of a kernel argument "
+                            "(tensor.pad of tensor.extract_slice)");
+    Location loc = op.getLoc();
+    auto index = [&](OpFoldResult ofr) {
+      return getValueOrCreateConstantIndexOp(b, loc, ofr);
+    };
+    Value offset = cidx(b, loc, kernel.plan.ring(op).base);
+    kernel.atom.waitCopies(b, loc, 0);
+    kernel.atom.copyTileAsync(b, loc, source, index(load->batch()),
+                              index(load->head()), index(load->rowStart()),
+                              index(load->rows()), tile, offset);
+    kernel.atom.commitCopies(b, loc);
+    kernel.atom.waitCopies(b, loc, 0);
+    b.replaceOp(op, offset);
+    return success();
+  }
+  KernelContext &kernel;
+};
+
+/// Pattern: fa.async_load => (under `if (%pred)`) one cooperative copy per
+/// source into its ring's slot, then one commit: a group. The future is the
+/// slot.
+struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
+  LowerAsyncLoad(const TypeConverter &converter, MLIRContext *ctx,
+                 KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(AsyncLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto future = cast<FutureType>(op.getFuture().getType());
+    SmallVector<Value> sources;
+    for (Value source : op.getSources()) {
+      sources.push_back(kernelBuffer(source));
+      if (!sources.back())
+        return op.emitOpError("fa-lower-to-gpu: tiles are loaded from kernel "
+                              "arguments");
+    }
+    auto copies = [&](OpBuilder &nb, Location l) {
+      for (auto [i, source, tile] :
+           llvm::enumerate(sources, future.getTiles()))
+        kernel.atom.copyTileAsync(
+            nb, l, source, adaptor.getBatch(), adaptor.getHead(),
+            adaptor.getRowStart(), adaptor.getRows(), tile,
+            slotOffset(nb, l, kernel.plan.ring(future, i), adaptor.getSlot()));
+    };
+    if (Value pred = adaptor.getPred()) {
+      scf::IfOp::create(b, loc, pred, [&](OpBuilder &nb, Location l) {
+        copies(nb, l);
+        scf::YieldOp::create(nb, l);
+      });
+    } else {
+      copies(b, loc);
+    }
+    // Committed even when nothing was copied, so that every fa.async_load is
+    // one group and fa.await's `pending` counts them exactly.
+    kernel.atom.commitCopies(b, loc);
+    b.replaceOp(op, adaptor.getSlot());
+    return success();
+  }
+  KernelContext &kernel;
+};
+
+/// Pattern: fa.await => wait until at most `pending` groups are in flight,
+/// barrier; the tiles are the byte offsets of the future's slot.
+struct LowerAwait : OpConversionPattern<AwaitOp> {
+  LowerAwait(const TypeConverter &converter, MLIRContext *ctx,
+             KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(AwaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    auto future = cast<FutureType>(op.getFuture().getType());
+    kernel.atom.waitCopies(b, loc, op.getPending());
+    SmallVector<Value> tiles;
+    for (size_t i = 0; i < future.getTiles().size(); ++i)
+      tiles.push_back(
+          slotOffset(b, loc, kernel.plan.ring(future, i), adaptor.getFuture()));
+    b.replaceOp(op, tiles);
+    return success();
+  }
+  KernelContext &kernel;
+};
+
+/// Pattern: tensor.extract_slice of rows [0, n) of a tile held by warps,
+/// materialized into a subview of a kernel argument => the atom's store of
+/// those rows (acc tiles through a shared staging tile, per-row vectors by
+/// one lane per row).
+struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
+  LowerTileStore(const TypeConverter &converter, MLIRContext *ctx,
+                 KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(tensor::ExtractSliceOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    auto tile = cast<RankedTensorType>(op.getSource().getType());
+    auto rows = dyn_cast_or_null<WarpRowsAttr>(tile.getEncoding());
+    auto store =
+        op->hasOneUse()
+            ? dyn_cast<bufferization::MaterializeInDestinationOp>(
+                  *op->user_begin())
+            : nullptr;
+    auto dest = store ? store.getDest().getDefiningOp<memref::SubViewOp>()
+                      : nullptr;
+    auto isZero = [](OpFoldResult ofr) {
+      std::optional<int64_t> v = getConstantIntValue(ofr);
+      return v && *v == 0;
+    };
+    bool leadingRows =
+        llvm::all_of(op.getMixedOffsets(), isZero) && op.hasUnitStride() &&
+        (tile.getRank() == 1 ||
+         getConstantIntValue(op.getMixedSizes()[1]) == tile.getDimSize(1));
+    if (!rows || !dest || !leadingRows)
+      return op.emitOpError("fa-lower-to-gpu: a tile held by warps can only "
+                            "be stored, rows [0, n) of it, into rows of one "
+                            "head of a kernel argument");
+    Location loc = op.getLoc();
+    SmallVector<OpFoldResult> at = dest.getMixedOffsets();
+    auto index = [&](OpFoldResult ofr) {
+      return getValueOrCreateConstantIndexOp(b, loc, ofr);
+    };
+    Value n = index(op.getMixedSizes()[0]);
+    if (rows.getRole() == FragmentRole::Acc) {
+      kernel.atom.storeAccTile(b, loc, tile, adaptor.getSource(),
+                               dest.getSource(), index(at[0]), index(at[1]),
+                               index(at[2]), n,
+                               cidx(b, loc, kernel.plan.stagingOffset()));
+    } else if (rows.getRole() == FragmentRole::Rows) {
+      kernel.atom.storeRows(b, loc, tile, adaptor.getSource(),
+                            dest.getSource(), index(at[0]), index(at[1]),
+                            index(at[2]), n);
+    } else {
+      return op.emitOpError("fa-lower-to-gpu: cannot store a ")
+             << stringifyFragmentRole(rows.getRole()) << " tile";
+    }
+    b.eraseOp(store);
+    b.eraseOp(op);
+    return success();
+  }
+  KernelContext &kernel;
+};
+
+} // namespace
+
+void mlir::fa::populateMemoryPatterns(const TypeConverter &converter,
+                                      KernelContext &kernel,
+                                      RewritePatternSet &patterns) {
+  patterns.add<LowerSyncTileLoad, LowerAsyncLoad, LowerAwait, LowerTileStore>(
+      converter, patterns.getContext(), kernel);
+}

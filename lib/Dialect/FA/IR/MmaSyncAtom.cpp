@@ -1,0 +1,144 @@
+//===- MmaSyncAtom.cpp - Layout facts of the sm_80 mma.sync atom ----------===//
+//
+// What #fa.mma_sync answers about fragments and shared tiles. The
+// instructions (ldmatrix, mma.sync, cp.async) are emitted by
+// lib/Conversion/FAToGPU/Atoms/MmaSync.cpp from the same facts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Dialect/FA/IR/FA.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+/// Rows one mma.sync.m16n8k16 covers; columns of one C tile; k of one step.
+constexpr int64_t kTileRows = 16, kTileCols = 8, kStepK = 16;
+/// Shared rows are padded by one 16-byte chunk.
+constexpr int64_t kRowPadBytes = 16;
+
+bool isHalf(Type t) { return t.isF16() || t.isBF16(); }
+
+int64_t mTiles(ArrayRef<int64_t> shape, int64_t numWarps) {
+  return shape[0] / numWarps / kTileRows;
+}
+} // namespace
+
+LogicalResult MmaSyncAtomAttr::verifyFragment(
+    FragmentRole role, ArrayRef<int64_t> shape, Type elementType,
+    int64_t numWarps, function_ref<InFlightDiagnostic()> emitError) const {
+  bool twoD = role == FragmentRole::Acc || role == FragmentRole::OperandA;
+  int64_t rank = twoD ? 2 : 1;
+  if (static_cast<int64_t>(shape.size()) != rank)
+    return emitError() << "a " << stringifyFragmentRole(role)
+                       << " tile must have rank " << rank << ", got rank "
+                       << shape.size();
+  if (shape[0] % (kTileRows * numWarps) != 0)
+    return emitError() << "#fa.mma_sync: " << shape[0]
+                       << " rows do not split into whole 16-row mma tiles "
+                          "over "
+                       << numWarps << " warps (need a multiple of "
+                       << kTileRows * numWarps << ")";
+  switch (role) {
+  case FragmentRole::Acc:
+    if (!elementType.isF32() && !isHalf(elementType))
+      return emitError() << "#fa.mma_sync: acc tiles hold f32, f16 or bf16, "
+                            "got "
+                         << elementType;
+    if (shape[1] % kTileCols != 0)
+      return emitError() << "#fa.mma_sync: acc tile columns (" << shape[1]
+                         << ") must be a multiple of 8, the n of "
+                            "mma.m16n8k16";
+    return success();
+  case FragmentRole::OperandA:
+    if (!isHalf(elementType))
+      return emitError() << "#fa.mma_sync: A operands are f16 or bf16, got "
+                         << elementType;
+    if (shape[1] % kStepK != 0)
+      return emitError() << "#fa.mma_sync: A operand columns (" << shape[1]
+                         << ") must be a multiple of 16, the k of "
+                            "mma.m16n8k16";
+    return success();
+  case FragmentRole::Rows:
+  case FragmentRole::PartialRows:
+    if (!elementType.isF32())
+      return emitError() << "#fa.mma_sync: per-row values are f32, got "
+                         << elementType;
+    return success();
+  }
+  return success();
+}
+
+LogicalResult MmaSyncAtomAttr::verifySharedTile(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (shape.size() != 2)
+    return emitError() << "a shared tile must have rank 2, got rank "
+                       << shape.size();
+  if (!isHalf(elementType))
+    return emitError() << "#fa.mma_sync: shared tiles hold f16 or bf16 (the "
+                          "MMA operands), got "
+                       << elementType;
+  if (shape[0] < 1 || shape[1] % 8 != 0)
+    return emitError() << "#fa.mma_sync: a shared tile is copied in rows of "
+                          "16-byte chunks: columns must be a multiple of 8, "
+                          "got "
+                       << shape[1];
+  return success();
+}
+
+SmallVector<Type> MmaSyncAtomAttr::getFragmentTypes(FragmentRole role,
+                                                    ArrayRef<int64_t> shape,
+                                                    Type elementType,
+                                                    int64_t numWarps) const {
+  int64_t count = 0;
+  Type type;
+  switch (role) {
+  case FragmentRole::Acc:
+    count = mTiles(shape, numWarps) * (shape[1] / kTileCols);
+    type = VectorType::get({2, 2}, elementType);
+    break;
+  case FragmentRole::OperandA:
+    count = mTiles(shape, numWarps) * (shape[1] / kStepK);
+    type = VectorType::get({4, 2}, elementType);
+    break;
+  case FragmentRole::Rows:
+  case FragmentRole::PartialRows:
+    count = 2 * mTiles(shape, numWarps);
+    type = elementType;
+    break;
+  }
+  return SmallVector<Type>(count, type);
+}
+
+int64_t MmaSyncAtomAttr::getFragmentRegisters(FragmentRole role,
+                                              ArrayRef<int64_t> shape,
+                                              Type elementType,
+                                              int64_t numWarps) const {
+  int64_t values = getFragmentTypes(role, shape, elementType, numWarps).size();
+  switch (role) {
+  case FragmentRole::Acc:
+    return values * (elementType.isF32() ? 4 : 2);
+  case FragmentRole::OperandA:
+    return values * 4;
+  case FragmentRole::Rows:
+  case FragmentRole::PartialRows:
+    return values;
+  }
+  return values;
+}
+
+int64_t MmaSyncAtomAttr::getSharedTileBytes(ArrayRef<int64_t> shape,
+                                            Type elementType) const {
+  int64_t elemBytes = elementType.getIntOrFloatBitWidth() / 8;
+  return shape[0] * (shape[1] * elemBytes + kRowPadBytes);
+}
+
+// The budgets come from ptxas -v and the H200 (docs/performance.md): with
+// S and O fragments up to 192 registers a thread (d = 128, 128 x 64 tiles, 4
+// warps) the kernel fits in 255 without spilling on sm_80; Q in registers
+// and the rescale before the exponentials each keep more values live and
+// pay off only up to 160 (d = 64: +3-5 %; at d = 128 they spill).
+int64_t MmaSyncAtomAttr::getMaxFragmentRegisters() const { return 192; }
+int64_t MmaSyncAtomAttr::getQueryInRegistersBudget() const { return 160; }
+int64_t MmaSyncAtomAttr::getEarlyRescaleBudget() const { return 160; }

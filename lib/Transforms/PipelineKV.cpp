@@ -1,0 +1,447 @@
+//===- PipelineKV.cpp - K/V tiles loaded ahead into a ring of slots -------===//
+//
+// FlashAttention-2 (and Triton's tritongpu-pipeline) overlap the copy of
+// the next K/V block with the math on the current one. This pass writes that
+// schedule into the L3 IR: every shared tile load becomes an fa.async_load
+// (issued early) and an fa.await (where the tile is needed), the loads of
+// block j + S - 1 are issued in iteration j, and the futures in flight are
+// loop-carried, across the unmasked and masked loops of causal block
+// skipping. See the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Transforms/Passes.h"
+#include "fa/Transforms/TiledAttention.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace mlir {
+namespace fa {
+#define GEN_PASS_DEF_FAPIPELINEKV
+#include "fa/Transforms/Passes.h.inc"
+} // namespace fa
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+bool isSharedTile(Value v) {
+  auto ty = dyn_cast<RankedTensorType>(v.getType());
+  return ty && isa_and_nonnull<BlockSharedAttr>(ty.getEncoding());
+}
+
+/// Tile loads of one block that share their indices: one fa.async_load.
+struct LoadGroup {
+  SmallVector<TileLoad> loads;
+  OpFoldResult batch, head, rowStart, rows;
+};
+
+/// A K/V loop and its load group.
+struct PipelinedLoop {
+  scf::ForOp loop;
+  LoadGroup group;
+  int64_t step;
+};
+
+bool sameOfr(OpFoldResult a, OpFoldResult b) {
+  if (a == b)
+    return true;
+  std::optional<int64_t> ca = getConstantIntValue(a),
+                         cb = getConstantIntValue(b);
+  return ca && cb && *ca == *cb;
+}
+
+/// Groups the shared tile loads of `block` (directly in it) by indices.
+SmallVector<LoadGroup> groupLoads(Block &block) {
+  SmallVector<LoadGroup> groups;
+  for (Operation &op : block) {
+    auto pad = dyn_cast<tensor::PadOp>(op);
+    if (!pad || !isSharedTile(pad.getResult()))
+      continue;
+    FailureOr<TileLoad> load = matchTileLoad(pad.getResult());
+    if (failed(load))
+      continue;
+    OpFoldResult b = load->batch(), h = load->head(), r = load->rowStart(),
+                 n = load->rows();
+    LoadGroup *group = nullptr;
+    for (LoadGroup &g : groups)
+      if (sameOfr(g.batch, b) && sameOfr(g.head, h) &&
+          sameOfr(g.rowStart, r) && sameOfr(g.rows, n))
+        group = &g;
+    if (!group) {
+      groups.push_back(LoadGroup{{}, b, h, r, n});
+      group = &groups.back();
+    }
+    group->loads.push_back(*load);
+  }
+  return groups;
+}
+
+/// `v` is a multiple of `n` by construction (a constant multiple, or a
+/// product with such a factor).
+bool isMultipleOf(Value v, int64_t n) {
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.getSExtValue() % n == 0;
+  if (auto mul = v.getDefiningOp<arith::MulIOp>())
+    return isMultipleOf(mul.getLhs(), n) || isMultipleOf(mul.getRhs(), n);
+  return false;
+}
+
+/// `a` computed from `ivA` the way `b` is computed from `ivB`: the same
+/// values outside the loops, the same ops inside.
+bool sameFunctionOfIV(Value a, Value ivA, Value b, Value ivB,
+                      Operation *loopA, Operation *loopB) {
+  if (a == ivA || b == ivB)
+    return a == ivA && b == ivB;
+  Operation *defA = a.getDefiningOp(), *defB = b.getDefiningOp();
+  bool insideA = defA && loopA->isAncestor(defA);
+  bool insideB = defB && loopB->isAncestor(defB);
+  if (!insideA || !insideB)
+    return !insideA && !insideB && a == b;
+  if (defA->getName() != defB->getName() ||
+      defA->getAttrDictionary() != defB->getAttrDictionary() ||
+      defA->getNumOperands() != defB->getNumOperands() ||
+      defA->getNumRegions() != 0 || defB->getNumRegions() != 0 ||
+      cast<OpResult>(a).getResultNumber() !=
+          cast<OpResult>(b).getResultNumber())
+    return false;
+  for (auto [x, y] : llvm::zip(defA->getOperands(), defB->getOperands()))
+    if (!sameFunctionOfIV(x, ivA, y, ivB, loopA, loopB))
+      return false;
+  return true;
+}
+
+bool sameOfrOfIV(OpFoldResult a, Value ivA, OpFoldResult b, Value ivB,
+                 Operation *loopA, Operation *loopB) {
+  auto va = dyn_cast<Value>(a), vb = dyn_cast<Value>(b);
+  if (!va || !vb)
+    return !va && !vb && sameOfr(a, b);
+  return sameFunctionOfIV(va, ivA, vb, ivB, loopA, loopB);
+}
+
+/// Loads one K/V loop the way the previous one does (so the previous loop
+/// may issue this one's first blocks).
+bool sameLoads(PipelinedLoop a, PipelinedLoop b) {
+  LoadGroup &ga = a.group, &gb = b.group;
+  if (ga.loads.size() != gb.loads.size() || a.step != b.step)
+    return false;
+  Value ivA = a.loop.getInductionVar(), ivB = b.loop.getInductionVar();
+  for (auto [la, lb] : llvm::zip(ga.loads, gb.loads))
+    if (la.source() != lb.source() ||
+        la.pad.getResult().getType() != lb.pad.getResult().getType())
+      return false;
+  for (auto [x, y] : {std::pair{ga.batch, gb.batch},
+                      {ga.head, gb.head},
+                      {ga.rowStart, gb.rowStart},
+                      {ga.rows, gb.rows}})
+    if (!sameOfrOfIV(x, ivA, y, ivB, a.loop, b.loop))
+      return false;
+  return true;
+}
+
+class KVPipeliner {
+public:
+  KVPipeliner(scf::ForallOp forall, int64_t stages)
+      : forall(forall), stages(stages), rewriter(forall.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  Value cidx(int64_t v) {
+    return arith::ConstantIndexOp::create(rewriter, forall.getLoc(), v);
+  }
+  /// `v` of the loop body, recomputed at the insertion point for the
+  /// induction variable `iv` = `newIV`.
+  FailureOr<Value> cloneForIV(OpFoldResult ofr, scf::ForOp loop, Value newIV,
+                              IRMapping &mapping);
+  /// fa.async_load of the group's tiles for the block at `k`, predicated on
+  /// k < end.
+  FailureOr<Value> issue(PipelinedLoop pl, Value k, Value end);
+  LogicalResult pipelineChain(MutableArrayRef<PipelinedLoop> chain);
+
+  scf::ForallOp forall;
+  int64_t stages;
+  IRRewriter rewriter;
+};
+
+FailureOr<Value> KVPipeliner::cloneForIV(OpFoldResult ofr, scf::ForOp loop,
+                                         Value newIV, IRMapping &mapping) {
+  if (auto attr = dyn_cast<Attribute>(ofr))
+    return cidx(cast<IntegerAttr>(attr).getInt());
+  Value v = cast<Value>(ofr);
+  if (v == loop.getInductionVar())
+    return newIV;
+  if (Value known = mapping.lookupOrNull(v))
+    return known;
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return loop->isAncestor(arg.getOwner()->getParentOp()) ? FailureOr<Value>()
+                                                          : FailureOr<Value>(v);
+  Operation *def = v.getDefiningOp();
+  if (!loop->isAncestor(def))
+    return v; // Defined outside the loop: the same value.
+  if (def->getNumRegions() != 0 || !isMemoryEffectFree(def) ||
+      def->getBlock() != loop.getBody())
+    return failure();
+  for (Value operand : def->getOperands())
+    if (failed(cloneForIV(operand, loop, newIV, mapping)))
+      return failure();
+  Operation *clone = rewriter.clone(*def, mapping);
+  return clone->getResult(cast<OpResult>(v).getResultNumber());
+}
+
+FailureOr<Value> KVPipeliner::issue(PipelinedLoop pl, Value k,
+                                    Value end) {
+  Location loc = pl.loop.getLoc();
+  IRMapping mapping;
+  mapping.map(pl.loop.getInductionVar(), k);
+  FailureOr<Value> batch = cloneForIV(pl.group.batch, pl.loop, k, mapping);
+  FailureOr<Value> head = cloneForIV(pl.group.head, pl.loop, k, mapping);
+  FailureOr<Value> row = cloneForIV(pl.group.rowStart, pl.loop, k, mapping);
+  FailureOr<Value> rows = cloneForIV(pl.group.rows, pl.loop, k, mapping);
+  if (failed(batch) || failed(head) || failed(row) || failed(rows))
+    return pl.loop.emitError("fa-pipeline-kv: the tile indices of this K/V "
+                             "loop are not side-effect-free index arithmetic "
+                             "on its induction variable");
+  // Slot (k floordiv step) mod S: consecutive blocks take consecutive slots.
+  Value block = arith::DivUIOp::create(rewriter, loc, k, cidx(pl.step));
+  Value slot = arith::RemUIOp::create(rewriter, loc, block, cidx(stages));
+  Value inRange =
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, k, end);
+  SmallVector<Value> sources;
+  SmallVector<RankedTensorType> tiles;
+  for (TileLoad load : pl.group.loads) {
+    sources.push_back(load.slice.getSource());
+    tiles.push_back(cast<RankedTensorType>(load.pad.getResult().getType()));
+  }
+  return AsyncLoadOp::create(
+             rewriter, loc, FutureType::get(rewriter.getContext(), tiles),
+             sources, *batch, *head, *row, *rows, slot,
+             rewriter.getI64IntegerAttr(stages), inRange)
+      .getResult();
+}
+
+LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
+  scf::ForOp first = chain.front().loop;
+  Location loc = first.getLoc();
+  Block *body = forall.getBody();
+
+  // Non-last loops must end on a block boundary, so that the block after a
+  // loop's last is the next loop's first; a loop may also be empty, which
+  // bounds clamped with max(lb, ub) make harmless.
+  for (size_t i = 0; i + 1 < chain.size(); ++i) {
+    scf::ForOp loop = chain[i].loop;
+    if (!isMultipleOf(loop.getLowerBound(), chain[i].step) ||
+        !isMultipleOf(loop.getUpperBound(), chain[i].step))
+      return loop.emitError("fa-pipeline-kv: cannot prove that this K/V loop "
+                            "ends on a block boundary, so the next loop's "
+                            "blocks cannot be loaded ahead from it");
+    rewriter.setInsertionPoint(loop);
+    Value end = arith::MaxSIOp::create(rewriter, loc, loop.getLowerBound(),
+                                       loop.getUpperBound());
+    rewriter.modifyOpInPlace(loop, [&] {
+      loop.getUpperBoundMutable().assign(end);
+    });
+    rewriter.modifyOpInPlace(chain[i + 1].loop, [&] {
+      chain[i + 1].loop.getLowerBoundMutable().assign(end);
+    });
+  }
+  Value end = chain.back().loop.getUpperBound();
+  int64_t step = chain.front().step;
+
+  // Prologue: the loads outside the loops (the Q tile), then the first
+  // S - 1 blocks; each outside tile is awaited with every later load still
+  // in flight.
+  rewriter.setInsertionPoint(first);
+  SmallVector<std::pair<TileLoad, Value>> outer;
+  for (LoadGroup &group : groupLoads(*body)) {
+    for (TileLoad &load : group.loads) {
+      auto tileTy = cast<RankedTensorType>(load.pad.getResult().getType());
+      Value future = AsyncLoadOp::create(
+          rewriter, load.pad.getLoc(),
+          FutureType::get(rewriter.getContext(), {tileTy}),
+          ValueRange{load.slice.getSource()},
+          getValueOrCreateConstantIndexOp(rewriter, loc, load.batch()),
+          getValueOrCreateConstantIndexOp(rewriter, loc, load.head()),
+          getValueOrCreateConstantIndexOp(rewriter, loc, load.rowStart()),
+          getValueOrCreateConstantIndexOp(rewriter, loc, load.rows()),
+          cidx(0), rewriter.getI64IntegerAttr(1), Value());
+      outer.push_back({load, future});
+    }
+  }
+  SmallVector<Value> inFlight;
+  for (int64_t i = 0; i + 1 < stages; ++i) {
+    Value k = arith::AddIOp::create(rewriter, loc, first.getLowerBound(),
+                                    cidx(i * step));
+    FailureOr<Value> future = issue(chain.front(), k, end);
+    if (failed(future))
+      return failure();
+    inFlight.push_back(*future);
+  }
+  for (auto [i, entry] : llvm::enumerate(outer)) {
+    auto [load, future] = entry;
+    int64_t pending = static_cast<int64_t>(outer.size() - 1 - i) + stages - 1;
+    auto await = AwaitOp::create(rewriter, load.pad.getLoc(), future,
+                                 rewriter.getI64IntegerAttr(pending));
+    Value tile = await.getResult(0);
+    rewriter.replaceAllUsesWith(load.pad.getResult(), tile);
+    // Users placed before the await (fa.convert_layout of Q) move after it.
+    SmallVector<Operation *> toMove;
+    SetVector<Value> moved;
+    moved.insert(tile);
+    for (Operation *op = load.pad->getNextNode(); op && op != await;
+         op = op->getNextNode()) {
+      if (llvm::any_of(op->getOperands(),
+                       [&](Value v) { return moved.contains(v); })) {
+        toMove.push_back(op);
+        moved.insert(op->result_begin(), op->result_end());
+      }
+    }
+    for (Operation *op : toMove)
+      for (Operation *user : op->getUsers()) {
+        Operation *inBody = body->findAncestorOpInBlock(*user);
+        if (!llvm::is_contained(toMove, inBody) &&
+            inBody->isBeforeInBlock(await))
+          return user->emitError("fa-pipeline-kv: this op uses the tile loaded "
+                                 "at ")
+                 << load.pad.getLoc() << " before the K/V loop, where it can "
+                 << "only be awaited";
+      }
+    Operation *after = await;
+    for (Operation *op : toMove) {
+      op->moveAfter(after);
+      after = op;
+    }
+    rewriter.setInsertionPointAfter(after);
+  }
+  for (auto &entry : outer) {
+    TileLoad &load = entry.first;
+    rewriter.eraseOp(load.pad);
+    if (load.slice->use_empty())
+      rewriter.eraseOp(load.slice);
+  }
+
+  // Each loop carries the S - 1 blocks in flight: it awaits the oldest and
+  // issues the block S - 1 ahead.
+  for (PipelinedLoop pl : chain) {
+
+    scf::ForOp loop = pl.loop;
+    auto yieldFutures = [&](OpBuilder &, Location,
+                            ArrayRef<BlockArgument> newArgs) {
+      return SmallVector<Value>(newArgs.begin(), newArgs.end());
+    };
+    FailureOr<LoopLikeOpInterface> replaced =
+        cast<LoopLikeOpInterface>(loop.getOperation())
+            .replaceWithAdditionalYields(rewriter, inFlight,
+                                         /*replaceInitOperandUsesInLoop=*/false,
+                                         yieldFutures);
+    if (failed(replaced))
+      return loop.emitError("fa-pipeline-kv: cannot add iter_args to the loop");
+    auto newLoop = cast<scf::ForOp>(replaced->getOperation());
+
+    size_t numOld = newLoop.getNumRegionIterArgs() - inFlight.size();
+    SmallVector<Value> futures(newLoop.getRegionIterArgs().begin() + numOld,
+                               newLoop.getRegionIterArgs().end());
+
+    rewriter.setInsertionPointToStart(newLoop.getBody());
+    auto await = AwaitOp::create(rewriter, loc, futures.front(),
+                                 rewriter.getI64IntegerAttr(stages - 2));
+    // The indices again: the new loop has a new induction variable.
+    PipelinedLoop rebound = pl;
+    rebound.loop = newLoop;
+    TileLoad first = pl.group.loads.front();
+    rebound.group.batch = first.batch();
+    rebound.group.head = first.head();
+    rebound.group.rowStart = first.rowStart();
+    rebound.group.rows = first.rows();
+    Value next = arith::AddIOp::create(rewriter, loc,
+                                       newLoop.getInductionVar(),
+                                       cidx((stages - 1) * step));
+    FailureOr<Value> issued = issue(rebound, next, end);
+    if (failed(issued))
+      return failure();
+    for (auto [load, tile] :
+         llvm::zip(pl.group.loads, await.getResults())) {
+      rewriter.replaceAllUsesWith(load.pad.getResult(), tile);
+      rewriter.eraseOp(load.pad);
+      if (load.slice->use_empty())
+        rewriter.eraseOp(load.slice);
+    }
+    // Yield: the blocks still in flight, then the one just issued.
+    auto yield = cast<scf::YieldOp>(newLoop.getBody()->getTerminator());
+    SmallVector<Value> yields(yield.getOperands().begin(),
+                              yield.getOperands().begin() + numOld);
+    llvm::append_range(yields, ArrayRef<Value>(futures).drop_front());
+    yields.push_back(*issued);
+    rewriter.modifyOpInPlace(
+        yield, [&] { yield.getResultsMutable().assign(yields); });
+    inFlight.assign(newLoop.getResults().begin() + numOld,
+                    newLoop.getResults().end());
+  }
+  return success();
+}
+
+LogicalResult KVPipeliner::run() {
+  // The K/V loops: loops of the forall body with shared tile loads.
+  SmallVector<PipelinedLoop> loops;
+  for (Operation &op : *forall.getBody()) {
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop)
+      continue;
+    SmallVector<LoadGroup> groups = groupLoads(*loop.getBody());
+    if (groups.empty())
+      continue;
+    if (groups.size() != 1)
+      return loop.emitError("fa-pipeline-kv: the shared tiles of a K/V loop "
+                            "must be loaded at the same batch, head and rows");
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!step || *step <= 0)
+      return loop.emitError("fa-pipeline-kv: a K/V loop needs a constant "
+                            "positive step");
+    loops.push_back(PipelinedLoop{loop, groups.front(), *step});
+  }
+  if (loops.empty())
+    return success();
+  // One chain: each loop continues the previous one's state and blocks.
+  for (size_t i = 1; i < loops.size(); ++i) {
+    scf::ForOp prev = loops[i - 1].loop, loop = loops[i].loop;
+    if (loop.getInitArgs() != ValueRange(prev.getResults()) ||
+        loop.getLowerBound() != prev.getUpperBound() ||
+        !sameLoads(loops[i - 1], loops[i]))
+      return loop.emitError("fa-pipeline-kv: K/V loops must continue each "
+                            "other (the next starts where the previous ends, "
+                            "from its state, loading the same tiles)");
+  }
+  if (failed(pipelineChain(loops)))
+    return failure();
+  // Index arithmetic of the replaced loads.
+  (void)runRegionDCE(rewriter, forall.getRegion());
+  return success();
+}
+
+struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (stages < 2 || stages > 4) {
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-pipeline-kv: option stages must be 2, 3 or 4, got "
+          << stages.getValue();
+      return signalPassFailure();
+    }
+    SmallVector<scf::ForallOp> foralls;
+    getOperation()->walk([&](scf::ForallOp forall) {
+      foralls.push_back(forall);
+    });
+    for (scf::ForallOp forall : foralls)
+      if (failed(KVPipeliner(forall, stages).run()))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,96 @@
+//===- ScheduleSoftmax.cpp - Split the softmax step, place the rescale ----===//
+//
+// Where the accumulator is rescaled relative to the exponentials is a
+// decision that spans ops and is worth a few percent on the GPU. This pass
+// makes it an op order: fa.online_softmax becomes fa.running_max +
+// fa.softmax_exp, and fa.rescale goes between them or after them. The GPU
+// lowering emits ops in the order they appear.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Transforms/Passes.h"
+
+#include "mlir/IR/Dominance.h"
+
+namespace mlir {
+namespace fa {
+#define GEN_PASS_DEF_FASCHEDULESOFTMAX
+#include "fa/Transforms/Passes.h.inc"
+} // namespace fa
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+/// Registers per thread of a tile held by warps, 0 for anything else.
+int64_t fragmentRegisters(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  auto rows = tensor ? dyn_cast_or_null<WarpRowsAttr>(tensor.getEncoding())
+                     : WarpRowsAttr();
+  if (!rows)
+    return 0;
+  return rows.getAtom().getFragmentRegisters(rows.getRole(), tensor.getShape(),
+                                             tensor.getElementType(),
+                                             rows.getNumWarps());
+}
+
+/// The fa.qk whose scores `scores` are (through fa.mask), or null.
+QKOp producingQK(Value scores) {
+  while (auto mask = scores.getDefiningOp<MaskOp>())
+    scores = mask.getScores();
+  return scores.getDefiningOp<QKOp>();
+}
+
+/// auto: rescale early while S, the accumulator and (if in registers) Q fit
+/// the atom's early-rescale budget.
+bool rescaleEarly(RunningMaxOp runningMax, RescaleOp rescale,
+                  RescalePlacement placement) {
+  if (placement != RescalePlacement::Auto)
+    return placement == RescalePlacement::BeforeExp;
+  MmaAtomAttrInterface atom = getTileAtom(runningMax.getScores().getType());
+  if (!atom)
+    return false;
+  int64_t regs = fragmentRegisters(runningMax.getScores().getType()) +
+                 fragmentRegisters(rescale.getAcc().getType());
+  if (QKOp qk = producingQK(runningMax.getScores()))
+    regs += fragmentRegisters(qk.getQuery().getType());
+  return regs <= atom.getEarlyRescaleBudget();
+}
+
+struct FAScheduleSoftmaxPass
+    : fa::impl::FAScheduleSoftmaxBase<FAScheduleSoftmaxPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    getOperation()->walk([&](OnlineSoftmaxOp op) {
+      splitOnlineSoftmax(rewriter, op);
+    });
+    DominanceInfo dominance(getOperation());
+    getOperation()->walk([&](RunningMaxOp runningMax) {
+      SoftmaxExpOp exp;
+      for (Operation *user : runningMax.getNewMax().getUsers())
+        if (auto e = dyn_cast<SoftmaxExpOp>(user);
+            e && e->getBlock() == runningMax->getBlock())
+          exp = e;
+      if (!exp)
+        return;
+      for (Operation *user :
+           llvm::make_early_inc_range(runningMax.getAlpha().getUsers())) {
+        auto rescale = dyn_cast<RescaleOp>(user);
+        if (!rescale || rescale->getBlock() != runningMax->getBlock())
+          continue;
+        if (rescaleEarly(runningMax, rescale, this->rescale)) {
+          // Its accumulator must already be available there.
+          if (dominance.properlyDominates(rescale.getAcc(), runningMax))
+            rescale->moveAfter(runningMax);
+        } else if (rescale->isBeforeInBlock(exp)) {
+          rescale->moveAfter(exp);
+        }
+      }
+    });
+  }
+};
+
+} // namespace
