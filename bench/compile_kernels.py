@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Compiles fa.attention kernels to PTX + launch plans with fa-opt --fa-to-ptx.
 
-Each kernel is named after its configuration, e.g.
-  fa_d128_f16_causal_h8x2          (head dim 128, f16, causal, 8 query heads
-                                     over 2 key/value heads)
-  fa_d64_bf16_full_h32x32_m128n64w4s2   (explicit block-m/block-n/warps/stages)
-and reads B, Nq and Nk at run time (the head counts are part of the op).
-The default set is what bench.py and check_gpu.py run.
+Each kernel is named after its configuration (configs.kernel_name), e.g.
+  fa_d128_f16_causal_h8x2_kernel            head dim 128, f16, causal, 8 query
+                                            heads over 2 key/value heads
+  fa_d64_bf16_full_h32x32_w256x0_kernel     sliding window (256 left, 0 right)
+  fa_d64_bf16_full_h32x32_cap50_kernel      logit soft-capping at 50
+  fa_d64_f16_full_h32x32_m128n64w4s2_kernel explicit block-m/block-n/warps/stages
+and reads B, Nq and Nk at run time (head counts are part of the op). Without
+arguments it compiles every configuration check_gpu.py and bench.py use.
 
   compile_kernels.py --fa-opt build/bin/fa-opt --out build/kernels
   compile_kernels.py --head-dims 64 --dtypes f16 --heads 32x32 --tiles 128x64x4x3
@@ -19,37 +21,33 @@ import sys
 import tempfile
 import time
 
-
-# Head counts bench.py (the FlashAttention-2 paper shapes) and check_gpu.py
-# use, per head dim.
-DEFAULT_HEADS = {64: ["32x32", "4x4", "8x2", "8x1"], 128: ["16x16", "4x4", "8x2", "8x1"]}
+import configs
 
 
-def kernel_name(d, dtype, causal, hq, hkv, tiles=None):
-    name = "fa_d%d_%s_%s_h%dx%d" % (d, dtype, "causal" if causal else "full", hq, hkv)
-    if tiles:
-        name += "_m%dn%dw%ds%d" % tiles
-    return name
-
-
-def attention_source(name, d, dtype, causal, hq, hkv):
-    q = "tensor<?x%dx?x%dx%s>" % (hq, d, dtype)
-    kv = "tensor<?x%dx?x%dx%s>" % (hkv, d, dtype)
-    lse = "tensor<?x%dx?xf32>" % hq
+def attention_source(name, c):
+    d, dtype = c["d"], c["dtype"]
+    q = "tensor<?x%dx?x%dx%s>" % (c["hq"], d, dtype)
+    kv = "tensor<?x%dx?x%dx%s>" % (c["hkv"], d, dtype)
+    lse = "tensor<?x%dx?xf32>" % c["hq"]
+    attrs = " causal" if c["causal"] else ""
+    if c.get("window"):
+        attrs += " window(%d, %d)" % tuple(c["window"])
+    if c.get("softcap"):
+        attrs += " softcap(%r)" % float(c["softcap"])
     return """func.func @{name}(%q: {q}, %k: {kv}, %v: {kv}, %o: {q}, %l: {lse}) -> ({q}, {lse}) {{
-  %0, %1 = fa.attention ins(%q, %k, %v : {q}, {kv}, {kv}) outs(%o, %l : {q}, {lse}){causal} -> {q}, {lse}
+  %0, %1 = fa.attention ins(%q, %k, %v : {q}, {kv}, {kv}) outs(%o, %l : {q}, {lse}){attrs} -> {q}, {lse}
   return %0, %1 : {q}, {lse}
 }}
-""".format(name=name, q=q, kv=kv, lse=lse, causal=" causal" if causal else "")
+""".format(name=name, q=q, kv=kv, lse=lse, attrs=attrs)
 
 
-def compile_one(fa_opt, out_dir, d, dtype, causal, hq, hkv, tiles=None):
-    name = kernel_name(d, dtype, causal, hq, hkv, tiles)
+def compile_one(fa_opt, out_dir, c):
+    name = configs.kernel_name(c)[:-len("_kernel")]
     options = "output-dir=%s" % out_dir
-    if tiles:
-        options += " block-m=%d block-n=%d num-warps=%d kv-stages=%d" % tiles
+    if c.get("tiles"):
+        options += " block-m=%d block-n=%d num-warps=%d kv-stages=%d" % tuple(c["tiles"])
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-        f.write(attention_source(name, d, dtype, causal, hq, hkv))
+        f.write(attention_source(name, c))
         path = f.name
     try:
         start = time.time()
@@ -65,23 +63,28 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--fa-opt", default="build/bin/fa-opt")
     p.add_argument("--out", default="build/kernels")
-    p.add_argument("--head-dims", type=int, nargs="+", default=[64, 128])
+    p.add_argument("--head-dims", type=int, nargs="+")
     p.add_argument("--dtypes", nargs="+", default=["f16", "bf16"])
     p.add_argument("--causal", choices=["yes", "no", "both"], default="both")
-    p.add_argument("--heads", nargs="+", default=None,
-                   help="HqxHkv head counts (default: those of bench.py and check_gpu.py)")
+    p.add_argument("--heads", nargs="+", default=["4x4"], help="HqxHkv head counts")
     p.add_argument("--tiles", nargs="*", default=[],
-                   help="explicit MxNxWxS configs: block-m, block-n, num-warps, kv-stages "
-                        "(default: the pipeline's choice)")
+                   help="explicit MxNxWxS configs: block-m, block-n, num-warps, kv-stages")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    causal = {"yes": [True], "no": [False], "both": [False, True]}[a.causal]
-    tiles = [tuple(int(x) for x in t.split("x")) for t in a.tiles] or [None]
-    for d, dtype, c, t in itertools.product(a.head_dims, a.dtypes, causal, tiles):
-        for heads in a.heads or DEFAULT_HEADS.get(d, ["4x4"]):
+    if a.head_dims is None:
+        todo = configs.all_configs()  # What check_gpu.py and bench.py run.
+    else:
+        causal = {"yes": [True], "no": [False], "both": [False, True]}[a.causal]
+        tiles = [tuple(int(x) for x in t.split("x")) for t in a.tiles] or [None]
+        todo = []
+        for d, dtype, c, heads, t in itertools.product(a.head_dims, a.dtypes, causal, a.heads, tiles):
             hq, hkv = (int(x) for x in heads.split("x"))
-            name, seconds = compile_one(a.fa_opt, a.out, d, dtype, c, hq, hkv, t)
-            print("%-44s %.2f s" % (name, seconds))
+            todo.append(configs.config(d, dtype, c, hq, hkv, tiles=t))
+    total = time.time()
+    for c in todo:
+        name, seconds = compile_one(a.fa_opt, a.out, c)
+        print("%-56s %.2f s" % (name, seconds), flush=True)
+    print("%d kernels in %.0f s" % (len(todo), time.time() - total))
     return 0
 
 

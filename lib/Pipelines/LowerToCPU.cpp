@@ -53,11 +53,23 @@ void mlir::fa::buildLowerToCPUPipeline(OpPassManager &pm) {
 }
 
 void mlir::fa::registerFAPipelines() {
-  PassPipelineRegistration<ToPTXOptions>(
+  // Registered by hand (not PassPipelineRegistration<ToPTXOptions>) so that
+  // a bad option value fails the pipeline instead of being ignored.
+  registerPassPipeline(
       "fa-to-ptx",
       "Compile fa.attention to PTX (L0 -> L5): tile, skip causal blocks, map "
-      "warps, lower to the GPU kernel and through NVVM to PTX",
-      buildToPTXPipeline);
+      "warps, schedule the softmax, pipeline K/V, lower to the GPU kernel op "
+      "by op and through NVVM to PTX",
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        ToPTXOptions options;
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        return buildToPTXPipeline(pm, options);
+      },
+      [](function_ref<void(const ::mlir::detail::PassOptions &)> optHandler) {
+        optHandler(ToPTXOptions());
+      });
   PassPipelineRegistration<>(
       "fa-lower-to-cpu",
       "Lower fa IR to the LLVM dialect for the host (runnable with "

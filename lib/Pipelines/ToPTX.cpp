@@ -11,6 +11,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 
 using namespace mlir;
@@ -29,9 +30,30 @@ static void useShortSharedPointers() {
     (void)it->second->addOccurrence(0, "nvptx-short-ptr", "true");
 }
 
-void mlir::fa::buildToPTXPipeline(OpPassManager &pm,
-                                  const ToPTXOptions &options) {
+LogicalResult mlir::fa::buildToPTXPipeline(OpPassManager &pm,
+                                           const ToPTXOptions &options) {
   useShortSharedPointers();
+  std::optional<QueryHome> queryHome =
+      llvm::StringSwitch<std::optional<QueryHome>>(options.queryHome)
+          .Case("auto", QueryHome::Auto)
+          .Case("registers", QueryHome::Registers)
+          .Case("shared", QueryHome::Shared)
+          .Default(std::nullopt);
+  std::optional<RescalePlacement> rescale =
+      llvm::StringSwitch<std::optional<RescalePlacement>>(options.rescale)
+          .Case("auto", RescalePlacement::Auto)
+          .Case("before-exp", RescalePlacement::BeforeExp)
+          .Case("after-exp", RescalePlacement::AfterExp)
+          .Default(std::nullopt);
+  if (!queryHome || !rescale) {
+    llvm::errs() << "fa-to-ptx: option "
+                 << (!queryHome ? "query-home must be auto, registers or "
+                                  "shared, got '" + options.queryHome + "'"
+                                : "rescale must be auto, before-exp or "
+                                  "after-exp, got '" + options.rescale + "'")
+                 << "\n";
+    return failure();
+  }
   // L0 -> L1 -> L2 -> L3.
   FATileQOuterOptions tiling;
   tiling.autoBlocks = options.blockM == 0 && options.blockN == 0;
@@ -44,8 +66,9 @@ void mlir::fa::buildToPTXPipeline(OpPassManager &pm,
   // L3: warps on row slices, operand homes, op order, K/V pipeline.
   FAMapWarpsOptions warps;
   warps.numWarps = options.numWarps;
+  warps.queryHome = *queryHome;
   pm.addPass(createFAMapWarps(warps));
-  pm.addPass(createFAScheduleSoftmax());
+  pm.addPass(createFAScheduleSoftmax(FAScheduleSoftmaxOptions{*rescale}));
   pm.addPass(createFAPipelineKV(FAPipelineKVOptions{options.kvStages}));
 
   // L3 -> L4: the kernel in the GPU/NVGPU/NVVM dialects, op by op.
@@ -82,4 +105,5 @@ void mlir::fa::buildToPTXPipeline(OpPassManager &pm,
   pm.addPass(createGpuModuleToBinaryPass(binary));
   if (!options.outputDir.empty())
     pm.addPass(createFAExportKernels(FAExportKernelsOptions{options.outputDir}));
+  return success();
 }

@@ -56,7 +56,7 @@ std::optional<KVLoop> matchKVLoop(scf::ForOp loop) {
       mask.getColStart() != loop.getInductionVar())
     return std::nullopt;
   for (Value v : {mask.getRowStart(), mask.getKeyLimit(),
-                  mask.getCausalOffset()})
+                  mask.getCausalOffset(), mask.getWindowOffset()})
     if (v && loop->isAncestor(v.getParentRegion()->getParentOp()))
       return std::nullopt;
   return KVLoop{loop, mask, scoresTy.getDimSize(0), scoresTy.getDimSize(1)};
@@ -79,32 +79,83 @@ void splitLoop(RewriterBase &rewriter, KVLoop kv) {
     return arith::MaxSIOp::create(rewriter, loc, a, cst(0)).getResult();
   };
 
-  // Rows only see more keys further down the Q block, so its first row
-  // bounds the keys every row sees and its last row the keys any row sees
-  // (the mask's own definition, AttentionMath.h).
+  auto max = [&](Value a, Value b) {
+    return arith::MaxSIOp::create(rewriter, loc, a, b).getResult();
+  };
+  Value blockCols = cst(kv.blockCols);
+  auto floorToBlock = [&](Value v) {
+    return arith::MulIOp::create(
+               rewriter, loc,
+               arith::DivUIOp::create(rewriter, loc, v, blockCols), blockCols)
+        .getResult();
+  };
+  auto ceilToBlock = [&](Value v) {
+    return arith::MulIOp::create(
+               rewriter, loc,
+               arith::CeilDivUIOp::create(rewriter, loc, v, blockCols),
+               blockCols)
+        .getResult();
+  };
+
+  // Row i sees the keys [begin(i), end(i)) (the mask's own definition,
+  // AttentionMath.h); both grow with i. So every row of the Q block sees
+  // [begin(last row), end(first row)) and no row sees a key outside
+  // [begin(first row), end(last row)).
   Value numKeys = loop.getUpperBound();
   semantics::MaskSpec spec = semantics::MaskSpec::of(kv.mask);
   Value q0 = kv.mask.getRowStart();
-  Value lastRow = add(q0, cst(kv.blockRows - 1));
-  Value fullEnd = clampAtZero(
-      min(numKeys, semantics::visibleKeysEnd(rewriter, loc, q0, spec)));
-  Value end = min(numKeys, clampAtZero(semantics::visibleKeysEnd(
-                               rewriter, loc, lastRow, spec)));
-  // Round down to whole blocks: a partial block needs the key limit.
-  Value blockCols = cst(kv.blockCols);
-  fullEnd = arith::MulIOp::create(
-      rewriter, loc,
-      arith::DivUIOp::create(rewriter, loc, fullEnd, blockCols), blockCols);
+  // (Without diagonal offsets no bound depends on the row.)
+  bool byRow = spec.causalOffset || spec.windowOffset;
+  Value lastRow = byRow ? add(q0, cst(kv.blockRows - 1)) : q0;
+  auto endOf = [&](Value row) {
+    Value end = semantics::visibleKeysEnd(rewriter, loc, row, spec);
+    return end ? min(numKeys, clampAtZero(end)) : numKeys;
+  };
+  // Whole blocks every row sees up to their end; a partial block needs the
+  // key limit.
+  Value fullEnd = floorToBlock(endOf(q0));
+  Value end = endOf(lastRow);
 
-  // Loop 1: fully visible blocks, no mask.
-  auto unmasked = cast<scf::ForOp>(rewriter.clone(*loop));
-  unmasked.getUpperBoundMutable().assign(fullEnd);
-  for (Operation &op : llvm::make_early_inc_range(*unmasked.getBody()))
-    if (auto mask = dyn_cast<fa::MaskOp>(op))
-      rewriter.replaceOp(mask, mask.getScores());
+  // Blocks some row sees in part are masked; the others are not.
+  auto withoutMask = [&](scf::ForOp l) {
+    for (Operation &op : llvm::make_early_inc_range(*l.getBody()))
+      if (auto mask = dyn_cast<fa::MaskOp>(op))
+        rewriter.replaceOp(mask, mask.getScores());
+  };
+  auto cloneWithBounds = [&](Value lb, Value ub, ValueRange init) {
+    auto clone = cast<scf::ForOp>(rewriter.clone(*loop));
+    clone.getLowerBoundMutable().assign(lb);
+    clone.getUpperBoundMutable().assign(ub);
+    clone.getInitArgsMutable().assign(init);
+    return clone;
+  };
 
-  // Loop 2: the blocks that cross the diagonal or the end of the keys.
-  rewriter.setInsertionPoint(loop);
+  Value fullStart;
+  ValueRange state = loop.getInitArgs();
+  if (!spec.windowOffset) {
+    // Keys from 0: [0, fullEnd) unmasked, [fullEnd, end) masked.
+    fullStart = loop.getLowerBound();
+  } else {
+    // A window's left side: [begin, fullStart) masked too. Every bound but
+    // the last is a whole block, so the loops are consecutive blocks of one
+    // sequence (and --fa-pipeline-kv can load across them); a bound past
+    // `end` only adds blocks that the masked loops mask entirely.
+    Value begin = floorToBlock(
+        clampAtZero(semantics::visibleKeysBegin(rewriter, loc, q0, spec)));
+    Value firstFull = ceilToBlock(
+        clampAtZero(semantics::visibleKeysBegin(rewriter, loc, lastRow, spec)));
+    Value lastBlockEnd = max(begin, ceilToBlock(end));
+    fullStart = min(max(firstFull, begin), lastBlockEnd);
+    fullEnd = min(max(fullEnd, fullStart), lastBlockEnd);
+    scf::ForOp left = cloneWithBounds(begin, fullStart, state);
+    state = left.getResults();
+  }
+
+  // The blocks every row sees entirely, without the mask.
+  scf::ForOp unmasked = cloneWithBounds(fullStart, fullEnd, state);
+  withoutMask(unmasked);
+
+  // The blocks that cross the diagonal or the end of the keys.
   rewriter.modifyOpInPlace(loop, [&] {
     loop.getLowerBoundMutable().assign(fullEnd);
     loop.getUpperBoundMutable().assign(end);

@@ -60,28 +60,47 @@ SmallVector<Value> decompose(RewriterBase &rewriter, AttentionOp op) {
        lb.map(5, {d0, d1, d2, d3})},
       {kParallel, kParallel, kParallel, kParallel, kReduction},
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value prod =
-            arith::MulFOp::create(nb, l, LinalgBuilder::toF32(nb, l, args[0]),
-                                  LinalgBuilder::toF32(nb, l, args[1]));
+        Value x = LinalgBuilder::toF32(nb, l, args[0]);
+        Value y = LinalgBuilder::toF32(nb, l, args[1]);
+        Value prod = arith::MulFOp::create(nb, l, x, y);
         LinalgBuilder::yield(nb, l, arith::AddFOp::create(nb, l, args[2], prod));
       });
 
-  // S *= scale, then (causal) S[i, j] = -inf where j > i + Nk - Nq.
-  Value diagOffset;
-  if (op.getCausal())
-    diagOffset = arith::SubIOp::create(
-        rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, nk),
-        getValueOrCreateConstantIndexOp(rewriter, loc, qSizes[2]));
-  Value scale = lb.f32Constant(op.getEffectiveScale());
+  // S *= scale (or the soft cap, which applies the scale inside), then the
+  // mask: -inf for the keys row i does not see (AttentionMath.h).
+  auto [left, right] = op.getVisibleWindow();
+  semantics::MaskSpec mask;
+  if (left || right) {
+    Value numKeys = getValueOrCreateConstantIndexOp(rewriter, loc, nk);
+    Value numQueries = getValueOrCreateConstantIndexOp(rewriter, loc, qSizes[2]);
+    Value diag = arith::SubIOp::create(rewriter, loc, numKeys, numQueries);
+    auto shifted = [&](int64_t by) -> Value {
+      if (by == 0)
+        return diag;
+      return arith::AddIOp::create(
+          rewriter, loc, diag, arith::ConstantIndexOp::create(rewriter, loc, by));
+    };
+    if (right)
+      mask.causalOffset = shifted(*right);
+    if (left)
+      mask.windowOffset = shifted(-*left);
+  }
+  double scaleValue = op.getEffectiveScale();
+  Value scale = lb.f32Constant(scaleValue), capScale, cap;
+  if (std::optional<APFloat> c = op.getSoftcap()) {
+    capScale = lb.f32Constant(scaleValue / c->convertToDouble());
+    cap = lb.f32Constant(c->convertToDouble());
+  }
   scores = lb.generic(
       scores, {}, {id4}, {kParallel, kParallel, kParallel, kParallel},
       [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value scaled = arith::MulFOp::create(nb, l, args[0], scale);
-        if (diagOffset) {
+        Value scaled =
+            cap ? semantics::softcap(nb, l, args[0], capScale, cap)
+                : arith::MulFOp::create(nb, l, args[0], scale).getResult();
+        if (mask.causalOffset || mask.windowOffset) {
           Value i = linalg::IndexOp::create(nb, l, 2);
           Value j = linalg::IndexOp::create(nb, l, 3);
-          Value hidden = semantics::isHidden(nb, l, i, j,
-                                        semantics::MaskSpec{Value(), diagOffset});
+          Value hidden = semantics::isHidden(nb, l, i, j, mask);
           scaled = arith::SelectOp::create(nb, l, hidden, negInf, scaled);
         }
         LinalgBuilder::yield(nb, l, scaled);

@@ -67,8 +67,9 @@ struct TileLinalg : LinalgBuilder {
     return generic(acc, {a, bMat}, {mmA, transposeB ? mmBTransposed : mmB, mmC},
                    {kParallel, kParallel, kReduction},
                    [](OpBuilder &nb, Location l, ValueRange args) {
-                     Value prod = arith::MulFOp::create(
-                         nb, l, toF32(nb, l, args[0]), toF32(nb, l, args[1]));
+                     Value x = toF32(nb, l, args[0]);
+                     Value y = toF32(nb, l, args[1]);
+                     Value prod = arith::MulFOp::create(nb, l, x, y);
                      yield(nb, l, arith::AddFOp::create(nb, l, args[2], prod));
                    });
   }
@@ -126,6 +127,24 @@ struct LowerMask : OpRewritePattern<MaskOp> {
                            LinalgBuilder::yield(
                                nb, l, arith::SelectOp::create(nb, l, hidden, negInf, a[0]));
                          }));
+    return success();
+  }
+};
+
+/// Pattern: fa.softcap => cap * tanh(scale * s) per element.
+struct LowerSoftcap : OpRewritePattern<SoftcapOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SoftcapOp op,
+                                PatternRewriter &rw) const override {
+    TileLinalg lb(rw, op.getLoc());
+    Value scale = op.getScale(), cap = op.getCap();
+    rw.replaceOp(op, lb.generic(op.getScores(), {}, {lb.tile2},
+                                {kParallel, kParallel},
+                                [&](OpBuilder &nb, Location l, ValueRange a) {
+                                  LinalgBuilder::yield(
+                                      nb, l,
+                                      semantics::softcap(nb, l, a[0], scale, cap));
+                                }));
     return success();
   }
 };
@@ -256,7 +275,7 @@ struct FADecomposeTilesPass
       splitOnlineSoftmax(rewriter, op);
     });
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerQK, LowerMask, LowerRunningMax, LowerSoftmaxExp,
+    patterns.add<LowerQK, LowerSoftcap, LowerMask, LowerRunningMax, LowerSoftmaxExp,
                  LowerRescale, LowerPV, LowerFinalize>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }

@@ -4,6 +4,7 @@
 
 #include "fa/Dialect/FA/IR/FA.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
@@ -40,8 +41,9 @@ struct Retype : ConversionPattern {
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    // Loops and branches: the SCF structural conversion.
-    if (isa<scf::SCFDialect>(op->getDialect()))
+    // Loops and branches: the SCF structural conversion; functions: the
+    // signature conversion.
+    if (isa<scf::SCFDialect>(op->getDialect()) || isa<FunctionOpInterface>(op))
       return failure();
     SmallVector<Type> resultTypes;
     if (failed(getTypeConverter()->convertTypes(op->getResultTypes(),
@@ -150,6 +152,10 @@ struct EraseAwait : OpConversionPattern<AwaitOp> {
 
 bool hasLayoutTypes(Operation *op) {
   auto layout = [](Type t) { return hasFALayout(t); };
+  if (auto func = dyn_cast<FunctionOpInterface>(op))
+    if (llvm::any_of(func.getArgumentTypes(), layout) ||
+        llvm::any_of(func.getResultTypes(), layout))
+      return true;
   if (llvm::any_of(op->getOperandTypes(), layout) ||
       llvm::any_of(op->getResultTypes(), layout))
     return true;
@@ -178,6 +184,7 @@ LogicalResult mlir::fa::eraseLayouts(Operation *root) {
   RewritePatternSet patterns(ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
+  populateAnyFunctionOpInterfaceTypeConversionPattern(patterns, converter);
   patterns.add<EraseConvertLayout, EraseAsyncLoad, EraseAwait>(converter, ctx);
   patterns.add<Retype>(converter, ctx);
   return applyPartialConversion(root, target, std::move(patterns));

@@ -71,9 +71,13 @@ LogicalResult WarpMapper::checkSplit() {
   auto error = [&]() {
     return mlir::emitError(tiled.forall.getLoc(), "fa-map-warps: ");
   };
-  if (tiled.forall.getMapping())
-    return error() << "the loop nest is already mapped to the grid (run "
-                      "--fa-map-warps once)";
+  bool hasLayouts = tiled.forall.getMapping().has_value();
+  tiled.forall.getBody()->walk([&](Operation *op) {
+    hasLayouts |= llvm::any_of(op->getResultTypes(), hasFALayout);
+  });
+  if (hasLayouts)
+    return error() << "the loop nest already has GPU layouts or a grid "
+                      "mapping (run --fa-map-warps once)";
   Type elem = tiled.elementType();
   if (!elem.isF16() && !elem.isBF16())
     return error() << "element type " << elem
@@ -138,6 +142,8 @@ void WarpMapper::mapOp(Operation *op) {
     setEncoding(qk.getScores(), rows(FragmentRole::Acc));
   } else if (auto mask = dyn_cast<MaskOp>(op)) {
     setEncoding(mask.getResult(), encodingOf(mask.getScores()));
+  } else if (auto cap = dyn_cast<SoftcapOp>(op)) {
+    setEncoding(cap.getResult(), encodingOf(cap.getScores()));
   } else if (auto softmax = dyn_cast<OnlineSoftmaxOp>(op)) {
     setEncoding(softmax.getProbs(), rows(FragmentRole::Acc));
     setEncoding(softmax.getNewMax(), rows(FragmentRole::Rows));
@@ -176,6 +182,8 @@ void WarpMapper::mapOp(Operation *op) {
       init.set(arith::ConstantOp::create(
           rewriter, cst.getLoc(),
           dense.reshape(cast<ShapedType>(arg.getType()))));
+      if (cst->use_empty())
+        rewriter.eraseOp(cst);
     }
   }
 }
@@ -233,12 +241,26 @@ void WarpMapper::run() {
        gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
 }
 
+/// The atom's warps for the head dims, fewer if the Q block is too small
+/// for them (each warp owns whole 16-row mma tiles).
+int64_t defaultWarps(TiledAttention &tiled) {
+  FailureOr<TileConfig> tiles =
+      MmaSyncAtomAttr::get(tiled.forall.getContext())
+          .getDefaultTiles(tiled.headDim(), tiled.valueDim());
+  int64_t warps = succeeded(tiles) ? tiles->numWarps : 4;
+  while (warps > 1 && tiled.blockM() % (16 * warps) != 0)
+    warps /= 2;
+  return warps;
+}
+
 struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (numWarps != 1 && numWarps != 2 && numWarps != 4 && numWarps != 8) {
+    if (numWarps != 0 && numWarps != 1 && numWarps != 2 && numWarps != 4 &&
+        numWarps != 8) {
       mlir::emitError(getOperation()->getLoc())
-          << "fa-map-warps: option num-warps must be 1, 2, 4 or 8, got "
+          << "fa-map-warps: option num-warps must be 1, 2, 4 or 8 (or 0 for "
+             "the atom's default), got "
           << numWarps.getValue();
       return signalPassFailure();
     }
@@ -250,16 +272,14 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
         nests.push_back(*tiled);
     });
     for (TiledAttention &tiled : nests) {
-      WarpMapper mapper(tiled, numWarps, queryHome);
+      int64_t warps = numWarps;
+      if (warps == 0)
+        warps = defaultWarps(tiled);
+      WarpMapper mapper(tiled, warps, queryHome);
       if (failed(mapper.checkSplit()))
         return signalPassFailure();
       mapper.run();
     }
-    // Dead constants left by re-typing the initial state.
-    getOperation()->walk([](arith::ConstantOp cst) {
-      if (cst->use_empty() && isa<RankedTensorType>(cst.getType()))
-        cst->erase();
-    });
   }
 };
 

@@ -91,6 +91,12 @@ bool isMultipleOf(Value v, int64_t n) {
     return c.getSExtValue() % n == 0;
   if (auto mul = v.getDefiningOp<arith::MulIOp>())
     return isMultipleOf(mul.getLhs(), n) || isMultipleOf(mul.getRhs(), n);
+  // The min or max of two multiples is one of them.
+  Operation *def = v.getDefiningOp();
+  if (isa_and_nonnull<arith::MinSIOp, arith::MaxSIOp, arith::MinUIOp,
+                      arith::MaxUIOp>(def))
+    return isMultipleOf(def->getOperand(0), n) &&
+           isMultipleOf(def->getOperand(1), n);
   return false;
 }
 
@@ -291,28 +297,26 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
                                  rewriter.getI64IntegerAttr(pending));
     Value tile = await.getResult(0);
     rewriter.replaceAllUsesWith(load.pad.getResult(), tile);
-    // Users placed before the await (fa.convert_layout of Q) move after it.
+    // Ops of the forall body placed before the await that use the tile,
+    // even inside their regions (fa.convert_layout of Q), move after it,
+    // with the ops that use theirs in turn.
     SmallVector<Operation *> toMove;
-    SetVector<Value> moved;
-    moved.insert(tile);
+    DenseSet<Value> movedValues;
+    movedValues.insert(tile);
     for (Operation *op = load.pad->getNextNode(); op && op != await;
          op = op->getNextNode()) {
-      if (llvm::any_of(op->getOperands(),
-                       [&](Value v) { return moved.contains(v); })) {
+      WalkResult uses = op->walk([&](Operation *inner) {
+        return llvm::any_of(inner->getOperands(),
+                            [&](Value v) { return movedValues.contains(v); })
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      });
+      if (uses.wasInterrupted()) {
         toMove.push_back(op);
-        moved.insert(op->result_begin(), op->result_end());
+        for (Value result : op->getResults())
+          movedValues.insert(result);
       }
     }
-    for (Operation *op : toMove)
-      for (Operation *user : op->getUsers()) {
-        Operation *inBody = body->findAncestorOpInBlock(*user);
-        if (!llvm::is_contained(toMove, inBody) &&
-            inBody->isBeforeInBlock(await))
-          return user->emitError("fa-pipeline-kv: this op uses the tile loaded "
-                                 "at ")
-                 << load.pad.getLoc() << " before the K/V loop, where it can "
-                 << "only be awaited";
-      }
     Operation *after = await;
     for (Operation *op : toMove) {
       op->moveAfter(after);
@@ -411,12 +415,15 @@ LogicalResult KVPipeliner::run() {
   // One chain: each loop continues the previous one's state and blocks.
   for (size_t i = 1; i < loops.size(); ++i) {
     scf::ForOp prev = loops[i - 1].loop, loop = loops[i].loop;
-    if (loop.getInitArgs() != ValueRange(prev.getResults()) ||
-        loop.getLowerBound() != prev.getUpperBound() ||
-        !sameLoads(loops[i - 1], loops[i]))
-      return loop.emitError("fa-pipeline-kv: K/V loops must continue each "
-                            "other (the next starts where the previous ends, "
-                            "from its state, loading the same tiles)");
+    if (loop.getLowerBound() != prev.getUpperBound())
+      return loop.emitError("fa-pipeline-kv: this K/V loop does not start "
+                            "where the previous one ends");
+    if (loop.getInitArgs() != ValueRange(prev.getResults()))
+      return loop.emitError("fa-pipeline-kv: this K/V loop does not start "
+                            "from the previous one's state");
+    if (!sameLoads(loops[i - 1], loops[i]))
+      return loop.emitError("fa-pipeline-kv: this K/V loop loads its tiles "
+                            "differently from the previous one");
   }
   if (failed(pipelineChain(loops)))
     return failure();
@@ -425,12 +432,31 @@ LogicalResult KVPipeliner::run() {
   return success();
 }
 
+/// The atom's stages for the head dims of the K and V tiles of `forall`
+/// (2 when it has none).
+int64_t defaultStages(scf::ForallOp forall) {
+  int64_t headDim = 0, valueDim = 0;
+  MmaAtomAttrInterface atom;
+  forall.walk([&](QKOp qk) {
+    headDim = cast<RankedTensorType>(qk.getKey().getType()).getDimSize(1);
+    atom = getTileAtom(qk.getKey().getType());
+  });
+  forall.walk([&](PVOp pv) {
+    valueDim = cast<RankedTensorType>(pv.getValue().getType()).getDimSize(1);
+  });
+  if (!atom)
+    return 2;
+  FailureOr<TileConfig> tiles = atom.getDefaultTiles(headDim, valueDim);
+  return succeeded(tiles) ? tiles->stages : 2;
+}
+
 struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (stages < 2 || stages > 4) {
+    if (stages != 0 && (stages < 2 || stages > 4)) {
       mlir::emitError(getOperation()->getLoc())
-          << "fa-pipeline-kv: option stages must be 2, 3 or 4, got "
+          << "fa-pipeline-kv: option stages must be 2, 3 or 4 (or 0 for the "
+             "atom's default), got "
           << stages.getValue();
       return signalPassFailure();
     }
@@ -439,7 +465,8 @@ struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
       foralls.push_back(forall);
     });
     for (scf::ForallOp forall : foralls)
-      if (failed(KVPipeliner(forall, stages).run()))
+      if (failed(KVPipeliner(forall, stages ? stages : defaultStages(forall))
+                     .run()))
         return signalPassFailure();
   }
 };

@@ -36,10 +36,17 @@ int64_t fragmentRegisters(Type type) {
                                              rows.getNumWarps());
 }
 
-/// The fa.qk whose scores `scores` are (through fa.mask), or null.
+/// The fa.qk whose scores `scores` are (through fa.mask and fa.softcap), or
+/// null.
 QKOp producingQK(Value scores) {
-  while (auto mask = scores.getDefiningOp<MaskOp>())
-    scores = mask.getScores();
+  while (Operation *def = scores.getDefiningOp()) {
+    if (auto mask = dyn_cast<MaskOp>(def))
+      scores = mask.getScores();
+    else if (auto cap = dyn_cast<SoftcapOp>(def))
+      scores = cap.getScores();
+    else
+      break;
+  }
   return scores.getDefiningOp<QKOp>();
 }
 

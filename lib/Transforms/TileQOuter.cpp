@@ -72,7 +72,7 @@ private:
   /// One step of the inner loop: returns the new (m, l, acc).
   SmallVector<Value> kvStep(Value qTile, Value batch, Value kvHead,
                             Value qStart, Value kStart, Value numKeys,
-                            Value causalOffset, ValueRange state);
+                            ValueRange state);
 
   RewriterBase &b;
   Location loc;
@@ -84,8 +84,11 @@ private:
   Operation *firstConstant = nullptr;
   /// The softmax scale times log2(e): scores live in the log2 domain so the
   /// softmax can use exp2. One f32 value outside the loop nest (a kernel
-  /// parameter on the GPU).
-  Value scaleLog2;
+  /// parameter on the GPU). With a soft cap, the scale goes into the cap
+  /// (scale / cap, and the cap) and the softmax's is log2(e) alone.
+  Value scaleLog2, capScale, cap;
+  /// The mask's diagonal offsets (null: that side unbounded).
+  Value causalOffset, windowOffset;
 };
 
 Value QOuterTiler::loadTile(Value source, Value batch, Value head, Value start,
@@ -105,8 +108,7 @@ Value QOuterTiler::loadTile(Value source, Value batch, Value head, Value start,
 
 SmallVector<Value> QOuterTiler::kvStep(Value qTile, Value batch, Value kvHead,
                                        Value qStart, Value kStart,
-                                       Value numKeys, Value causalOffset,
-                                       ValueRange state) {
+                                       Value numKeys, ValueRange state) {
   Value m = state[0], l = state[1], acc = state[2];
   // The last K/V block may be partial: load min(block-n, Nk - k0) rows.
   Value remaining = arith::SubIOp::create(b, loc, numKeys, kStart);
@@ -118,8 +120,10 @@ SmallVector<Value> QOuterTiler::kvStep(Value qTile, Value batch, Value kvHead,
 
   auto scoresTy = RankedTensorType::get({blockM, blockN}, f32);
   Value s = fa::QKOp::create(b, loc, scoresTy, qTile, kTile);
+  if (cap)
+    s = fa::SoftcapOp::create(b, loc, s, capScale, cap);
   s = fa::MaskOp::create(b, loc, scoresTy, s, qStart, kStart, numKeys,
-                         causalOffset);
+                         causalOffset, windowOffset);
   auto softmax = fa::OnlineSoftmaxOp::create(
       b, loc, scoresTy, m.getType(), l.getType(), m.getType(), s, m, l,
       scaleLog2);
@@ -136,8 +140,16 @@ SmallVector<Value> QOuterTiler::kvStep(Value qTile, Value batch, Value kvHead,
 SmallVector<Value> QOuterTiler::build() {
   Value q = op.getQuery(), k = op.getKey();
   index(0); // Anchors the index constants before the loop nest.
-  scaleLog2 = arith::ConstantOp::create(
-      b, loc, b.getF32FloatAttr(op.getEffectiveScale() * M_LOG2E));
+  double scale = op.getEffectiveScale();
+  if (std::optional<APFloat> c = op.getSoftcap()) {
+    capScale = arith::ConstantOp::create(
+        b, loc, b.getF32FloatAttr(scale / c->convertToDouble()));
+    cap = arith::ConstantOp::create(b, loc,
+                                    b.getF32FloatAttr(c->convertToDouble()));
+    scale = 1.0;
+  }
+  scaleLog2 =
+      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(scale * M_LOG2E));
   // Static sizes become constants, dynamic ones tensor.dim.
   auto size = [&](Value t, int64_t dim) {
     return getValueOrCreateConstantIndexOp(b, loc,
@@ -148,11 +160,21 @@ SmallVector<Value> QOuterTiler::build() {
   Value numKeys = size(k, 2);
   Value numQBlocks =
       arith::CeilDivUIOp::create(b, loc, numQueries, index(blockM));
-  // Bottom-right alignment: query row i sees keys j <= i + (Nk - Nq).
-  Value causalOffset =
-      op.getCausal() ? arith::SubIOp::create(b, loc, numKeys, numQueries)
-                           .getResult()
-                     : Value();
+  // Bottom-right alignment: query row i sees keys j with
+  // i + (Nk - Nq) - left <= j <= i + (Nk - Nq) + right.
+  auto [left, right] = op.getVisibleWindow();
+  if (left || right) {
+    Value diag = arith::SubIOp::create(b, loc, numKeys, numQueries);
+    auto shifted = [&](int64_t by) -> Value {
+      return by == 0 ? diag
+                     : arith::AddIOp::create(b, loc, diag, index(by))
+                           .getResult();
+    };
+    if (right)
+      causalOffset = shifted(*right);
+    if (left)
+      windowOffset = shifted(-*left);
+  }
 
   SmallVector<OpFoldResult> upperBounds = {batchSize, b.getIndexAttr(numHeads),
                                            numQBlocks};
@@ -188,7 +210,7 @@ SmallVector<Value> QOuterTiler::build() {
       [&](OpBuilder &, Location, Value kStart, ValueRange state) {
         scf::YieldOp::create(b, loc,
                              kvStep(qTile, batch, kvHead, qStart, kStart,
-                                    numKeys, causalOffset, state));
+                                    numKeys, state));
       });
   Value m = kvLoop.getResult(0), l = kvLoop.getResult(1),
         acc = kvLoop.getResult(2);
@@ -227,14 +249,18 @@ SmallVector<Value> QOuterTiler::build() {
   return forall.getResults();
 }
 
-/// Tile sizes for the GPU kernel (4 warps): Q blocks of 128 rows amortise
-/// the K/V loads over many rows, K/V blocks of 64 keys keep the ldmatrix
-/// traffic per mma low while the S and O accumulators still fit in 255
-/// registers without spilling (ptxas -v) up to D = 128. The sweep against
-/// the alternatives on the H200 is in docs/performance.md.
-std::pair<int64_t, int64_t> blocksForHeadDim(fa::AttentionOp op) {
-  (void)op;
-  return {128, 64};
+/// The GPU kernel's tiles for `op`'s head dims, from the table of the sm_80
+/// atom (MmaSyncAtom.cpp), which the rest of the GPU pipeline uses too.
+FailureOr<std::pair<int64_t, int64_t>> blocksForHeadDim(fa::AttentionOp op) {
+  int64_t d = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
+  int64_t dv = cast<ShapedType>(op.getValue().getType()).getDimSize(3);
+  FailureOr<fa::TileConfig> tiles =
+      fa::MmaSyncAtomAttr::get(op.getContext()).getDefaultTiles(d, dv);
+  if (failed(tiles))
+    return op.emitError("fa-tile-q-outer: no default tiles for head dims ")
+           << d << " and " << dv << " (auto-blocks covers up to 256): give "
+           << "block-m and block-n";
+  return std::make_pair(tiles->blockM, tiles->blockN);
 }
 
 struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
@@ -259,8 +285,14 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
 
     IRRewriter rewriter(&getContext());
     for (fa::AttentionOp op : *ops) {
-      auto [m, n] = autoBlocks ? blocksForHeadDim(op)
-                               : std::pair<int64_t, int64_t>(blockM, blockN);
+      std::pair<int64_t, int64_t> blocks(blockM, blockN);
+      if (autoBlocks) {
+        FailureOr<std::pair<int64_t, int64_t>> picked = blocksForHeadDim(op);
+        if (failed(picked))
+          return signalPassFailure();
+        blocks = *picked;
+      }
+      auto [m, n] = blocks;
       rewriter.setInsertionPoint(op);
       rewriter.replaceOp(op, QOuterTiler(rewriter, op, m, n).build());
     }

@@ -1,21 +1,35 @@
 // REQUIRES: ptxas
 // The PTX the pipeline picks for head dims 64 and 128, causal or not, f16 or
-// bf16, assembles for sm_80 with no spills (ptxas -v).
+// bf16, assembles with no spills (ptxas -v) for sm_80 (compiled with the
+// default chip) and for sm_90 (compiled with chip=sm_90, assembled with
+// -arch=sm_90).
 
-// DEFINE: %{compile} = fa-opt --fa-to-ptx="output-dir=%t"
-// DEFINE: %{assemble} = %ptxas -arch=sm_80 -v %t/attention_kernel.ptx -o /dev/null 2>&1 | FileCheck %s
+// DEFINE: %{sm80} = fa-opt --fa-to-ptx="output-dir=%t" -o /dev/null && %ptxas -arch=sm_80 -v %t/attention_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM80
+// DEFINE: %{sm90} = fa-opt --fa-to-ptx="output-dir=%t chip=sm_90" -o /dev/null && FileCheck %s --check-prefix=TARGET90 --input-file=%t/attention_kernel.ptx && %ptxas -arch=sm_90 -v %t/attention_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM90
 
-// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/64/g; s/CAUSAL//' %s | %{compile} -o /dev/null && %{assemble}
-// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/64/g; s/CAUSAL/causal/' %s | %{compile} -o /dev/null && %{assemble}
-// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/64/g; s/CAUSAL//' %s | %{compile} -o /dev/null && %{assemble}
-// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/64/g; s/CAUSAL/causal/' %s | %{compile} -o /dev/null && %{assemble}
-// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/128/g; s/CAUSAL//' %s | %{compile} -o /dev/null && %{assemble}
-// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/128/g; s/CAUSAL/causal/' %s | %{compile} -o /dev/null && %{assemble}
-// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/128/g; s/CAUSAL//' %s | %{compile} -o /dev/null && %{assemble}
-// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/128/g; s/CAUSAL/causal/' %s | %{compile} -o /dev/null && %{assemble}
+// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/64/g; s/CAUSAL//' %s | %{sm80}
+// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/64/g; s/CAUSAL/causal/' %s | %{sm80}
+// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/64/g; s/CAUSAL//' %s | %{sm80}
+// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/64/g; s/CAUSAL/causal/' %s | %{sm80}
+// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/128/g; s/CAUSAL//' %s | %{sm80}
+// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/128/g; s/CAUSAL/causal/' %s | %{sm80}
+// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/128/g; s/CAUSAL//' %s | %{sm80}
+// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/128/g; s/CAUSAL/causal/' %s | %{sm80}
 
-// CHECK: Compiling entry function 'attention_kernel' for 'sm_80'
-// CHECK: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/64/g; s/CAUSAL//' %s | %{sm90}
+// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/64/g; s/CAUSAL/causal/' %s | %{sm90}
+// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/64/g; s/CAUSAL//' %s | %{sm90}
+// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/64/g; s/CAUSAL/causal/' %s | %{sm90}
+// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/128/g; s/CAUSAL//' %s | %{sm90}
+// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/128/g; s/CAUSAL/causal/' %s | %{sm90}
+// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/128/g; s/CAUSAL//' %s | %{sm90}
+// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/128/g; s/CAUSAL/causal/' %s | %{sm90}
+
+// SM80: Compiling entry function 'attention_kernel' for 'sm_80'
+// SM80: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// TARGET90: .target sm_90
+// SM90: Compiling entry function 'attention_kernel' for 'sm_90'
+// SM90: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
 func.func @attention(%q: tensor<?x16x?xHDxDTYPE>, %k: tensor<?x4x?xHDxDTYPE>, %v: tensor<?x4x?xHDxDTYPE>,
                      %o: tensor<?x16x?xHDxDTYPE>, %l: tensor<?x16x?xf32>) -> (tensor<?x16x?xHDxDTYPE>, tensor<?x16x?xf32>) {

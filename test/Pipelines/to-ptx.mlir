@@ -1,76 +1,176 @@
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t" | FileCheck %s --check-prefix=IR
 // RUN: FileCheck %s --check-prefix=PTX < %t/gqa_causal_kernel.ptx
-// RUN: FileCheck %s --check-prefix=JSON < %t/gqa_causal_kernel.json
-// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t block-m=64 block-n=32 num-warps=2 kv-stages=3 chip=sm_90" -o /dev/null
+// RUN: FileCheck %s --check-prefix=JSON --strict-whitespace < %t/gqa_causal_kernel.json
+// RUN: %python -c "import json, sys; json.load(open(sys.argv[1]))" %t/gqa_causal_kernel.json
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t block-m=64 block-n=32 num-warps=2 kv-stages=3 chip=sm_90 index-bitwidth=64" -o /dev/null
 // RUN: FileCheck %s --check-prefix=CUSTOM < %t/gqa_causal_kernel.json
 // RUN: FileCheck %s --check-prefix=CUSTOM-PTX < %t/gqa_causal_kernel.ptx
 
-// The whole pipeline, L0 -> L5: fa.attention to PTX for sm_80, written to
-// files with the launch record.
+// The whole pipeline, L0 -> L5: fa.attention to PTX, written to files with
+// the launch plan (docs/launch-plan.md).
 
+//     The launch stays in the IR, the kernel module becomes a gpu.binary of
+//     PTX for sm_80.
 // IR: gpu.launch_func @gqa_causal_kernel_module::@gqa_causal_kernel
+// IR-SAME: fa.launch_plan = {chip = "sm_80", format = "fa-mlir-launch-plan"
 // IR: gpu.binary @gqa_causal_kernel_module [#gpu.object<#nvvm.target<O = 3, chip = "sm_80", features = "+ptx80">
 
 // PTX: .version 8.0
 // PTX: .target sm_80
 // PTX: .extern .shared .align 16 .b8 __dynamic_shmem__0[];
 // PTX: .visible .entry gqa_causal_kernel(
-//     64-bit pointers, 32-bit sizes and strides.
-// PTX: .param .u64 .ptr .align 1 gqa_causal_kernel_param_0,
-// PTX: .param .u64 .ptr .align 1 gqa_causal_kernel_param_1,
-// PTX: .param .u32 gqa_causal_kernel_param_2,
-// PTX: .maxntid 128, 1, 1
+//     Each memref parameter is 64-bit pointers and 32-bit offset, sizes and
+//     strides (index-bitwidth 32): 2 + 1 + 4 + 4 words; 5 tensors, then the
+//     f32 scale (parameter 5 * 11 = 55th: index 53 as Q's first is 0).
+// PTX-NEXT: .param .u64 .ptr .align 1 gqa_causal_kernel_param_0,
+// PTX-NEXT: .param .u64 .ptr .align 1 gqa_causal_kernel_param_1,
+// PTX-NEXT: .param .u32 gqa_causal_kernel_param_2,
+// PTX: .param .u32 gqa_causal_kernel_param_52,
+// PTX-NEXT: .param .f32 gqa_causal_kernel_param_53
+// PTX-NEXT: )
+// PTX-NEXT: .maxntid 128, 1, 1
+//     The prologue: Q and the first K/V block, then Q's wait (one group may
+//     stay in flight).
 // PTX: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // PTX: cp.async.commit_group;
-// PTX: cp.async.wait_group 0;
+//     The scale parameter is read once and used by the exponentials.
+// PTX: ld.param.b32 %[[SCALE:r[0-9]+]], [gqa_causal_kernel_param_53];
+// PTX: cp.async.wait_group 1;
 // PTX: bar.sync 0;
+// PTX: cp.async.wait_group 0;
 // PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
 // PTX: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
-// PTX: ex2.approx.ftz.f32
 // PTX: vote.sync.any.pred
+// PTX: fma.rn.f32 %[[X:r[0-9]+]], %r{{[0-9]+}}, %[[SCALE]], %r{{[0-9]+}};
+// PTX: ex2.approx.ftz.f32 %r{{[0-9]+}}, %[[X]];
 // PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTX: lg2.approx.ftz.f32
 // PTX: st.global.v4.b32
 
-// JSON: "block": [
-// JSON-NEXT: 128,
-// JSON: "block_m": 128,
-// JSON-NEXT: "block_n": 64,
-// JSON-NEXT: "causal": true,
-// JSON-NEXT: "chip": "sm_80",
-// JSON-NEXT: "dtype": "f16",
-// JSON-NEXT: "dynamic_shared_memory": 55296,
-// JSON-NEXT: "grid": [
-// JSON-NEXT: "ceildiv(Nq, 128)",
-// JSON-NEXT: "Hq",
-// JSON-NEXT: "B"
-// JSON: "head_dim": 64,
-// JSON-NEXT: "index_bitwidth": 32,
-// JSON-NEXT: "kernel": "gqa_causal_kernel",
-// JSON-NEXT: "kv_stages": 2,
-// JSON-NEXT: "num_heads": 8,
-// JSON-NEXT: "num_kv_heads": 2,
-// JSON-NEXT: "num_warps": 4,
-// JSON: "params": [
-// JSON-NEXT: "q",
-// JSON-NEXT: "k",
-// JSON-NEXT: "v",
-// JSON-NEXT: "o",
-// JSON-NEXT: "lse"
+//     The launch plan in JSON (sorted keys, 2-space indent); dynamic dims
+//     are null, grid entries expressions of the tensor sizes.
+// JSON:      {{^}}{
+// JSON-NEXT: {{^}}  "chip": "sm_80",
+// JSON-NEXT: {{^}}  "format": "fa-mlir-launch-plan",
+// JSON-NEXT: {{^}}  "index_bitwidth": 32,
+// JSON-NEXT: {{^}}  "kernels": [
+// JSON-NEXT: {{^}}    {
+// JSON-NEXT: {{^}}      "block": [
+// JSON-NEXT: {{^}}        128,
+// JSON-NEXT: {{^}}        1,
+// JSON-NEXT: {{^}}        1
+// JSON-NEXT: {{^}}      ],
+// JSON-NEXT: {{^}}      "dynamic_shared_memory": 55296,
+//     grid x = ceildivui(dim 2 of q, 128), y = 8 heads, z = dim 0 of q.
+// JSON-NEXT: {{^}}      "grid": [
+// JSON-NEXT: {{^}}        {
+// JSON-NEXT: {{^}}          "args": [
+// JSON-NEXT: {{^}}            {
+// JSON-NEXT: {{^}}              "dim": [
+// JSON-NEXT: {{^}}                "q",
+// JSON-NEXT: {{^}}                2
+// JSON-NEXT: {{^}}              ]
+// JSON-NEXT: {{^}}            },
+// JSON-NEXT: {{^}}            128
+// JSON-NEXT: {{^}}          ],
+// JSON-NEXT: {{^}}          "op": "ceildivui"
+// JSON-NEXT: {{^}}        },
+// JSON-NEXT: {{^}}        8,
+// JSON-NEXT: {{^}}        {
+// JSON-NEXT: {{^}}          "dim": [
+// JSON-NEXT: {{^}}            "q",
+// JSON-NEXT: {{^}}            0
+// JSON-NEXT: {{^}}          ]
+// JSON-NEXT: {{^}}        }
+// JSON-NEXT: {{^}}      ],
+// JSON-NEXT: {{^}}      "name": "gqa_causal_kernel",
+// JSON-NEXT: {{^}}      "params": [
+// JSON-NEXT: {{^}}        "q",
+// JSON-NEXT: {{^}}        "k",
+// JSON-NEXT: {{^}}        "v",
+// JSON-NEXT: {{^}}        "o",
+// JSON-NEXT: {{^}}        "lse",
+// JSON-NEXT: {{^}}        "softmax_scale_log2"
+// JSON-NEXT: {{^}}      ],
+// JSON-NEXT: {{^}}      "ptx": "gqa_causal_kernel.ptx"
+// JSON-NEXT: {{^}}    }
+// JSON-NEXT: {{^}}  ],
+// JSON-NEXT: {{^}}  "name": "gqa_causal_kernel",
+//     scale * log2(e) for head dim 64: 0.125 * 1.4427 (the f32 value, as a
+//     double).
+// JSON-NEXT: {{^}}  "scalars": [
+// JSON-NEXT: {{^}}    {
+// JSON-NEXT: {{^}}      "dtype": "f32",
+// JSON-NEXT: {{^}}      "name": "softmax_scale_log2",
+// JSON-NEXT: {{^}}      "value": 0.18033687{{[0-9]*}}
+// JSON-NEXT: {{^}}    }
+// JSON-NEXT: {{^}}  ],
+// JSON-NEXT: {{^}}  "tensors": [
+// JSON-NEXT: {{^}}    {
+// JSON-NEXT: {{^}}      "dtype": "f16",
+// JSON-NEXT: {{^}}      "name": "q",
+// JSON-NEXT: {{^}}      "output": false,
+// JSON-NEXT: {{^}}      "shape": [
+// JSON-NEXT: {{^}}        null,
+// JSON-NEXT: {{^}}        8,
+// JSON-NEXT: {{^}}        null,
+// JSON-NEXT: {{^}}        64
+// JSON-NEXT: {{^}}      ]
+// JSON-NEXT: {{^}}    },
+// JSON-NEXT: {{^}}    {
+// JSON-NEXT: {{^}}      "dtype": "f16",
+// JSON-NEXT: {{^}}      "name": "k",
+// JSON-NEXT: {{^}}      "output": false,
+// JSON-NEXT: {{^}}      "shape": [
+// JSON-NEXT: {{^}}        null,
+// JSON-NEXT: {{^}}        2,
+// JSON-NEXT: {{^}}        null,
+// JSON-NEXT: {{^}}        64
+// JSON-NEXT: {{^}}      ]
+// JSON-NEXT: {{^}}    },
+// JSON-NEXT: {{^}}    {
+// JSON-NEXT: {{^}}      "dtype": "f16",
+// JSON-NEXT: {{^}}      "name": "v",
+// JSON-NEXT: {{^}}      "output": false,
+// JSON:      {{^}}      "name": "o",
+// JSON-NEXT: {{^}}      "output": true,
+// JSON:      {{^}}      "dtype": "f32",
+// JSON-NEXT: {{^}}      "name": "lse",
+// JSON-NEXT: {{^}}      "output": true,
+// JSON-NEXT: {{^}}      "shape": [
+// JSON-NEXT: {{^}}        null,
+// JSON-NEXT: {{^}}        8,
+// JSON-NEXT: {{^}}        null
+// JSON-NEXT: {{^}}      ]
+// JSON-NEXT: {{^}}    }
+// JSON-NEXT: {{^}}  ],
+// JSON-NEXT: {{^}}  "version": 1,
+// JSON-NEXT: {{^}}  "workspaces": []
+// JSON-NEXT: {{^}}}
 
+//     Other options: the plan follows them.
+// CUSTOM: "chip": "sm_90",
+// CUSTOM: "index_bitwidth": 64,
 // CUSTOM: "block": [
 // CUSTOM-NEXT: 64,
-// CUSTOM: "block_m": 64,
-// CUSTOM-NEXT: "block_n": 32,
-// CUSTOM: "chip": "sm_90",
-// CUSTOM: "ceildiv(Nq, 64)",
-// CUSTOM: "kv_stages": 3,
-// CUSTOM: "num_warps": 2,
-//     Three stages: block j may be waited for while block j + 1 still loads.
+//     Q, then 3 K/V stages of (64 + 8) x 32 x 2 bytes each for K and V.
+// CUSTOM: "dynamic_shared_memory": 36864,
+// CUSTOM: "args": [
+// CUSTOM: "dim": [
+// CUSTOM-NEXT: "q",
+// CUSTOM-NEXT: 2
+// CUSTOM: 64
+// CUSTOM-NEXT: ],
+// CUSTOM-NEXT: "op": "ceildivui"
+//     Three stages: block j may be waited for while block j + 1 still loads;
+//     64-bit sizes and strides.
 // CUSTOM-PTX: .target sm_90
+// CUSTOM-PTX: .param .u64 gqa_causal_kernel_param_2,
+// CUSTOM-PTX: .param .f32 gqa_causal_kernel_param_53
 // CUSTOM-PTX: .maxntid 64, 1, 1
+// CUSTOM-PTX: cp.async.wait_group 2;
 // CUSTOM-PTX: cp.async.wait_group 1;
 
 func.func @gqa_causal(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>,

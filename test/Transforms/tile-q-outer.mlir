@@ -1,72 +1,110 @@
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer | FileCheck %s
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="block-m=32 block-n=16" | FileCheck %s --check-prefix=SMALL
-// RUN: fa-opt %s -split-input-file --fa-tile-q-outer --fa-decompose-tiles | FileCheck %s --check-prefix=NODIV
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true block-m=32 block-n=16" | FileCheck %s --check-prefix=AUTO
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true block-m=0 block-n=4096" | FileCheck %s --check-prefix=AUTO
 
-// GQA 8:2, causal, dynamic B and N, with LSE; default blocks 128 x 64.
+// Stage L0 -> L1: every tensor-form fa.attention becomes the FlashAttention-2
+// loop nest: an scf.forall over (batch, query head, Q block) with an inner
+// scf.for over K/V blocks carrying the online-softmax state (m, l, acc).
 
+// GQA 8:2, causal, dynamic B, Nq and Nk, with LSE; default blocks 128 x 64.
+
+//     The zero padding of the last (partial) Q and K/V blocks up to 128 and 64
+//     rows.
+// CHECK-DAG: #[[$PAD_M:.*]] = affine_map<(d0) -> (-d0 + 128)>
+// CHECK-DAG: #[[$PAD_N:.*]] = affine_map<(d0) -> (-d0 + 64)>
 // CHECK-LABEL: func @gqa_causal
 // CHECK-SAME: (%[[Q:[^:]*]]: tensor<?x8x?x64xf16>, %[[K:[^:]*]]: tensor<?x2x?x64xf16>, %[[V:[^:]*]]: tensor<?x2x?x64xf16>, %[[O:[^:]*]]: tensor<?x8x?x64xf16>, %[[L:[^:]*]]: tensor<?x8x?xf32>)
+//     Before the loop nest: the index constants, the softmax scale times
+//     log2(e) as one f32 value (1/sqrt(64) * log2(e) = 0.180336878), and the
+//     dynamic sizes B = dim 0 of Q, Nq = dim 2 of Q, Nk = dim 2 of K.
 // CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
-// CHECK-DAG: %[[B:.*]] = tensor.dim %[[Q]], %{{.*}} : tensor<?x8x?x64xf16>
-// CHECK-DAG: %[[NQ:.*]] = tensor.dim %[[Q]], %{{.*}} : tensor<?x8x?x64xf16>
-// CHECK-DAG: %[[NK:.*]] = tensor.dim %[[K]], %{{.*}} : tensor<?x2x?x64xf16>
-//     One iteration per (batch, query head, Q block): ceil(Nq / 128) blocks.
-// CHECK: %[[NUM_QB:.*]] = arith.ceildivui %[[NQ]], %[[C128]]
-// CHECK: %[[OFFSET:.*]] = arith.subi %[[NK]], %[[NQ]]
-// CHECK: %[[RES:.*]]:2 = scf.forall (%[[BI:.*]], %[[H:.*]], %[[QB:.*]]) in (%[[B]], 8, %[[NUM_QB]]) shared_outs(%[[OS:.*]] = %[[O]], %[[LS:.*]] = %[[L]])
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant 0.180336878 : f32
+// CHECK-DAG: %[[B:.*]] = tensor.dim %[[Q]], %c0{{[_0-9]*}} : tensor<?x8x?x64xf16>
+// CHECK-DAG: %[[NQ:.*]] = tensor.dim %[[Q]], %c2{{[_0-9]*}} : tensor<?x8x?x64xf16>
+// CHECK-DAG: %[[NK:.*]] = tensor.dim %[[K]], %c2{{[_0-9]*}} : tensor<?x2x?x64xf16>
+//     One iteration per (batch, query head, Q block): ceil(Nq / 128) blocks;
+//     the bottom-right causal offset Nk - Nq.
+// CHECK-DAG: %[[NUM_QB:.*]] = arith.ceildivui %[[NQ]], %[[C128]] : index
+// CHECK-DAG: %[[OFFSET:.*]] = arith.subi %[[NK]], %[[NQ]] : index
+// CHECK: %[[RES:.*]]:2 = scf.forall (%[[BI:.*]], %[[H:.*]], %[[QB:.*]]) in (%[[B]], 8, %[[NUM_QB]]) shared_outs(%[[OS:.*]] = %[[O]], %[[LS:.*]] = %[[L]]) -> (tensor<?x8x?x64xf16>, tensor<?x8x?xf32>) {
 //     The Q block: rows [q0, q0 + min(128, Nq - q0)), zero-padded to 128.
-// CHECK: %[[Q0:.*]] = arith.muli %[[QB]], %[[C128]]
-// CHECK: %[[QREM:.*]] = arith.subi %[[NQ]], %[[Q0]]
-// CHECK: %[[QROWS:.*]] = arith.minsi %[[C128]], %[[QREM]]
-//     GQA: query head h reads key/value head h / 4.
-// CHECK: %[[KVH:.*]] = arith.divui %[[H]], %[[C4]]
-// CHECK: %[[QSLICE:.*]] = tensor.extract_slice %[[Q]][%[[BI]], %[[H]], %[[Q0]], 0] [1, 1, %[[QROWS]], 64] [1, 1, 1, 1]
-// CHECK: %[[QTILE:.*]] = tensor.pad %[[QSLICE]] low[0, 0] high[%{{.*}}, 0]
+// CHECK: %[[Q0:.*]] = arith.muli %[[QB]], %[[C128]] : index
+// CHECK: %[[QREM:.*]] = arith.subi %[[NQ]], %[[Q0]] : index
+// CHECK: %[[QROWS:.*]] = arith.minsi %[[C128]], %[[QREM]] : index
+//     GQA: query head h reads key/value head h / (8 / 2).
+// CHECK: %[[KVH:.*]] = arith.divui %[[H]], %[[C4]] : index
+// CHECK: %[[QSLICE:.*]] = tensor.extract_slice %[[Q]][%[[BI]], %[[H]], %[[Q0]], 0] [1, 1, %[[QROWS]], 64] [1, 1, 1, 1] : tensor<?x8x?x64xf16> to tensor<?x64xf16>
+// CHECK: %[[QZERO:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK: %[[QSLICE_ROWS:.*]] = tensor.dim %[[QSLICE]], %c0{{[_0-9]*}}
+// CHECK: %[[QPAD:.*]] = affine.apply #[[$PAD_M]](%[[QSLICE_ROWS]])
+// CHECK: %[[QTILE:.*]] = tensor.pad %[[QSLICE]] low[0, 0] high[%[[QPAD]], 0]
+// CHECK: tensor.yield %[[QZERO]] : f16
 // CHECK: } : tensor<?x64xf16> to tensor<128x64xf16>
-//     The online-softmax state: m = -inf, l = 0, acc = 0.
+//     The online-softmax state: m = -inf, l = 0, acc = 0 (f32, acc 128 x Dv).
 // CHECK-DAG: %[[M0:.*]] = arith.constant dense<0xFF800000> : tensor<128xf32>
 // CHECK-DAG: %[[L0:.*]] = arith.constant dense<0.000000e+00> : tensor<128xf32>
 // CHECK-DAG: %[[ACC0:.*]] = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
-//     The inner loop over K/V blocks carries exactly (m, l, acc).
-// CHECK: %[[STATE:.*]]:3 = scf.for %[[K0:.*]] = %[[C0]] to %[[NK]] step %[[C64]] iter_args(%[[M:.*]] = %[[M0]], %[[LSUM:.*]] = %[[L0]], %[[ACC:.*]] = %[[ACC0]]) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>)
-// CHECK: %[[KREM:.*]] = arith.subi %[[NK]], %[[K0]]
-// CHECK: %[[KROWS:.*]] = arith.minsi %[[C64]], %[[KREM]]
-// CHECK: tensor.extract_slice %[[K]][%[[BI]], %[[KVH]], %[[K0]], 0] [1, 1, %[[KROWS]], 64]
-// CHECK: %[[KTILE:.*]] = tensor.pad
-// CHECK: tensor.extract_slice %[[V]][%[[BI]], %[[KVH]], %[[K0]], 0] [1, 1, %[[KROWS]], 64]
-// CHECK: %[[VTILE:.*]] = tensor.pad
-//     1/sqrt(64) * log2(e) = 0.18033688.
-// CHECK: %[[S:.*]] = fa.qk %[[QTILE]], %[[KTILE]] scale(0.180336878) : tensor<128x64xf16>, tensor<64x64xf16> -> tensor<128x64xf32>
+//     The inner loop visits every K/V block [0, Nk) and carries exactly
+//     (m, l, acc).
+// CHECK: %[[STATE:.*]]:3 = scf.for %[[K0:.*]] = %[[C0]] to %[[NK]] step %[[C64]] iter_args(%[[M:.*]] = %[[M0]], %[[LSUM:.*]] = %[[L0]], %[[ACC:.*]] = %[[ACC0]]) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>) {
+//     K and V rows [k0, k0 + min(64, Nk - k0)) of key/value head h / 4,
+//     zero-padded to 64.
+// CHECK: %[[KREM:.*]] = arith.subi %[[NK]], %[[K0]] : index
+// CHECK: %[[KROWS:.*]] = arith.minsi %[[C64]], %[[KREM]] : index
+// CHECK: %[[KSLICE:.*]] = tensor.extract_slice %[[K]][%[[BI]], %[[KVH]], %[[K0]], 0] [1, 1, %[[KROWS]], 64] [1, 1, 1, 1] : tensor<?x2x?x64xf16> to tensor<?x64xf16>
+// CHECK: %[[KPAD:.*]] = affine.apply #[[$PAD_N]](
+// CHECK: %[[KTILE:.*]] = tensor.pad %[[KSLICE]] low[0, 0] high[%[[KPAD]], 0]
+// CHECK: } : tensor<?x64xf16> to tensor<64x64xf16>
+// CHECK: %[[VSLICE:.*]] = tensor.extract_slice %[[V]][%[[BI]], %[[KVH]], %[[K0]], 0] [1, 1, %[[KROWS]], 64] [1, 1, 1, 1] : tensor<?x2x?x64xf16> to tensor<?x64xf16>
+// CHECK: %[[VTILE:.*]] = tensor.pad %[[VSLICE]] low[0, 0]
+// CHECK: } : tensor<?x64xf16> to tensor<64x64xf16>
+//     Raw scores (no scale on fa.qk), masked at the key limit and the
+//     diagonal of this (Q block, K/V block) pair.
+// CHECK: %[[S:.*]] = fa.qk %[[QTILE]], %[[KTILE]] : tensor<128x64xf16>, tensor<64x64xf16> -> tensor<128x64xf32>
 // CHECK: %[[SM:.*]] = fa.mask %[[S]][%[[Q0]], %[[K0]]] key_limit(%[[NK]]) causal_offset(%[[OFFSET]]) : tensor<128x64xf32>
-// CHECK: %[[P:.*]], %[[MNEW:.*]], %[[LNEW:.*]], %[[ALPHA:.*]] = fa.online_softmax %[[SM]], %[[M]], %[[LSUM]]
+//     The softmax step applies the scale (the f32 value before the forall)
+//     to the running state.
+// CHECK: %[[P:.*]], %[[MNEW:.*]], %[[LNEW:.*]], %[[ALPHA:.*]] = fa.online_softmax %[[SM]], %[[M]], %[[LSUM]] scale(%[[SCALE]]) : tensor<128x64xf32>, tensor<128xf32>, tensor<128xf32>
+//     P rounded to f16 for the P V matmul; acc rescaled by alpha, then
+//     acc + P V.
 // CHECK: %[[P16:.*]] = arith.truncf %[[P]] : tensor<128x64xf32> to tensor<128x64xf16>
-// CHECK: %[[ACCNEW:.*]] = fa.pv %[[P16]], %[[VTILE]], %[[ACC]], %[[ALPHA]]
-// CHECK: scf.yield %[[MNEW]], %[[LNEW]], %[[ACCNEW]]
-//     The one normalisation, then only the valid rows are written.
-// CHECK: %[[OT:.*]], %[[LSET:.*]] = fa.finalize %[[STATE]]#2, %[[STATE]]#0, %[[STATE]]#1 : tensor<128x64xf32>, tensor<128xf32> -> tensor<128x64xf16>
-// CHECK: %[[OROWS:.*]] = tensor.extract_slice %[[OT]][0, 0] [%[[QROWS]], 64] [1, 1]
-// CHECK: %[[LROWS:.*]] = tensor.extract_slice %[[LSET]][0] [%[[QROWS]]] [1]
-// CHECK: scf.forall.in_parallel
-// CHECK: tensor.parallel_insert_slice %[[OROWS]] into %[[OS]][%[[BI]], %[[H]], %[[Q0]], 0] [1, 1, %[[QROWS]], 64]
-// CHECK: tensor.parallel_insert_slice %[[LROWS]] into %[[LS]][%[[BI]], %[[H]], %[[Q0]]] [1, 1, %[[QROWS]]]
+// CHECK: %[[RESCALED:.*]] = fa.rescale %[[ACC]], %[[ALPHA]] : tensor<128x64xf32>, tensor<128xf32>
+// CHECK: %[[ACCNEW:.*]] = fa.pv %[[P16]], %[[VTILE]], %[[RESCALED]] : tensor<128x64xf16>, tensor<64x64xf16>, tensor<128x64xf32>
+// CHECK: scf.yield %[[MNEW]], %[[LNEW]], %[[ACCNEW]] : tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>
+// CHECK-NEXT: }
+//     The one normalisation, then only the valid rows of O and LSE are
+//     written.
+// CHECK: %[[OT:.*]], %[[LSET:.*]] = fa.finalize %[[STATE]]#2, %[[STATE]]#0, %[[STATE]]#1 : tensor<128x64xf32>, tensor<128xf32>, tensor<128xf32> -> tensor<128x64xf16>
+// CHECK: %[[OROWS:.*]] = tensor.extract_slice %[[OT]][0, 0] [%[[QROWS]], 64] [1, 1] : tensor<128x64xf16> to tensor<?x64xf16>
+// CHECK: %[[LROWS:.*]] = tensor.extract_slice %[[LSET]][0] [%[[QROWS]]] [1] : tensor<128xf32> to tensor<?xf32>
+// CHECK: scf.forall.in_parallel {
+// CHECK-NEXT: tensor.parallel_insert_slice %[[OROWS]] into %[[OS]][%[[BI]], %[[H]], %[[Q0]], 0] [1, 1, %[[QROWS]], 64] [1, 1, 1, 1]
+// CHECK-NEXT: tensor.parallel_insert_slice %[[LROWS]] into %[[LS]][%[[BI]], %[[H]], %[[Q0]]] [1, 1, %[[QROWS]]] [1, 1, 1]
+// CHECK-NEXT: }
 // CHECK: return %[[RES]]#0, %[[RES]]#1
+// CHECK-NOT: fa.attention
 
+//     Smaller blocks: 32-row Q blocks, 16-row K/V blocks.
 // SMALL-LABEL: func @gqa_causal
-// SMALL: arith.ceildivui %{{.*}}, %c32
-// SMALL: scf.for {{.*}} step %c16
+// SMALL-DAG: %[[C32:.*]] = arith.constant 32 : index
+// SMALL-DAG: %[[C16:.*]] = arith.constant 16 : index
+// SMALL: arith.ceildivui %{{.*}}, %[[C32]]
+// SMALL: scf.for {{.*}} step %[[C16]] iter_args({{.*}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x64xf32>)
 // SMALL: fa.qk {{.*}} : tensor<32x64xf16>, tensor<16x64xf16> -> tensor<32x16xf32>
+// SMALL: fa.pv {{.*}} : tensor<32x16xf16>, tensor<16x64xf16>, tensor<32x64xf32>
 
-//     After the tile ops are decomposed, the loop still divides nothing: the
-//     only division is the normalisation after it.
-// NODIV-LABEL: func @gqa_causal
-// NODIV: scf.for
-// NODIV-NOT: arith.divf
-// NODIV: scf.yield
-// NODIV: arith.divf
-// NODIV: math.log2
+//     auto-blocks ignores block-m/block-n (even out-of-range ones) and picks
+//     128 x 64.
+// AUTO-LABEL: func @gqa_causal
+// AUTO-DAG: %[[C128:.*]] = arith.constant 128 : index
+// AUTO-DAG: %[[C64:.*]] = arith.constant 64 : index
+// AUTO: arith.ceildivui %{{.*}}, %[[C128]]
+// AUTO: scf.for {{.*}} step %[[C64]]
+// AUTO: fa.qk {{.*}} : tensor<128x64xf16>, tensor<64x64xf16> -> tensor<128x64xf32>
 func.func @gqa_causal(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>,
                       %o: tensor<?x8x?x64xf16>, %l: tensor<?x8x?xf32>) -> (tensor<?x8x?x64xf16>, tensor<?x8x?xf32>) {
   %0, %1 = fa.attention ins(%q, %k, %v : tensor<?x8x?x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>)
@@ -77,20 +115,30 @@ func.func @gqa_causal(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: te
 
 // -----
 
-// Not causal, f32, static shapes, no LSE, Dv != D, explicit scale: the mask
-// only has the key limit (a partial last block: 100 is not a multiple of 64),
-// P is not rounded, and only O is written.
+// Not causal, f32, static shapes, MHA (no head division beyond 1), no LSE,
+// Dv = 32 != D = 16, explicit scale 5.0: the sizes are constants, the mask
+// has only the key limit (100 is not a multiple of 64: the last block is
+// partial), P is not rounded, and only O is written.
 
 // CHECK-LABEL: func @static_f32_no_lse
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<2x4x200x16xf32>, %[[K:[^:]*]]: tensor<2x4x100x16xf32>, %[[V:[^:]*]]: tensor<2x4x100x32xf32>, %[[O:[^:]*]]: tensor<2x4x200x32xf32>)
+//     5.0 * log2(e) = 7.21347522.
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant 7.21347522 : f32
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[NQ:.*]] = arith.constant 200 : index
 // CHECK-DAG: %[[NK:.*]] = arith.constant 100 : index
-// CHECK-DAG: %[[NUM_QB:.*]] = arith.ceildivui %{{.*}}, %{{.*}} : index
-// CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (2, 4, %[[NUM_QB]]) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<2x4x200x32xf32>)
-// CHECK: arith.divui %{{.*}}, %c1
-// CHECK: scf.for %[[K0:.*]] = %{{.*}} to %[[NK]] step
-// CHECK: fa.qk {{.*}} scale(7.21347522) : tensor<128x16xf32>, tensor<64x16xf32> -> tensor<128x64xf32>
-// CHECK: fa.mask %{{.*}}[%{{.*}}, %[[K0]]] key_limit(%[[NK]]) : tensor<128x64xf32>
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-DAG: %[[NUM_QB:.*]] = arith.ceildivui %[[NQ]], %[[C128]] : index
+// CHECK-NOT: tensor.dim
+// CHECK: scf.forall (%{{.*}}, %[[H:.*]], %{{.*}}) in (2, 4, %[[NUM_QB]]) shared_outs(%{{.*}} = %[[O]]) -> (tensor<2x4x200x32xf32>)
+// CHECK: arith.divui %[[H]], %[[C1]]
+// CHECK: scf.for %[[K0:.*]] = %{{.*}} to %[[NK]] step {{.*}} -> (tensor<128xf32>, tensor<128xf32>, tensor<128x32xf32>)
+// CHECK: %[[S:.*]] = fa.qk {{.*}} : tensor<128x16xf32>, tensor<64x16xf32> -> tensor<128x64xf32>
+// CHECK: %[[SM:.*]] = fa.mask %[[S]][%{{.*}}, %[[K0]]] key_limit(%[[NK]]) : tensor<128x64xf32>
+// CHECK: %[[P:.*]], %{{.*}}, %{{.*}}, %[[ALPHA:.*]] = fa.online_softmax %[[SM]], %{{.*}}, %{{.*}} scale(%[[SCALE]])
 // CHECK-NOT: arith.truncf
-// CHECK: fa.pv {{.*}} : tensor<128x64xf32>, tensor<64x32xf32>, tensor<128x32xf32>, tensor<128xf32>
+// CHECK: %[[RESCALED:.*]] = fa.rescale %{{.*}}, %[[ALPHA]] : tensor<128x32xf32>, tensor<128xf32>
+// CHECK: fa.pv %[[P]], %{{.*}}, %[[RESCALED]] : tensor<128x64xf32>, tensor<64x32xf32>, tensor<128x32xf32>
 // CHECK: fa.finalize {{.*}} -> tensor<128x32xf32>
 // CHECK: scf.forall.in_parallel {
 // CHECK-NEXT: tensor.parallel_insert_slice
@@ -100,6 +148,37 @@ func.func @static_f32_no_lse(%q: tensor<2x4x200x16xf32>, %k: tensor<2x4x100x16xf
   %0 = fa.attention ins(%q, %k, %v : tensor<2x4x200x16xf32>, tensor<2x4x100x16xf32>, tensor<2x4x100x32xf32>)
                     outs(%o : tensor<2x4x200x32xf32>) scale(5.0) -> tensor<2x4x200x32xf32>
   return %0 : tensor<2x4x200x32xf32>
+}
+
+// -----
+
+// MQA (8 query heads, one key/value head) and two ops in one function: each
+// gets its own loop nest and its own scale value; the second one reads the
+// first one's result as its destination.
+
+// CHECK-LABEL: func @mqa_two_ops
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<1x8x100x32xbf16>, %[[K:[^:]*]]: tensor<1x1x?x32xbf16>, %[[O:[^:]*]]: tensor<1x8x100x32xbf16>)
+//     First op: default scale 1/sqrt(32) * log2(e) = 0.255034864, causal.
+// CHECK-DAG: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG: %[[SCALE1:.*]] = arith.constant 0.255034864 : f32
+// CHECK: %[[R1:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[O]])
+// CHECK: arith.divui %{{.*}}, %[[C8]]
+// CHECK: fa.mask {{.*}} causal_offset
+// CHECK: fa.online_softmax {{.*}} scale(%[[SCALE1]])
+// CHECK: arith.truncf {{.*}} to tensor<128x64xbf16>
+//     Second op: scale(0.5) * log2(e) = 0.72134751, not causal.
+// CHECK: %[[SCALE2:.*]] = arith.constant 0.72134751 : f32
+// CHECK: %[[R2:.*]] = scf.forall {{.*}} shared_outs(%{{.*}} = %[[R1]])
+// CHECK-NOT: causal_offset
+// CHECK: fa.online_softmax {{.*}} scale(%[[SCALE2]])
+// CHECK: return %[[R1]], %[[R2]]
+func.func @mqa_two_ops(%q: tensor<1x8x100x32xbf16>, %k: tensor<1x1x?x32xbf16>, %o: tensor<1x8x100x32xbf16>)
+    -> (tensor<1x8x100x32xbf16>, tensor<1x8x100x32xbf16>) {
+  %0 = fa.attention ins(%q, %k, %k : tensor<1x8x100x32xbf16>, tensor<1x1x?x32xbf16>, tensor<1x1x?x32xbf16>)
+                    outs(%o : tensor<1x8x100x32xbf16>) causal -> tensor<1x8x100x32xbf16>
+  %1 = fa.attention ins(%q, %k, %k : tensor<1x8x100x32xbf16>, tensor<1x1x?x32xbf16>, tensor<1x1x?x32xbf16>)
+                    outs(%0 : tensor<1x8x100x32xbf16>) scale(0.5) -> tensor<1x8x100x32xbf16>
+  return %0, %1 : tensor<1x8x100x32xbf16>, tensor<1x8x100x32xbf16>
 }
 
 // -----

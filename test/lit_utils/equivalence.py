@@ -87,6 +87,10 @@ def build_module(a, rng):
         lines += ["  %%o_init = tensor.empty() : %s" % o_ty,
                   "  %%lse_init = tensor.empty() : %s" % lse_ty]
     attrs = (" scale(%r)" % a.scale if a.scale else "") + (" causal" if a.causal else "")
+    if a.window:
+        attrs += " window(%d, %d)" % tuple(a.window)
+    if a.softcap:
+        attrs += " softcap(%r)" % a.softcap
     lines.append("  %%o, %%lse = fa.attention ins(%%q, %%k, %%v : %s, %s, %s) outs(%%o_init, %%lse_init : %s, %s)%s -> %s, %s" % (
         tensor_type(shapes["q"], et, dyn), tensor_type(shapes["k"], et, dyn),
         tensor_type(shapes["v"], et, dyn), o_ty, lse_ty, attrs, o_ty, lse_ty))
@@ -120,6 +124,9 @@ def main():
     p.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="f32")
     p.add_argument("--causal", action="store_true")
     p.add_argument("--scale", type=float, default=0.0, help="default: 1/sqrt(D)")
+    p.add_argument("--window", type=int, nargs=2, metavar=("LEFT", "RIGHT"),
+                   help="sliding window (-1: unbounded side)")
+    p.add_argument("--softcap", type=float, default=0.0, help="logit soft cap")
     p.add_argument("--dynamic", action="store_true", help="B and N dynamic in the IR")
     p.add_argument("--block-m", type=int, required=True)
     p.add_argument("--block-n", type=int, required=True)

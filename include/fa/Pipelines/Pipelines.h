@@ -13,6 +13,7 @@
 #define FA_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassOptions.h"
+#include "mlir/Support/LLVM.h"
 
 namespace mlir {
 class OpPassManager;
@@ -36,14 +37,27 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "picks both per head dim"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> numWarps{
-      *this, "num-warps", llvm::cl::desc("Warps per thread block"),
-      llvm::cl::init(4)};
+      *this, "num-warps",
+      llvm::cl::desc("Warps per thread block; 0 picks per head dim"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> kvStages{
       *this, "kv-stages",
-      llvm::cl::desc("K/V blocks resident in shared memory (2 to 4)"),
-      llvm::cl::init(2)};
+      llvm::cl::desc("K/V blocks resident in shared memory (2 to 4); 0 picks "
+                     "per head dim"),
+      llvm::cl::init(0)};
+  PassOptions::Option<std::string> queryHome{
+      *this, "query-home",
+      llvm::cl::desc("Where fa.qk reads Q: auto, registers or shared "
+                     "(--fa-map-warps)"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<std::string> rescale{
+      *this, "rescale",
+      llvm::cl::desc("Where the accumulator is rescaled: auto, before-exp or "
+                     "after-exp (--fa-schedule-softmax)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> chip{
-      *this, "chip", llvm::cl::desc("Target GPU, sm_80 or newer"),
+      *this, "chip",
+      llvm::cl::desc("Target GPU: sm_80, sm_86, sm_87, sm_89 or sm_90"),
       llvm::cl::init("sm_80")};
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features"),
@@ -64,7 +78,9 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
 
 /// fa.attention -> PTX: tiling, causal block skipping, warp mapping, the GPU
 /// kernel, upstream NVVM lowering, gpu-module-to-binary{format=isa}.
-void buildToPTXPipeline(OpPassManager &pm, const ToPTXOptions &options);
+/// Fails, with a message on stderr, for a bad option value.
+LogicalResult buildToPTXPipeline(OpPassManager &pm,
+                                 const ToPTXOptions &options);
 
 /// Registers the pipelines above with the global pass registry.
 void registerFAPipelines();

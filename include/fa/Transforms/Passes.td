@@ -13,7 +13,10 @@ def FADecomposeNaive : Pass<"fa-decompose-naive"> {
 
     1. `S = scale * Q K^T` (one `linalg.generic`, reading key/value head
        `h floordiv (Hq / Hkv)` for query head `h`),
-    2. the causal mask (`-inf` where `j > i + Nk - Nq`),
+    2. the mask (`-inf` for the keys a row does not see: `j > i + Nk - Nq`
+       when causal, outside `[i + Nk - Nq - left, i + Nk - Nq + right]` with
+       a window; AttentionMath.h), after the soft cap
+       `c * tanh(scale * s / c)` if any,
     3. `M = rowmax(S)`, `E = exp(S - M)`, `L = rowsum(E)`,
     4. `O = (E V) / L`, `LSE = M + log(L)`.
 
@@ -39,8 +42,8 @@ def FADecomposeNaive : Pass<"fa-decompose-naive"> {
            affine_map<(b, h, i, j, d) -> (b, h floordiv 2, j, d)>,
            affine_map<(b, h, i, j, d) -> (b, h, i, j)>], ...}
          ins(%q, %k : ...) outs(%zero : tensor<1x2x4x6xf32>) {...}
-    %masked = linalg.generic ... { ... arith.cmpi sgt ... arith.select ... }
-    %m = linalg.generic ... { arith.maximumf }   // row max
+    %masked = linalg.generic ... { ... arith.cmpi sge ... arith.select ... }
+    %m = linalg.generic ... { arith.maxnumf }    // row max
     %e = linalg.generic ... { math.exp }          // exp(S - M)
     %l = linalg.generic ... { arith.addf }        // row sum
     %pv = linalg.generic ... { arith.mulf, arith.addf }  // E V
@@ -128,7 +131,7 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
            "Rows of K/V per inner-loop step, 1..1024">,
     Option<"autoBlocks", "auto-blocks", "bool", /*default=*/"false",
            "Ignore block-m/block-n and pick the GPU kernel's tiles per op "
-           "(128 x 64 for every supported head dim today)">
+           "from the sm_80 atom's table of head dims (MmaSyncAtom.cpp)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -302,7 +305,8 @@ def FAMapWarps : Pass<"fa-map-warps"> {
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
-           "Warps per thread block (1, 2, 4 or 8)">,
+           "Warps per thread block (1, 2, 4 or 8; 0: the atom's table for "
+           "the head dim, as many as the Q block allows)">,
     Option<"queryHome", "query-home", "::mlir::fa::QueryHome",
            /*default=*/"::mlir::fa::QueryHome::Auto",
            "Where fa.qk reads the Q tile from",
@@ -430,7 +434,8 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"2",
            "K/V blocks resident in shared memory (2 to 4): blocks j + 1 .. "
-           "j + stages - 1 load while block j is used">
+           "j + stages - 1 load while block j is used; 0: the atom's table "
+           "for the head dim">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

@@ -64,7 +64,8 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
       auto tile = dyn_cast<RankedTensorType>(slice.getSource().getType());
       auto rows =
           tile ? dyn_cast_or_null<WarpRowsAttr>(tile.getEncoding()) : nullptr;
-      if (rows && rows.getRole() == FragmentRole::Acc)
+      if (rows && rows.getRole() == FragmentRole::Acc &&
+          tile.getElementType().getIntOrFloatBitWidth() == 16)
         stagingBytes = std::max(stagingBytes, atom.sharedTileBytes(tile));
     }
     return WalkResult::advance();

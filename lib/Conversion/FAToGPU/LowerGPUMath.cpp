@@ -60,6 +60,7 @@ struct FALowerGPUMathPass : fa::impl::FALowerGPUMathBase<FALowerGPUMathPass> {
     RewritePatternSet patterns(ctx);
     patterns.add<ToInlinePTX<math::Exp2Op>>(ctx, "ex2.approx.ftz.f32");
     patterns.add<ToInlinePTX<math::Log2Op>>(ctx, "lg2.approx.ftz.f32");
+    patterns.add<ToInlinePTX<math::TanhOp>>(ctx, "tanh.approx.f32");
     patterns.add<ToIntrinsic<math::FmaOp, LLVM::FMAOp>,
                  ToIntrinsic<arith::MaxNumFOp, LLVM::MaxNumOp>>(ctx);
     walkAndApplyPatterns(getOperation(), std::move(patterns));

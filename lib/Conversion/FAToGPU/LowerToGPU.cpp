@@ -207,6 +207,14 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
           << chip.getValue() << "'";
       return signalPassFailure();
     }
+    WalkResult untiled = module.walk([](AttentionOp op) {
+      op.emitError("fa-lower-to-gpu: fa.attention must be tiled and mapped "
+                   "to warps first (--fa-tile-q-outer, --fa-map-warps; or "
+                   "use the --fa-to-ptx pipeline)");
+      return WalkResult::interrupt();
+    });
+    if (untiled.wasInterrupted())
+      return signalPassFailure();
     SmallVector<scf::ForallOp> nests;
     module.walk([&](scf::ForallOp forall) {
       if (isAttentionLoopNest(forall))

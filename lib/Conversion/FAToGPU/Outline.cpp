@@ -104,6 +104,14 @@ std::optional<StringRef> outputRole(scf::ForallOp forall, unsigned i) {
   return std::nullopt;
 }
 
+/// `v` is operand `n` of some `OpTy`.
+template <typename OpTy>
+bool usedAs(Value v, unsigned n) {
+  return llvm::any_of(v.getUses(), [&](OpOperand &use) {
+    return isa<OpTy>(use.getOwner()) && use.getOperandNumber() == n;
+  });
+}
+
 bool usedAsSoftmaxScale(Value v) {
   return llvm::any_of(v.getUses(), [](OpOperand &use) {
     Operation *user = use.getOwner();
@@ -217,8 +225,13 @@ LogicalResult Outliner::classifyCaptured() {
   for (Value v : captured) {
     Type t = v.getType();
     Operation *def = v.getDefiningOp();
-    if (isa<FloatType>(t)) {
-      // Even when constant: one kernel then serves every value.
+    bool feedsFAOp = llvm::any_of(v.getUsers(), [](Operation *user) {
+      return isa<FADialect>(user->getDialect());
+    });
+    if (isa<FloatType>(t) &&
+        (feedsFAOp || !def || !def->hasTrait<OpTrait::ConstantLike>())) {
+      // The scale and the cap even when constant: one kernel then serves
+      // every value.
       scalarParams.push_back(v);
     } else if (def && def->hasTrait<OpTrait::ConstantLike>()) {
       constants.push_back(v);
@@ -240,6 +253,13 @@ LogicalResult Outliner::buildKernel() {
   StringSet<> taken;
   // Parameters: the tensors read, the shared outputs, the scalars.
   SmallVector<Type> argTypes;
+  // q, k, v first (as fa.attention lists them), then any other input.
+  auto rank = [](Value t) {
+    std::optional<StringRef> role = inputRole(t);
+    return role == "q" ? 0 : role == "k" ? 1 : role == "v" ? 2 : 3;
+  };
+  llvm::stable_sort(tensorParams,
+                    [&](Value a, Value b) { return rank(a) < rank(b); });
   for (auto [i, t] : llvm::enumerate(tensorParams)) {
     std::string name = uniqueName(inputRole(t), "in", i, taken);
     tensorNames[t] = name;
@@ -252,8 +272,8 @@ LogicalResult Outliner::buildKernel() {
   for (auto [i, out] : llvm::enumerate(forall.getOutputs())) {
     auto type = dyn_cast<RankedTensorType>(out.getType());
     if (!type || type.getRank() < 1)
-      return error() << "a shared output of the loop nest must be a ranked "
-                        "tensor, got "
+      return error() << "a shared output of the loop nest must be a tensor "
+                        "of rank 1 or more, got "
                      << out.getType();
     std::string name = uniqueName(outputRole(forall, i), "out", i, taken);
     tensorNames[out] = name;
@@ -265,6 +285,10 @@ LogicalResult Outliner::buildKernel() {
     std::optional<StringRef> role;
     if (usedAsSoftmaxScale(s))
       role = "softmax_scale_log2";
+    else if (usedAs<SoftcapOp>(s, 1))
+      role = "softcap_scale";
+    else if (usedAs<SoftcapOp>(s, 2))
+      role = "softcap";
     Attribute value;
     matchPattern(s, m_Constant(&value));
     nest.plan.scalars.push_back(LaunchPlan::Scalar{
@@ -313,6 +337,8 @@ LogicalResult Outliner::buildKernel() {
         /*restrict=*/true, /*writable=*/false);
     map.map(t, tensor::CastOp::create(b, loc, t.getType(), view));
   }
+  for (auto [i, out] : llvm::enumerate(forall.getOutputs()))
+    tensorToMemref.try_emplace(out, args[nest.outputBase + i]);
   for (auto [i, s] : llvm::enumerate(scalarParams))
     map.map(s, args[nest.outputBase + forall.getOutputs().size() + i]);
   for (Value c : constants)

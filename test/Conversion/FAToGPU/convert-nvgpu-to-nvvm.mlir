@@ -10,6 +10,9 @@
 // I32: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
 // I32: nvvm.ldmatrix %{{.*}} {{{.*}}layout = #nvvm.mma_layout<row>, num = 4 : i32{{.*}}} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
 // I32: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
+//     mma.sync (f16): the fragments' registers as nvvm.mma.sync operands.
+// I32-LABEL: gpu.func @mma
+// I32: nvvm.mma.sync A[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] B[%{{.*}}, %{{.*}}] C[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // I64-LABEL: gpu.func @ldmatrix_and_copy
 // I64: !llvm.struct<(ptr<3>, ptr<3>, i64, array<2 x i64>, array<2 x i64>)>
 // BAD: error: fa-convert-nvgpu-to-nvvm: option index-bitwidth must be 32 or 64, got 16
@@ -18,6 +21,12 @@ gpu.module @kernels {
     %c0 = arith.constant 0 : index
     %f = nvgpu.ldmatrix %tile[%i, %c0] {numTiles = 4 : i32, transpose = false} : memref<64x72xf16, 3> -> vector<4x2xf16>
     %t = nvgpu.device_async_copy %global[%i, %c0], %out[%c0], 8 {bypassL1} : memref<?x64xf16> to memref<8xf16, 3>
+    gpu.return
+  }
+  gpu.func @mma(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf32>, %out: memref<2x2xf32>) {
+    %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+    %c0 = arith.constant 0 : index
+    vector.store %d, %out[%c0, %c0] : memref<2x2xf32>, vector<2x2xf32>
     gpu.return
   }
 }

@@ -9,8 +9,14 @@
 // CHECK: %[[L:.*]] = llvm.inline_asm "lg2.approx.ftz.f32 $0, $1;", "=f,f" %[[X]] : (f32) -> f32
 // CHECK: %[[F:.*]] = llvm.intr.fma(%[[X]], %[[Y]], %[[Z]]) : (f32, f32, f32) -> f32
 // CHECK: %[[M:.*]] = llvm.intr.maxnum(%[[X]], %[[Y]]) : (f32, f32) -> f32
+// CHECK: %[[T:.*]] = llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f" %[[Y]] : (f32) -> f32
 //     Other types are left to the upstream lowering.
 // CHECK: math.exp2 %[[H]] : f16
+// CHECK: memref.store %[[E]], %{{.*}}[%c0]
+// CHECK: memref.store %[[L]], %{{.*}}[%c1]
+// CHECK: memref.store %[[F]], %{{.*}}[%c2]
+// CHECK: memref.store %[[M]], %{{.*}}[%c3]
+// CHECK: memref.store %[[T]], %{{.*}}[%c0]
 gpu.module @kernels {
   gpu.func @math(%x: f32, %y: f32, %z: f32, %h: f16, %out: memref<4xf32>, %out16: memref<1xf16>) {
     %c0 = arith.constant 0 : index
@@ -21,12 +27,14 @@ gpu.module @kernels {
     %l = math.log2 %x : f32
     %f = math.fma %x, %y, %z : f32
     %m = arith.maxnumf %x, %y : f32
+    %t = math.tanh %y : f32
     %eh = math.exp2 %h : f16
     memref.store %e, %out[%c0] : memref<4xf32>
     memref.store %l, %out[%c1] : memref<4xf32>
     memref.store %f, %out[%c2] : memref<4xf32>
     memref.store %m, %out[%c3] : memref<4xf32>
     memref.store %eh, %out16[%c0] : memref<1xf16>
+    memref.store %t, %out[%c0] : memref<4xf32>
     gpu.return
   }
 }

@@ -1,4 +1,4 @@
-//===- Mask.cpp - fa.mask on accumulator fragments ------------------------===//
+//===- Mask.cpp - fa.mask and fa.softcap on accumulator fragments ---------===//
 
 #include "KernelLowering.h"
 
@@ -13,10 +13,38 @@ using namespace mlir::fa;
 
 namespace {
 
-/// Pattern: fa.mask => per row this thread holds, the number of columns of
-/// the block, counted from its first column, that the row sees
-/// (visibleKeysEnd(row) - that column, clamped to [0, N]); per score one
-/// comparison of that limit with a constant, in 32 bits, and a select.
+/// Pattern: fa.softcap => per score cap * tanh(scale * s) (AttentionMath.h);
+/// tanh becomes tanh.approx.f32 in --fa-lower-gpu-math.
+struct LowerSoftcap : OpConversionPattern<SoftcapOp> {
+  LowerSoftcap(const TypeConverter &converter, MLIRContext *ctx,
+               KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(SoftcapOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    AtomLowering &atom = kernel.atom;
+    Value scale = adaptor.getScale().front(), cap = adaptor.getCap().front();
+    SmallVector<Value> out;
+    for (Value frag : adaptor.getScores()) {
+      SmallVector<Value> elems;
+      for (int64_t e = 0; e < atom.elementsPerAccFragment(); ++e)
+        elems.push_back(semantics::softcap(
+            b, loc, atom.extractAccElement(b, loc, frag, e), scale, cap));
+      out.push_back(atom.buildAccFragment(b, loc, frag.getType(), elems));
+    }
+    b.replaceOpWithMultiple(op, {out});
+    return success();
+  }
+  KernelContext &kernel;
+};
+
+/// Pattern: fa.mask => per row this thread holds, the keys it sees as
+/// columns of the block counted from the thread's first column:
+/// [visibleKeysBegin(row), visibleKeysEnd(row)) minus that column, clamped
+/// to [0, N]; per score one comparison with a constant, in 32 bits, per
+/// bound, and a select.
 struct LowerMask : OpConversionPattern<MaskOp> {
   LowerMask(const TypeConverter &converter, MLIRContext *ctx,
             KernelContext &kernel)
@@ -36,19 +64,28 @@ struct LowerMask : OpConversionPattern<MaskOp> {
     Value firstCol = arith::AddIOp::create(b, loc, op.getColStart(),
                                            atom.threadFirstColumn(b, loc));
     Type i32 = b.getI32Type();
-    DenseMap<int64_t, Value> limits; // Per row value.
-    auto limitOf = [&](int64_t r) {
-      Value &limit = limits[r];
-      if (!limit) {
+    // Column bounds relative to the thread's first column, per row value:
+    // [start, limit) (start null without a window's left side).
+    DenseMap<int64_t, std::pair<Value, Value>> bounds;
+    auto relative = [&](Value key) {
+      Value v = arith::SubIOp::create(b, loc, key, firstCol);
+      v = arith::MaxSIOp::create(b, loc, v, cidx(0));
+      v = arith::MinSIOp::create(b, loc, v, cidx(cols));
+      return arith::IndexCastOp::create(b, loc, i32, v).getResult();
+    };
+    auto boundsOf = [&](int64_t r) {
+      auto &bound = bounds[r];
+      if (!bound.second) {
         Value row = arith::AddIOp::create(b, loc, op.getRowStart(),
                                           atom.rowOfRowValue(b, loc, rows, r));
+        if (Value begin = semantics::visibleKeysBegin(b, loc, row, spec))
+          bound.first = relative(begin);
         Value end = semantics::visibleKeysEnd(b, loc, row, spec);
-        limit = arith::SubIOp::create(b, loc, end, firstCol);
-        limit = arith::MaxSIOp::create(b, loc, limit, cidx(0));
-        limit = arith::MinSIOp::create(b, loc, limit, cidx(cols));
-        limit = arith::IndexCastOp::create(b, loc, i32, limit);
+        bound.second = end ? relative(end)
+                           : arith::ConstantIntOp::create(b, loc, i32, cols)
+                                 .getResult();
       }
-      return limit;
+      return bound;
     };
     Value negInf = arith::ConstantOp::create(
         b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
@@ -58,9 +95,14 @@ struct LowerMask : OpConversionPattern<MaskOp> {
       for (int64_t e = 0; e < atom.elementsPerAccFragment(); ++e) {
         Value col = arith::ConstantIntOp::create(
             b, loc, i32, atom.accColumn(tileTy, f, e));
+        auto [start, limit] = boundsOf(atom.accRowValue(tileTy, f, e));
         Value hidden = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::sge, col,
-            limitOf(atom.accRowValue(tileTy, f, e)));
+            b, loc, arith::CmpIPredicate::sge, col, limit);
+        if (start)
+          hidden = arith::OrIOp::create(
+              b, loc, hidden,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, col,
+                                    start));
         elems.push_back(arith::SelectOp::create(
             b, loc, hidden, negInf, atom.extractAccElement(b, loc, frag, e)));
       }
@@ -77,5 +119,6 @@ struct LowerMask : OpConversionPattern<MaskOp> {
 void mlir::fa::populateMaskPatterns(const TypeConverter &converter,
                                     KernelContext &kernel,
                                     RewritePatternSet &patterns) {
-  patterns.add<LowerMask>(converter, patterns.getContext(), kernel);
+  patterns.add<LowerMask, LowerSoftcap>(converter, patterns.getContext(),
+                                        kernel);
 }

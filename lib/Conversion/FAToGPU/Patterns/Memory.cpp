@@ -181,6 +181,10 @@ struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
     };
     Value n = index(op.getMixedSizes()[0]);
     if (rows.getRole() == FragmentRole::Acc) {
+      if (tile.getElementType().getIntOrFloatBitWidth() != 16)
+        return op.emitOpError("fa-lower-to-gpu: output tiles are stored as "
+                              "f16 or bf16, got ")
+               << tile.getElementType();
       kernel.atom.storeAccTile(b, loc, tile, adaptor.getSource(),
                                dest.getSource(), index(at[0]), index(at[1]),
                                index(at[2]), n,
@@ -190,14 +194,29 @@ struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
                             dest.getSource(), index(at[0]), index(at[1]),
                             index(at[2]), n);
     } else {
-      return op.emitOpError("fa-lower-to-gpu: cannot store a ")
-             << stringifyFragmentRole(rows.getRole()) << " tile";
+      return op.emitOpError("fa-lower-to-gpu: cannot store a tile in the ")
+             << stringifyFragmentRole(rows.getRole()) << " role";
     }
     b.eraseOp(store);
     b.eraseOp(op);
     return success();
   }
   KernelContext &kernel;
+};
+
+/// Pattern: a tile held by warps materialized as a whole (no
+/// tensor.extract_slice) => a diagnostic: the rows to store are not known.
+struct RejectWholeTileStore
+    : OpConversionPattern<bufferization::MaterializeInDestinationOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(bufferization::MaterializeInDestinationOp op,
+                  OneToNOpAdaptor,
+                  ConversionPatternRewriter &) const override {
+    return op.emitOpError("fa-lower-to-gpu: store rows [0, n) of a tile held "
+                          "by warps with tensor.extract_slice, not the tile "
+                          "itself");
+  }
 };
 
 } // namespace
@@ -207,4 +226,5 @@ void mlir::fa::populateMemoryPatterns(const TypeConverter &converter,
                                       RewritePatternSet &patterns) {
   patterns.add<LowerSyncTileLoad, LowerAsyncLoad, LowerAwait, LowerTileStore>(
       converter, patterns.getContext(), kernel);
+  patterns.add<RejectWholeTileStore>(converter, patterns.getContext());
 }

@@ -134,11 +134,13 @@ struct LowerSoftmaxExp : OpConversionPattern<SoftmaxExpOp> {
     for (auto [r, positions] : llvm::enumerate(s.positions)) {
       Value negBase = arith::NegFOp::create(
           b, loc, semantics::softmaxBase(b, loc, newMax[r]));
-      Value rowSum = semantics::floatConstant(b, loc, b.getF32Type(), 0.0);
+      // The sum starts from the first P (no add of 0 per row and block).
+      Value rowSum;
       for (auto [f, e] : positions) {
         Value &x = s.elems[f][e];
         x = semantics::expScore(b, loc, x, scale, negBase);
-        rowSum = arith::AddFOp::create(b, loc, rowSum, x);
+        rowSum = rowSum ? arith::AddFOp::create(b, loc, rowSum, x).getResult()
+                        : x;
       }
       if (!partial)
         rowSum = atom.reduceAcrossRowLanes(b, loc, rowSum, /*isMax=*/false);

@@ -51,9 +51,11 @@ struct AttentionOpInterface
     }
 
     rewriter.setInsertionPoint(op);
-    fa::AttentionOp::create(rewriter, op->getLoc(), TypeRange(), *q, *k, *v,
-                            outs, attention.getScaleAttr(),
-                            attention.getCausalAttr());
+    SmallVector<Value> operands = {*q, *k, *v};
+    llvm::append_range(operands, outs);
+    // The same attributes (scale, causal, window, softcap, ...).
+    fa::AttentionOp::create(rewriter, op->getLoc(), TypeRange(), operands,
+                            attention->getAttrs());
     replaceOpWithBufferizedValues(rewriter, op, outs);
     return success();
   }

@@ -188,7 +188,32 @@ LogicalResult AttentionOp::verify() {
     if (!std::isfinite(d) || d <= 0.0)
       return emitOpError("scale must be finite and > 0, got ") << d;
   }
+  if (static_cast<bool>(getWindowLeft()) != static_cast<bool>(getWindowRight()))
+    return emitOpError("window needs both sizes, window(left, right)");
+  for (std::optional<int64_t> w : {getWindowLeft(), getWindowRight()})
+    if (w && *w < -1)
+      return emitOpError("window sizes must be >= 0, or -1 for an unbounded "
+                         "side, got ")
+             << *w;
+  if (std::optional<APFloat> c = getSoftcap()) {
+    double d = c->convertToDouble();
+    if (!std::isfinite(d) || d <= 0.0)
+      return emitOpError("softcap must be finite and > 0, got ") << d;
+  }
   return success();
+}
+
+std::pair<std::optional<int64_t>, std::optional<int64_t>>
+AttentionOp::getVisibleWindow() {
+  std::optional<int64_t> left, right;
+  if (std::optional<int64_t> l = getWindowLeft(); l && *l >= 0)
+    left = *l;
+  if (std::optional<int64_t> r = getWindowRight(); r && *r >= 0)
+    right = *r;
+  // Causal: no key after the diagonal, whatever the window says.
+  if (getCausal())
+    right = 0;
+  return {left, right};
 }
 
 void AttentionOp::getEffects(

@@ -30,9 +30,13 @@ LogicalResult MmaSyncAtomAttr::verifyFragment(
   bool twoD = role == FragmentRole::Acc || role == FragmentRole::OperandA;
   int64_t rank = twoD ? 2 : 1;
   if (static_cast<int64_t>(shape.size()) != rank)
-    return emitError() << "a " << stringifyFragmentRole(role)
-                       << " tile must have rank " << rank << ", got rank "
+    return emitError() << "#fa.mma_sync: a tile in the "
+                       << stringifyFragmentRole(role)
+                       << " role must have rank " << rank << ", got rank "
                        << shape.size();
+  if (llvm::is_contained(shape, 0))
+    return emitError() << "#fa.mma_sync: a tile held by warps must not be "
+                          "empty";
   if (shape[0] % (kTileRows * numWarps) != 0)
     return emitError() << "#fa.mma_sync: " << shape[0]
                        << " rows do not split into whole 16-row mma tiles "
@@ -73,13 +77,15 @@ LogicalResult MmaSyncAtomAttr::verifySharedTile(
     ArrayRef<int64_t> shape, Type elementType,
     function_ref<InFlightDiagnostic()> emitError) const {
   if (shape.size() != 2)
-    return emitError() << "a shared tile must have rank 2, got rank "
+    return emitError() << "#fa.mma_sync: a shared tile must have rank 2, got rank "
                        << shape.size();
   if (!isHalf(elementType))
     return emitError() << "#fa.mma_sync: shared tiles hold f16 or bf16 (the "
                           "MMA operands), got "
                        << elementType;
-  if (shape[0] < 1 || shape[1] % 8 != 0)
+  if (shape[0] < 1 || shape[1] < 1)
+    return emitError() << "#fa.mma_sync: a shared tile must not be empty";
+  if (shape[1] % 8 != 0)
     return emitError() << "#fa.mma_sync: a shared tile is copied in rows of "
                           "16-byte chunks: columns must be a multiple of 8, "
                           "got "
@@ -142,3 +148,30 @@ int64_t MmaSyncAtomAttr::getSharedTileBytes(ArrayRef<int64_t> shape,
 int64_t MmaSyncAtomAttr::getMaxFragmentRegisters() const { return 192; }
 int64_t MmaSyncAtomAttr::getQueryInRegistersBudget() const { return 160; }
 int64_t MmaSyncAtomAttr::getEarlyRescaleBudget() const { return 160; }
+
+// Default tiles per head dim. Each entry is the fastest configuration of a
+// sweep on the H200 among those that fit sm_80's 163 KB of shared memory
+// and compile without spills for sm_80 and sm_90 (docs/performance.md,
+// "Tiles per head dim"). The Q block is 128 rows: each K/V tile is read
+// by 128 rows of Q. Past d = 128 the S and O fragments of 32 rows a warp no
+// longer fit the register budget, so 8 warps hold 16 rows each; at
+// d = 256 two stages of 64-row K/V tiles no longer fit in shared memory.
+FailureOr<TileConfig> MmaSyncAtomAttr::getDefaultTiles(int64_t headDim,
+                                                       int64_t valueDim) const {
+  int64_t d = std::max(headDim, valueDim);
+  if (d <= 0)
+    return failure();
+  struct Entry {
+    int64_t maxDim;
+    TileConfig tiles;
+  };
+  static const Entry table[] = {
+      {32, {128, 64, 4, 2}},  {64, {128, 64, 4, 2}},  {96, {128, 64, 4, 2}},
+      {128, {128, 64, 4, 2}}, {160, {128, 64, 8, 2}}, {192, {128, 64, 8, 2}},
+      {256, {128, 32, 8, 2}},
+  };
+  for (const Entry &e : table)
+    if (d <= e.maxDim)
+      return e.tiles;
+  return failure();
+}

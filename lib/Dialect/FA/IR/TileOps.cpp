@@ -27,6 +27,8 @@ LogicalResult checkTile(Operation *op, Type type, StringRef name, int64_t rank,
   if (!tensor.hasStaticShape())
     return op->emitOpError() << name << " must have a static shape, got "
                              << type;
+  if (tensor.getNumElements() == 0)
+    return op->emitOpError() << name << " must not be empty, got " << type;
   Type elem = tensor.getElementType();
   if (mustBeF32 && !elem.isF32())
     return op->emitOpError() << name << " must have f32 elements, got "
@@ -183,8 +185,15 @@ LogicalResult QKOp::verify() {
 LogicalResult MaskOp::verify() {
   if (failed(checkTile(*this, getScores().getType(), "scores", 2, true)))
     return failure();
-  if (!getKeyLimit() && !getCausalOffset())
-    return emitOpError("needs a key_limit, a causal_offset, or both");
+  if (!getKeyLimit() && !getCausalOffset() && !getWindowOffset())
+    return emitOpError("needs a key_limit, a causal_offset or a "
+                       "window_offset");
+  return checkLayouts(*this, {{getScores(), "scores", kAcc}});
+}
+
+LogicalResult SoftcapOp::verify() {
+  if (failed(checkTile(*this, getScores().getType(), "scores", 2, true)))
+    return failure();
   return checkLayouts(*this, {{getScores(), "scores", kAcc}});
 }
 
@@ -286,8 +295,9 @@ LogicalResult AsyncLoadOp::verify() {
     return emitOpError("loads one tile per source: ")
            << getSources().size() << " sources but the future holds "
            << future.getTiles().size() << " tiles";
-  if (getNumSlots() < 1)
-    return emitOpError("needs at least one slot, got ") << getNumSlots();
+  if (getNumSlotsAttr().getInt() < 1)
+    return emitOpError("needs at least one slot, got ")
+           << getNumSlotsAttr().getInt();
   for (auto [source, tile] : llvm::zip(getSources(), future.getTiles())) {
     auto sourceTy = cast<RankedTensorType>(source.getType());
     if (sourceTy.getRank() != 4)
@@ -313,8 +323,10 @@ LogicalResult AwaitOp::inferReturnTypes(
 }
 
 LogicalResult AwaitOp::verify() {
-  if (getPending() < 0)
-    return emitOpError("pending must be >= 0, got ") << getPending();
+  // I64Attr reads back unsigned: look at the signed value.
+  if (getPendingAttr().getInt() < 0)
+    return emitOpError("pending must be >= 0, got ")
+           << getPendingAttr().getInt();
   return success();
 }
 

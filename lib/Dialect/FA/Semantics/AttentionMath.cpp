@@ -17,7 +17,7 @@ using namespace mlir::fa;
 using namespace mlir::fa::semantics;
 
 MaskSpec MaskSpec::of(MaskOp op) {
-  return MaskSpec{op.getKeyLimit(), op.getCausalOffset()};
+  return MaskSpec{op.getKeyLimit(), op.getCausalOffset(), op.getWindowOffset()};
 }
 
 Value semantics::visibleKeysEnd(OpBuilder &b, Location loc, Value row,
@@ -25,20 +25,42 @@ Value semantics::visibleKeysEnd(OpBuilder &b, Location loc, Value row,
   Value end = spec.keyLimit;
   if (spec.causalOffset) {
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
-    Value rowEnd = arith::AddIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, row, spec.causalOffset), one);
+    Value last = arith::AddIOp::create(b, loc, row, spec.causalOffset);
+    Value rowEnd = arith::AddIOp::create(b, loc, last, one);
     end = end ? arith::MinSIOp::create(b, loc, end, rowEnd).getResult()
               : rowEnd;
   }
   return end;
 }
 
+Value semantics::visibleKeysBegin(OpBuilder &b, Location loc, Value row,
+                                  const MaskSpec &spec) {
+  if (!spec.windowOffset)
+    return Value();
+  return arith::AddIOp::create(b, loc, row, spec.windowOffset);
+}
+
 Value semantics::isHidden(OpBuilder &b, Location loc, Value row, Value col,
-                     const MaskSpec &spec) {
-  Value end = visibleKeysEnd(b, loc, row, spec);
-  if (!end)
+                          const MaskSpec &spec) {
+  Value hidden;
+  if (Value end = visibleKeysEnd(b, loc, row, spec))
+    hidden = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, col, end);
+  if (Value begin = visibleKeysBegin(b, loc, row, spec)) {
+    Value before =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, col, begin);
+    hidden = hidden ? arith::OrIOp::create(b, loc, hidden, before).getResult()
+                    : before;
+  }
+  if (!hidden)
     return arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, col, end);
+  return hidden;
+}
+
+Value semantics::softcap(OpBuilder &b, Location loc, Value score, Value scale,
+                         Value cap) {
+  Value scaled = arith::MulFOp::create(b, loc, score, scale);
+  Value tanh = math::TanhOp::create(b, loc, scaled);
+  return arith::MulFOp::create(b, loc, cap, tanh);
 }
 
 Value semantics::floatConstant(OpBuilder &b, Location loc, Type like,
@@ -57,7 +79,8 @@ Value semantics::maxOf(OpBuilder &b, Location loc, Value x, Value y) {
 
 Value semantics::newRunningMax(OpBuilder &b, Location loc, Value oldMax,
                           Value rowMax, Value scale) {
-  return maxOf(b, loc, oldMax, arith::MulFOp::create(b, loc, rowMax, scale));
+  Value scaled = arith::MulFOp::create(b, loc, rowMax, scale);
+  return maxOf(b, loc, oldMax, scaled);
 }
 
 Value semantics::softmaxBase(OpBuilder &b, Location loc, Value newMax) {
@@ -66,20 +89,20 @@ Value semantics::softmaxBase(OpBuilder &b, Location loc, Value newMax) {
       floatConstant(b, loc, t, -std::numeric_limits<double>::infinity());
   Value none =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax, negInf);
-  return arith::SelectOp::create(b, loc, none, floatConstant(b, loc, t, 0.0),
-                                 newMax);
+  Value zero = floatConstant(b, loc, t, 0.0);
+  return arith::SelectOp::create(b, loc, none, zero, newMax);
 }
 
 Value semantics::rescaleFactor(OpBuilder &b, Location loc, Value oldMax,
                           Value base) {
-  return math::Exp2Op::create(b, loc,
-                              arith::SubFOp::create(b, loc, oldMax, base));
+  Value diff = arith::SubFOp::create(b, loc, oldMax, base);
+  return math::Exp2Op::create(b, loc, diff);
 }
 
 Value semantics::expScore(OpBuilder &b, Location loc, Value score, Value scale,
                      Value negBase) {
-  return math::Exp2Op::create(
-      b, loc, math::FmaOp::create(b, loc, score, scale, negBase));
+  Value exponent = math::FmaOp::create(b, loc, score, scale, negBase);
+  return math::Exp2Op::create(b, loc, exponent);
 }
 
 Value semantics::newRunningSum(OpBuilder &b, Location loc, Value alpha,
@@ -92,21 +115,21 @@ Value semantics::inverseSum(OpBuilder &b, Location loc, Value sum) {
   Value zero = floatConstant(b, loc, t, 0.0);
   Value none =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum, zero);
-  Value inv =
-      arith::DivFOp::create(b, loc, floatConstant(b, loc, t, 1.0), sum);
+  Value one = floatConstant(b, loc, t, 1.0);
+  Value inv = arith::DivFOp::create(b, loc, one, sum);
   return arith::SelectOp::create(b, loc, none, zero, inv);
 }
 
 Value semantics::logSumExp(OpBuilder &b, Location loc, Value max, Value sum) {
   Type t = sum.getType();
-  Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum,
-                                     floatConstant(b, loc, t, 0.0));
+  Value zero = floatConstant(b, loc, t, 0.0);
+  Value none =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum, zero);
   Value log2Sum = math::Log2Op::create(b, loc, sum);
-  Value natural =
-      arith::MulFOp::create(b, loc, arith::AddFOp::create(b, loc, max, log2Sum),
-                            floatConstant(b, loc, t, M_LN2));
-  return arith::SelectOp::create(
-      b, loc, none,
-      floatConstant(b, loc, t, -std::numeric_limits<double>::infinity()),
-      natural);
+  Value log2Total = arith::AddFOp::create(b, loc, max, log2Sum);
+  Value ln2 = floatConstant(b, loc, t, M_LN2);
+  Value natural = arith::MulFOp::create(b, loc, log2Total, ln2);
+  Value negInf =
+      floatConstant(b, loc, t, -std::numeric_limits<double>::infinity());
+  return arith::SelectOp::create(b, loc, none, negInf, natural);
 }

@@ -23,6 +23,16 @@
 
 #include "fa/Dialect/FA/IR/FAEnums.h.inc"
 
+namespace mlir {
+namespace fa {
+/// Tile sizes of the GPU kernel: Q rows and K/V rows per block, warps per
+/// thread block, K/V blocks resident in shared memory.
+struct TileConfig {
+  int64_t blockM, blockN, numWarps, stages;
+};
+} // namespace fa
+} // namespace mlir
+
 #include "fa/Dialect/FA/IR/FAAttrInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES

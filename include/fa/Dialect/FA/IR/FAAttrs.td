@@ -86,7 +86,14 @@ def FA_MmaAtomAttrInterface : AttrInterface<"MmaAtomAttrInterface"> {
     InterfaceMethod<[{
         Register budget up to which the accumulator is rescaled before the
         exponentials of the online softmax (`--fa-schedule-softmax`).
-      }], "int64_t", "getEarlyRescaleBudget">
+      }], "int64_t", "getEarlyRescaleBudget">,
+    InterfaceMethod<[{
+        The default tiles (block-m, block-n, warps, K/V stages) for head dims
+        `headDim` (Q, K) and `valueDim` (V, O): what `--fa-tile-q-outer`,
+        `--fa-map-warps` and `--fa-pipeline-kv` pick when not told. Failure
+        for head dims the atom has no entry for.
+      }], "::mlir::FailureOr<::mlir::fa::TileConfig>", "getDefaultTiles",
+      (ins "int64_t":$headDim, "int64_t":$valueDim)>
   ];
 }
 

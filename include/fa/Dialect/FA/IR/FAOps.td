@@ -35,6 +35,16 @@ def FA_AttentionOp : FA_Op<"attention", [
       to the bottom-right corner, as FlashAttention-2 (>= 2.1) does: query row
       `i` sees key `j` iff `j <= i + Nk - Nq`. A row that sees no key at all
       (possible when `Nq > Nk`) produces `O = 0` and `LSE = -inf`.
+    * `window(left, right)` is FlashAttention-2's `window_size` (local,
+      sliding-window attention): row `i` sees key `j` iff
+      `i + Nk - Nq - left <= j <= i + Nk - Nq + right`, bottom-right aligned
+      like `causal`; `-1` leaves that side unbounded. With `causal`, `right`
+      is 0 whatever its value, as in FlashAttention-2.
+    * `softcap(c)` caps the logits as Gemma 2 does: the scores the softmax
+      sees are `c * tanh(scale * s / c)` (the scale is applied first, inside
+      the cap; the softmax then has no further scale). On the GPU `tanh` is
+      the hardware approximation `tanh.approx.f32` (relative error at most
+      2^-11), as in FlashAttention-2.
     * Element types: `f16`, `bf16` or `f32`, the same for Q, K, V and O;
       accumulation is f32. LSE is always f32.
     * `B`, `Nq` and `Nk` may be dynamic; the head counts and head dims `D`,
@@ -67,7 +77,10 @@ def FA_AttentionOp : FA_Op<"attention", [
   let arguments = (ins AnyShaped:$query, AnyShaped:$key, AnyShaped:$value,
                        Variadic<AnyShaped>:$outputs,
                        OptionalAttr<F32Attr>:$scale,
-                       UnitAttr:$causal);
+                       UnitAttr:$causal,
+                       OptionalAttr<I64Attr>:$window_left,
+                       OptionalAttr<I64Attr>:$window_right,
+                       OptionalAttr<F32Attr>:$softcap);
   let results = (outs Variadic<AnyRankedTensor>:$results);
 
   let assemblyFormat = [{
@@ -75,6 +88,8 @@ def FA_AttentionOp : FA_Op<"attention", [
               type($value) `)`
     `outs` `(` $outputs `:` type($outputs) `)`
     (`scale` `(` $scale^ `)`)? (`causal` $causal^)?
+    (`window` `(` $window_left^ `,` $window_right `)`)?
+    (`softcap` `(` $softcap^ `)`)?
     attr-dict (`->` type($results)^)?
   }];
 
@@ -89,6 +104,11 @@ def FA_AttentionOp : FA_Op<"attention", [
     double getEffectiveScale();
     /// Hq / Hkv: how many query heads share one key/value head.
     int64_t getGroupSize();
+    /// The keys row i sees, as offsets from the diagonal i + Nk - Nq:
+    /// [i + Nk - Nq - left, i + Nk - Nq + right]; nullopt = unbounded side.
+    /// `causal` gives right = 0; no mask at all gives (nullopt, nullopt).
+    std::pair<std::optional<int64_t>, std::optional<int64_t>>
+    getVisibleWindow();
     /// True for the tensor (value-semantic) form, false for the memref form.
     bool hasTensorSemantics() {
       return ::llvm::isa<::mlir::RankedTensorType>(getQuery().getType());
@@ -153,13 +173,17 @@ def FA_MaskOp : FA_TileOp<"mask", [AllTypesMatch<["scores", "result"]>,
     `j = col_start + c`. Row `i` sees the keys `j` with
 
     * `j < key_limit` when `key_limit` is given (keys past the end of the
-      sequence, in the last partial K/V block), and
+      sequence, in the last partial K/V block),
     * `j <= i + causal_offset` when `causal_offset` is given (causal
-      attention; `causal_offset = Nk - Nq` aligns the mask to the
-      bottom-right corner).
+      attention: `causal_offset = Nk - Nq` aligns the mask to the
+      bottom-right corner; a window with right context `r` has
+      `Nk - Nq + r`), and
+    * `j >= i + window_offset` when `window_offset` is given (a sliding
+      window with left context `l`: `window_offset = Nk - Nq - l`).
 
-    Every other element becomes `-inf`. At least one of the two must be
-    present.
+    Every other element becomes `-inf`. At least one of the three must be
+    present. (`AttentionMath.h` defines the predicate, as the interval of
+    keys each row sees, for every lowering.)
 
     ```mlir
     %masked = fa.mask %s[%q_start, %k_start] key_limit(%nk)
@@ -168,13 +192,38 @@ def FA_MaskOp : FA_TileOp<"mask", [AllTypesMatch<["scores", "result"]>,
   }];
   let arguments = (ins AnyRankedTensor:$scores, Index:$row_start,
                        Index:$col_start, Optional<Index>:$key_limit,
-                       Optional<Index>:$causal_offset);
+                       Optional<Index>:$causal_offset,
+                       Optional<Index>:$window_offset);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $scores `[` $row_start `,` $col_start `]`
     (`key_limit` `(` $key_limit^ `)`)?
     (`causal_offset` `(` $causal_offset^ `)`)?
+    (`window_offset` `(` $window_offset^ `)`)?
     attr-dict `:` type($scores)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_SoftcapOp : FA_TileOp<"softcap", [AllTypesMatch<["scores", "result"]>]> {
+  let summary = "logit soft-capping: S' = cap * tanh(scale * S)";
+  let description = [{
+    `S'[r, c] = cap * tanh(scale * S[r, c])` (Gemma 2's soft-capping, with
+    the attention scale over the cap folded into `scale`), applied to raw
+    scores before the mask and the softmax. `scale` and `cap` are f32 values
+    (kernel parameters on the GPU). The definition is `softcap` in
+    `AttentionMath.h`.
+
+    ```mlir
+    %capped = fa.softcap %s scale(%scale_over_cap) cap(%cap)
+        : tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$scores, F32:$scale, F32:$cap);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $scores `scale` `(` $scale `)` `cap` `(` $cap `)` attr-dict `:`
+    type($scores)
   }];
   let hasVerifier = 1;
 }

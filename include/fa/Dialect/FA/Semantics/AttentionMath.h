@@ -27,22 +27,44 @@ namespace semantics {
 struct MaskSpec {
   /// Keys at or past this are hidden (the end of the sequence).
   Value keyLimit;
-  /// Causal: row i sees keys j <= i + causalOffset (bottom-right aligned
-  /// with causalOffset = Nk - Nq).
+  /// Causal (and a window's right side): row i sees keys
+  /// j <= i + causalOffset (bottom-right aligned with causalOffset =
+  /// Nk - Nq + right context).
   Value causalOffset;
+  /// A window's left side: row i sees keys j >= i + windowOffset
+  /// (windowOffset = Nk - Nq - left context).
+  Value windowOffset;
 
   static MaskSpec of(MaskOp op);
 };
 
-/// The end of the keys row `row` sees: every key j >= end is hidden, every
-/// key below it is visible. Null when the spec hides nothing.
+/// Row `row` sees exactly the keys in [begin(row), end(row)); both bounds
+/// only grow with the row.
+
+/// The end of the keys row `row` sees: every key j >= end is hidden. Null
+/// when nothing bounds it.
 ///   end(row) = min(keyLimit, row + causalOffset + 1)
 Value visibleKeysEnd(OpBuilder &b, Location loc, Value row,
                      const MaskSpec &spec);
 
-/// i1: key `col` is hidden from query row `row` (col >= end(row)).
+/// The first key row `row` sees: every key j < begin is hidden. Null when
+/// nothing bounds it (begin = 0).
+///   begin(row) = row + windowOffset
+Value visibleKeysBegin(OpBuilder &b, Location loc, Value row,
+                       const MaskSpec &spec);
+
+/// i1: key `col` is hidden from query row `row` (col outside
+/// [begin(row), end(row))).
 Value isHidden(OpBuilder &b, Location loc, Value row, Value col,
                const MaskSpec &spec);
+
+//===----------------------------------------------------------------------===//
+// Score modifiers
+//===----------------------------------------------------------------------===//
+
+/// Soft-capping: cap * tanh(scale * s).
+Value softcap(OpBuilder &b, Location loc, Value score, Value scale,
+              Value cap);
 
 //===----------------------------------------------------------------------===//
 // The online-softmax step (log2 domain; `scale` = softmax scale * log2(e))
