@@ -33,7 +33,7 @@ def main():
     torch.manual_seed(0)
     q, k, v = (torch.randn(b, h, a.seqlen, a.d, device="cuda", dtype=DTYPES[a.dtype]) for _ in range(3))
     if a.impl == "ours":
-        fn = our_impl(a.kernels, a.d, a.dtype, a.causal)
+        fn = our_impl(a.kernels, a.d, a.dtype, a.causal, h)
     else:
         backend = SDPA_BACKENDS[a.impl]
         fn = lambda q, k, v, causal: sdpa(backend, q, k, v, causal)  # noqa: E731

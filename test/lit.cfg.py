@@ -14,7 +14,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fa_obj_root, "test")
-config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py", "fa_fuzz.py",
                    "lit.site.cfg.py", "lit_utils"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))

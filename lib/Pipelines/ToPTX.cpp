@@ -30,6 +30,44 @@ static void useShortSharedPointers() {
     (void)it->second->addOccurrence(0, "nvptx-short-ptr", "true");
 }
 
+/// The PTX ISA version (x 10) each chip the pipeline supports needs at least.
+static std::optional<int> minimumPTXVersion(StringRef chip) {
+  return llvm::StringSwitch<std::optional<int>>(chip)
+      .Case("sm_80", 70)
+      .Case("sm_86", 71)
+      .Case("sm_87", 74)
+      .Cases({"sm_89", "sm_90"}, 78)
+      .Default(std::nullopt);
+}
+
+/// `features` is a comma-separated list of `+ptxNN` that LLVM's NVPTX backend
+/// knows (6.0 to 9.0) and that `chip` accepts; otherwise the message why not.
+/// The backend would stop the process with `LLVM ERROR` instead.
+static std::optional<std::string> checkFeatures(StringRef chip,
+                                                StringRef features) {
+  std::optional<int> minimum = minimumPTXVersion(chip);
+  if (!minimum)
+    return ("option chip must be one of sm_80, sm_86, sm_87, sm_89, sm_90, "
+            "got '" + chip + "'").str();
+  SmallVector<StringRef> parts;
+  features.split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  for (StringRef part : parts) {
+    unsigned version;
+    StringRef digits = part.trim();
+    if (!digits.consume_front("+ptx") || digits.getAsInteger(10, version) ||
+        version < 60 || version > 90)
+      return ("option features must be +ptxNN with a PTX version from 6.0 to "
+              "9.0 (e.g. +ptx80), got '" + part + "'").str();
+    if (static_cast<int>(version) < *minimum)
+      return ("PTX " + Twine(version / 10) + "." + Twine(version % 10) +
+              " (features=" + part + ") cannot target " + chip +
+              ", which needs PTX " + Twine(*minimum / 10) + "." +
+              Twine(*minimum % 10) + " or later")
+          .str();
+  }
+  return std::nullopt;
+}
+
 LogicalResult mlir::fa::buildToPTXPipeline(OpPassManager &pm,
                                            const ToPTXOptions &options) {
   useShortSharedPointers();
@@ -45,8 +83,13 @@ LogicalResult mlir::fa::buildToPTXPipeline(OpPassManager &pm,
           .Case("before-exp", RescalePlacement::BeforeExp)
           .Case("after-exp", RescalePlacement::AfterExp)
           .Default(std::nullopt);
+  if (std::optional<std::string> bad =
+          checkFeatures(options.chip, options.features)) {
+    llvm::errs() << "error: fa-to-ptx: " << *bad << "\n";
+    return failure();
+  }
   if (!queryHome || !rescale) {
-    llvm::errs() << "fa-to-ptx: option "
+    llvm::errs() << "error: fa-to-ptx: option "
                  << (!queryHome ? "query-home must be auto, registers or "
                                   "shared, got '" + options.queryHome + "'"
                                 : "rescale must be auto, before-exp or "

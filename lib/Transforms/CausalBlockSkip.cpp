@@ -62,6 +62,22 @@ std::optional<KVLoop> matchKVLoop(scf::ForOp loop) {
   return KVLoop{loop, mask, scoresTy.getDimSize(0), scoresTy.getDimSize(1)};
 }
 
+/// a - b when both are the same value plus constants (arith.addi), else
+/// nullopt.
+std::optional<int64_t> constantDifference(Value a, Value b) {
+  auto split = [](Value v) -> std::pair<Value, int64_t> {
+    if (auto add = v.getDefiningOp<arith::AddIOp>())
+      if (std::optional<int64_t> c = getConstantIntValue(add.getRhs()))
+        return {add.getLhs(), *c};
+    return {v, 0};
+  };
+  auto [baseA, offsetA] = split(a);
+  auto [baseB, offsetB] = split(b);
+  if (baseA != baseB)
+    return std::nullopt;
+  return offsetA - offsetB;
+}
+
 void splitLoop(RewriterBase &rewriter, KVLoop kv) {
   scf::ForOp loop = kv.loop;
   Location loc = loop.getLoc();
@@ -149,6 +165,24 @@ void splitLoop(RewriterBase &rewriter, KVLoop kv) {
     fullEnd = min(max(fullEnd, fullStart), lastBlockEnd);
     scf::ForOp left = cloneWithBounds(begin, fullStart, state);
     state = left.getResults();
+    // Every key of the left loop is before the first row's diagonal when
+    // the window is at least M + N - 3 keys wide (they are below
+    // ceil(begin(last row) / N) * N), so that loop needs no causal bound.
+    std::optional<int64_t> width =
+        spec.causalOffset ? constantDifference(spec.causalOffset,
+                                               spec.windowOffset)
+                          : std::nullopt;
+    if (width && *width >= kv.blockRows + kv.blockCols - 3)
+      left.walk([&](fa::MaskOp mask) {
+        rewriter.modifyOpInPlace(mask,
+                                 [&] { mask.getCausalOffsetMutable().clear(); });
+      });
+    // Every key of the right loop is at or after fullStart >=
+    // begin(last row), which every row sees: no window bound there.
+    loop.walk([&](fa::MaskOp mask) {
+      rewriter.modifyOpInPlace(mask,
+                               [&] { mask.getWindowOffsetMutable().clear(); });
+    });
   }
 
   // The blocks every row sees entirely, without the mask.

@@ -5,6 +5,12 @@
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t block-m=64 block-n=32 num-warps=2 kv-stages=3 chip=sm_90 index-bitwidth=64" -o /dev/null
 // RUN: FileCheck %s --check-prefix=CUSTOM < %t/gqa_causal_kernel.json
 // RUN: FileCheck %s --check-prefix=CUSTOM-PTX < %t/gqa_causal_kernel.ptx
+// RUN: not fa-opt %s --fa-to-ptx="query-home=sideways" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-HOME
+// RUN: not fa-opt %s --fa-to-ptx="rescale=sideways" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-RESCALE
+// RUN: rm -rf %t && sed -e 's/) causal$/) causal softcap(50.0)/' %s | fa-opt --fa-to-ptx="output-dir=%t" -o /dev/null
+// RUN: FileCheck %s --check-prefix=SOFTCAP --strict-whitespace < %t/gqa_causal_kernel.json
+// RUN: %python -c "import json, sys; json.load(open(sys.argv[1]))" %t/gqa_causal_kernel.json
+// RUN: FileCheck %s --check-prefix=SOFTCAP-PTX < %t/gqa_causal_kernel.ptx
 
 // The whole pipeline, L0 -> L5: fa.attention to PTX, written to files with
 // the launch plan (docs/launch-plan.md).
@@ -172,6 +178,49 @@
 // CUSTOM-PTX: .maxntid 64, 1, 1
 // CUSTOM-PTX: cp.async.wait_group 2;
 // CUSTOM-PTX: cp.async.wait_group 1;
+
+//     A bad query-home or rescale fails the pipeline with the option, the
+//     valid values and the value given (not silently the default).
+// BAD-HOME: fa-to-ptx: option query-home must be auto, registers or shared, got 'sideways'
+// BAD-RESCALE: fa-to-ptx: option rescale must be auto, before-exp or after-exp, got 'sideways'
+
+//     The same kernel with softcap(50): the cap's two scalars come after
+//     the tensors and before the softmax scale, which is log2(e) alone
+//     (the attention scale 1/8 is in softcap_scale = 0.125 / 50).
+// SOFTCAP:      {{^}}      "params": [
+// SOFTCAP-NEXT: {{^}}        "q",
+// SOFTCAP-NEXT: {{^}}        "k",
+// SOFTCAP-NEXT: {{^}}        "v",
+// SOFTCAP-NEXT: {{^}}        "o",
+// SOFTCAP-NEXT: {{^}}        "lse",
+// SOFTCAP-NEXT: {{^}}        "softcap_scale",
+// SOFTCAP-NEXT: {{^}}        "softcap",
+// SOFTCAP-NEXT: {{^}}        "softmax_scale_log2"
+// SOFTCAP-NEXT: {{^}}      ],
+// SOFTCAP:      {{^}}  "scalars": [
+// SOFTCAP-NEXT: {{^}}    {
+// SOFTCAP-NEXT: {{^}}      "dtype": "f32",
+// SOFTCAP-NEXT: {{^}}      "name": "softcap_scale",
+// SOFTCAP-NEXT: {{^}}      "value": 0.00249999{{[0-9]*}}
+// SOFTCAP-NEXT: {{^}}    },
+// SOFTCAP-NEXT: {{^}}    {
+// SOFTCAP-NEXT: {{^}}      "dtype": "f32",
+// SOFTCAP-NEXT: {{^}}      "name": "softcap",
+// SOFTCAP-NEXT: {{^}}      "value": 50{{$}}
+// SOFTCAP-NEXT: {{^}}    },
+// SOFTCAP-NEXT: {{^}}    {
+// SOFTCAP-NEXT: {{^}}      "dtype": "f32",
+// SOFTCAP-NEXT: {{^}}      "name": "softmax_scale_log2",
+// SOFTCAP-NEXT: {{^}}      "value": 1.44269502{{[0-9]*}}
+// SOFTCAP-NEXT: {{^}}    }
+// SOFTCAP-NEXT: {{^}}  ],
+//     The PTX has three f32 parameters (53, 54, 55 after the 5 tensors of
+//     11 words each) and the hardware tanh.
+// SOFTCAP-PTX: .param .f32 gqa_causal_kernel_param_53,
+// SOFTCAP-PTX-NEXT: .param .f32 gqa_causal_kernel_param_54,
+// SOFTCAP-PTX-NEXT: .param .f32 gqa_causal_kernel_param_55
+// SOFTCAP-PTX-NEXT: )
+// SOFTCAP-PTX: tanh.approx.f32
 
 func.func @gqa_causal(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>,
                       %o: tensor<?x8x?x64xf16>, %l: tensor<?x8x?xf32>) -> (tensor<?x8x?x64xf16>, tensor<?x8x?xf32>) {

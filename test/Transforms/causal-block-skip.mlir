@@ -309,6 +309,351 @@ func.func @no_visible_key(%qt: tensor<32x16xf16>, %kt: tensor<16x16xf16>, %vt: t
 
 // -----
 
+// A sliding window (hand-written L1 of window(100, 5), not causal; M = 32,
+// N = 16, dynamic q0, Nk and Nk - Nq): row i sees keys [begin(i), end(i))
+// with begin(i) = i + window_offset (AttentionMath.h visibleKeysBegin) and
+// end(i) = min(key_limit, i + causal_offset + 1), so the K/V loop becomes
+// THREE loops over whole blocks (but the last bound):
+//   left    [begin, full_start), masked: keys the first rows do not see,
+//   middle  [full_start, full_end), unmasked: keys every row sees,
+//   right   [full_end, end), masked: keys the last rows see only,
+// with
+//   begin        = floor(max(0, begin(q0)) / N) * N
+//   first_full   = ceil(max(0, begin(q0 + M - 1)) / N) * N
+//   last_block   = max(begin, ceil(end / N) * N)
+//   full_start   = min(max(first_full, begin), last_block)
+//   full_end     = min(max(floor(end(q0) / N) * N, full_start), last_block)
+// each loop continuing the previous one's state. The right loop's keys are
+// all at or after begin(last row): no window bound there. The window is
+// 105 >= M + N - 3 = 45 keys wide: every key of the left loop is at or
+// before the first row's diagonal, so no causal bound there.
+// CHECK-LABEL: func @window_three_loops
+// CHECK-SAME: (%{{[^:]*}}: tensor<32x16xf16>, %{{[^:]*}}: tensor<16x16xf16>, %{{[^:]*}}: tensor<16x16xf16>, %[[Q0:[^:]*]]: index, %[[NK:[^:]*]]: index, %[[OFF:[^:]*]]: index, %{{[^:]*}}: f32)
+// CHECK: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: %[[CAUSAL_OFF:.*]] = arith.addi %[[OFF]], %{{.*}} : index
+// CHECK: %[[WINDOW_OFF:.*]] = arith.addi %[[OFF]], %{{.*}} : index
+// CHECK: %[[M0:.*]] = arith.constant dense<0xFF800000> : tensor<32xf32>
+// CHECK: %[[N:.*]] = arith.constant 16 : index
+// CHECK: %[[LAST_ROW:.*]] = arith.addi %[[Q0]], %{{.*}} : index
+//     floor(end(q0) / N) * N and end = end(q0 + M - 1), as without a window.
+// CHECK: %[[DIAG_A:.*]] = arith.addi %[[Q0]], %[[CAUSAL_OFF]] : index
+// CHECK: %[[CLAMPED_A:.*]] = arith.maxsi
+// CHECK: %[[FIRST_END:.*]] = arith.minsi %[[NK]], %[[CLAMPED_A]] : index
+// CHECK: %[[FE_BLOCKS:.*]] = arith.divui %[[FIRST_END]], %[[N]] : index
+// CHECK: %[[FULL_END0:.*]] = arith.muli %[[FE_BLOCKS]], %[[N]] : index
+// CHECK: %[[DIAG_B:.*]] = arith.addi %[[LAST_ROW]], %[[CAUSAL_OFF]] : index
+// CHECK: %[[CLAMPED_B:.*]] = arith.maxsi
+// CHECK: %[[END:.*]] = arith.minsi %[[NK]], %[[CLAMPED_B]] : index
+//     begin: the first row's first key, clamped at 0, down to a block.
+// CHECK: %[[BEGIN_A:.*]] = arith.addi %[[Q0]], %[[WINDOW_OFF]] : index
+// CHECK: %[[BEGIN_A0:.*]] = arith.maxsi %[[BEGIN_A]], %{{.*}} : index
+// CHECK: %[[B_BLOCKS:.*]] = arith.divui %[[BEGIN_A0]], %[[N]] : index
+// CHECK: %[[BEGIN:.*]] = arith.muli %[[B_BLOCKS]], %[[N]] : index
+//     first_full: the last row's first key, clamped at 0, up to a block.
+// CHECK: %[[BEGIN_B:.*]] = arith.addi %[[LAST_ROW]], %[[WINDOW_OFF]] : index
+// CHECK: %[[BEGIN_B0:.*]] = arith.maxsi %[[BEGIN_B]], %{{.*}} : index
+// CHECK: %[[FF_BLOCKS:.*]] = arith.ceildivui %[[BEGIN_B0]], %[[N]] : index
+// CHECK: %[[FIRST_FULL:.*]] = arith.muli %[[FF_BLOCKS]], %[[N]] : index
+//     last_block, full_start, full_end.
+// CHECK: %[[END_BLOCKS:.*]] = arith.ceildivui %[[END]], %[[N]] : index
+// CHECK: %[[END_UP:.*]] = arith.muli %[[END_BLOCKS]], %[[N]] : index
+// CHECK: %[[LAST_BLOCK:.*]] = arith.maxsi %[[BEGIN]], %[[END_UP]] : index
+// CHECK: %[[FS0:.*]] = arith.maxsi %[[FIRST_FULL]], %[[BEGIN]] : index
+// CHECK: %[[FULL_START:.*]] = arith.minsi %[[FS0]], %[[LAST_BLOCK]] : index
+// CHECK: %[[FE1:.*]] = arith.maxsi %[[FULL_END0]], %[[FULL_START]] : index
+// CHECK: %[[FULL_END:.*]] = arith.minsi %[[FE1]], %[[LAST_BLOCK]] : index
+//     Left: key limit and window, no causal bound.
+// CHECK: %[[R1:.*]]:3 = scf.for %[[K1:.*]] = %[[BEGIN]] to %[[FULL_START]] step %[[C16]] iter_args(%{{.*}} = %[[M0]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
+// CHECK: fa.mask %{{.*}}[%[[Q0]], %[[K1]]] key_limit(%[[NK]]) window_offset(%[[WINDOW_OFF]]) : tensor<32x16xf32>
+// CHECK: scf.yield
+//     Middle: no mask.
+// CHECK: %[[R2:.*]]:3 = scf.for %{{.*}} = %[[FULL_START]] to %[[FULL_END]] step %[[C16]] iter_args(%{{.*}} = %[[R1]]#0, %{{.*}} = %[[R1]]#1, %{{.*}} = %[[R1]]#2)
+// CHECK-NOT: fa.mask
+// CHECK: scf.yield
+//     Right: key limit and causal bound, no window.
+// CHECK: %[[R3:.*]]:3 = scf.for %[[K3:.*]] = %[[FULL_END]] to %[[END]] step %[[C16]] iter_args(%{{.*}} = %[[R2]]#0, %{{.*}} = %[[R2]]#1, %{{.*}} = %[[R2]]#2)
+// CHECK: fa.mask %{{.*}}[%[[Q0]], %[[K3]]] key_limit(%[[NK]]) causal_offset(%[[CAUSAL_OFF]]) : tensor<32x16xf32>
+// CHECK: scf.yield
+// CHECK: return %[[R3]]#2
+func.func @window_three_loops(%qt: tensor<32x16xf16>, %kt: tensor<16x16xf16>, %vt: tensor<16x16xf16>,
+    %q0: index, %nk: index, %off: index, %scale: f32) -> tensor<32x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %right = arith.constant 5 : index
+  %left = arith.constant -100 : index
+  %causal_off = arith.addi %off, %right : index
+  %window_off = arith.addi %off, %left : index
+  %m0 = arith.constant dense<0xFF800000> : tensor<32xf32>
+  %l0 = arith.constant dense<0.0> : tensor<32xf32>
+  %acc0 = arith.constant dense<0.0> : tensor<32x16xf32>
+  %r:3 = scf.for %k0 = %c0 to %nk step %c16 iter_args(%m = %m0, %l = %l0, %acc = %acc0)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>) {
+    %s = fa.qk %qt, %kt : tensor<32x16xf16>, tensor<16x16xf16> -> tensor<32x16xf32>
+    %sm = fa.mask %s[%q0, %k0] key_limit(%nk) causal_offset(%causal_off) window_offset(%window_off) : tensor<32x16xf32>
+    %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<32x16xf32>, tensor<32xf32>, tensor<32xf32>
+    %p16 = arith.truncf %p : tensor<32x16xf32> to tensor<32x16xf16>
+    %acc1 = fa.rescale %acc, %alpha : tensor<32x16xf32>, tensor<32xf32>
+    %acc2 = fa.pv %p16, %vt, %acc1 : tensor<32x16xf16>, tensor<16x16xf16>, tensor<32x16xf32>
+    scf.yield %m2, %l2, %acc2 : tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>
+  }
+  return %r#2 : tensor<32x16xf32>
+}
+
+// -----
+
+// The same window with concrete bounds (canonicalized): q0 = 128, M = 32,
+// N = 16, Nq = Nk = 300 (offset 0), window(100, 5): row 128 sees keys
+// [28, 133], row 159 [59, 164]. begin = 16, first_full = 64, floor(134 /
+// 16) * 16 = 128, end = 165: left [16, 64), middle [64, 128), right
+// [128, 165).
+// FOLDED-LABEL: func @window_static_bounds
+// FOLDED-DAG: %[[C16:.*]] = arith.constant 16 : index
+// FOLDED-DAG: %[[C64:.*]] = arith.constant 64 : index
+// FOLDED-DAG: %[[C128:.*]] = arith.constant 128 : index
+// FOLDED-DAG: %[[C165:.*]] = arith.constant 165 : index
+// FOLDED-DAG: %[[C300:.*]] = arith.constant 300 : index
+// FOLDED-DAG: %[[C5:.*]] = arith.constant 5 : index
+// FOLDED-DAG: %[[CM100:.*]] = arith.constant -100 : index
+// FOLDED: %[[R1:.*]]:3 = scf.for %[[K1:.*]] = %[[C16]] to %[[C64]] step %[[C16]]
+// FOLDED: fa.mask %{{.*}}[%[[C128]], %[[K1]]] key_limit(%[[C300]]) window_offset(%[[CM100]]) : tensor<32x16xf32>
+// FOLDED: %[[R2:.*]]:3 = scf.for %{{.*}} = %[[C64]] to %[[C128]] step %[[C16]] iter_args(%{{.*}} = %[[R1]]#0, %{{.*}} = %[[R1]]#1, %{{.*}} = %[[R1]]#2)
+// FOLDED-NOT: fa.mask
+// FOLDED: scf.yield
+// FOLDED: %[[R3:.*]]:3 = scf.for %[[K3:.*]] = %[[C128]] to %[[C165]] step %[[C16]] iter_args(%{{.*}} = %[[R2]]#0, %{{.*}} = %[[R2]]#1, %{{.*}} = %[[R2]]#2)
+// FOLDED: fa.mask %{{.*}}[%[[C128]], %[[K3]]] key_limit(%[[C300]]) causal_offset(%[[C5]]) : tensor<32x16xf32>
+// FOLDED: return %[[R3]]#2
+func.func @window_static_bounds(%qt: tensor<32x16xf16>, %kt: tensor<16x16xf16>, %vt: tensor<16x16xf16>, %scale: f32) -> tensor<32x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %q0 = arith.constant 128 : index
+  %nq = arith.constant 300 : index
+  %nk = arith.constant 300 : index
+  %right = arith.constant 5 : index
+  %left = arith.constant -100 : index
+  %off = arith.subi %nk, %nq : index
+  %causal_off = arith.addi %off, %right : index
+  %window_off = arith.addi %off, %left : index
+  %m0 = arith.constant dense<0xFF800000> : tensor<32xf32>
+  %l0 = arith.constant dense<0.0> : tensor<32xf32>
+  %acc0 = arith.constant dense<0.0> : tensor<32x16xf32>
+  %r:3 = scf.for %k0 = %c0 to %nk step %c16 iter_args(%m = %m0, %l = %l0, %acc = %acc0)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>) {
+    %s = fa.qk %qt, %kt : tensor<32x16xf16>, tensor<16x16xf16> -> tensor<32x16xf32>
+    %sm = fa.mask %s[%q0, %k0] key_limit(%nk) causal_offset(%causal_off) window_offset(%window_off) : tensor<32x16xf32>
+    %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<32x16xf32>, tensor<32xf32>, tensor<32xf32>
+    %p16 = arith.truncf %p : tensor<32x16xf32> to tensor<32x16xf16>
+    %acc1 = fa.rescale %acc, %alpha : tensor<32x16xf32>, tensor<32xf32>
+    %acc2 = fa.pv %p16, %vt, %acc1 : tensor<32x16xf16>, tensor<16x16xf16>, tensor<32x16xf32>
+    scf.yield %m2, %l2, %acc2 : tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>
+  }
+  return %r#2 : tensor<32x16xf32>
+}
+
+// -----
+
+// Causal with a narrow window, window(20, 0) (as --fa-tile-q-outer writes
+// it: causal_offset = Nk - Nq, window_offset = Nk - Nq - 20), q0 = 128,
+// M = 32, N = 16, Nq = Nk = 300: row 128 sees [108, 128], row 159
+// [139, 159]. The window (20 keys) is narrower than M + N - 3 = 45: the left
+// loop [96, 144) keeps the causal bound (key 143 is past row 128's
+// diagonal). No block is seen whole (the middle loop [144, 144) is empty
+// and folds away); the right loop [144, 160), one block (inlined), drops
+// the window.
+// FOLDED-LABEL: func @causal_narrow_window
+// FOLDED-DAG: %[[C0:.*]] = arith.constant 0 : index
+// FOLDED-DAG: %[[C16:.*]] = arith.constant 16 : index
+// FOLDED-DAG: %[[C96:.*]] = arith.constant 96 : index
+// FOLDED-DAG: %[[C144:.*]] = arith.constant 144 : index
+// FOLDED-DAG: %[[C128:.*]] = arith.constant 128 : index
+// FOLDED-DAG: %[[C300:.*]] = arith.constant 300 : index
+// FOLDED-DAG: %[[CM20:.*]] = arith.constant -20 : index
+// FOLDED: %[[R1:.*]]:3 = scf.for %[[K1:.*]] = %[[C96]] to %[[C144]] step %[[C16]]
+// FOLDED: fa.mask %{{.*}}[%[[C128]], %[[K1]]] key_limit(%[[C300]]) causal_offset(%[[C0]]) window_offset(%[[CM20]]) : tensor<32x16xf32>
+// FOLDED: scf.yield
+// FOLDED-NEXT: }
+// FOLDED-NOT: scf.for
+// FOLDED: fa.mask %{{.*}}[%[[C128]], %[[C144]]] key_limit(%[[C300]]) causal_offset(%[[C0]]) : tensor<32x16xf32>
+// FOLDED-NEXT: fa.online_softmax %{{.*}}, %[[R1]]#0, %[[R1]]#1
+// FOLDED: return
+func.func @causal_narrow_window(%qt: tensor<32x16xf16>, %kt: tensor<16x16xf16>, %vt: tensor<16x16xf16>, %scale: f32) -> tensor<32x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %q0 = arith.constant 128 : index
+  %nq = arith.constant 300 : index
+  %nk = arith.constant 300 : index
+  %left = arith.constant -20 : index
+  %off = arith.subi %nk, %nq : index
+  %window_off = arith.addi %off, %left : index
+  %m0 = arith.constant dense<0xFF800000> : tensor<32xf32>
+  %l0 = arith.constant dense<0.0> : tensor<32xf32>
+  %acc0 = arith.constant dense<0.0> : tensor<32x16xf32>
+  %r:3 = scf.for %k0 = %c0 to %nk step %c16 iter_args(%m = %m0, %l = %l0, %acc = %acc0)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>) {
+    %s = fa.qk %qt, %kt : tensor<32x16xf16>, tensor<16x16xf16> -> tensor<32x16xf32>
+    %sm = fa.mask %s[%q0, %k0] key_limit(%nk) causal_offset(%off) window_offset(%window_off) : tensor<32x16xf32>
+    %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<32x16xf32>, tensor<32xf32>, tensor<32xf32>
+    %p16 = arith.truncf %p : tensor<32x16xf32> to tensor<32x16xf16>
+    %acc1 = fa.rescale %acc, %alpha : tensor<32x16xf32>, tensor<32xf32>
+    %acc2 = fa.pv %p16, %vt, %acc1 : tensor<32x16xf16>, tensor<16x16xf16>, tensor<32x16xf32>
+    scf.yield %m2, %l2, %acc2 : tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>
+  }
+  return %r#2 : tensor<32x16xf32>
+}
+
+// -----
+
+// The width rule at its edge (M = 32, N = 16: M + N - 3 = 45), causal,
+// dynamic: window(45, 0) drops the left loop's causal bound, window(44, 0)
+// keeps it. Both right loops drop the window.
+// CHECK-LABEL: func @causal_window_width_edge
+// CHECK-SAME: %[[Q0:[^:]*]]: index, %[[NK:[^:]*]]: index, %[[OFF:[^:]*]]: index, %{{[^:]*}}: f32)
+// CHECK: %[[W45:.*]] = arith.addi %[[OFF]], %{{.*}} : index
+// CHECK: %[[W44:.*]] = arith.addi %[[OFF]], %{{.*}} : index
+//     window(45, 0): left, middle, right.
+// CHECK: scf.for
+// CHECK: fa.mask %{{.*}} key_limit(%[[NK]]) window_offset(%[[W45]]) : tensor<32x16xf32>
+// CHECK: scf.for
+// CHECK-NOT: fa.mask
+// CHECK: scf.yield
+// CHECK: scf.for
+// CHECK: fa.mask %{{.*}} key_limit(%[[NK]]) causal_offset(%[[OFF]]) : tensor<32x16xf32>
+//     window(44, 0).
+// CHECK: scf.for
+// CHECK: fa.mask %{{.*}} key_limit(%[[NK]]) causal_offset(%[[OFF]]) window_offset(%[[W44]]) : tensor<32x16xf32>
+// CHECK: scf.for
+// CHECK-NOT: fa.mask
+// CHECK: scf.yield
+// CHECK: scf.for
+// CHECK: fa.mask %{{.*}} key_limit(%[[NK]]) causal_offset(%[[OFF]]) : tensor<32x16xf32>
+// CHECK: return
+func.func @causal_window_width_edge(%qt: tensor<32x16xf16>, %kt: tensor<16x16xf16>, %vt: tensor<16x16xf16>,
+    %q0: index, %nk: index, %off: index, %scale: f32) -> (tensor<32x16xf32>, tensor<32x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %cm45 = arith.constant -45 : index
+  %cm44 = arith.constant -44 : index
+  %w45 = arith.addi %off, %cm45 : index
+  %w44 = arith.addi %off, %cm44 : index
+  %m0 = arith.constant dense<0xFF800000> : tensor<32xf32>
+  %l0 = arith.constant dense<0.0> : tensor<32xf32>
+  %acc0 = arith.constant dense<0.0> : tensor<32x16xf32>
+  %r:3 = scf.for %k0 = %c0 to %nk step %c16 iter_args(%m = %m0, %l = %l0, %acc = %acc0)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>) {
+    %s = fa.qk %qt, %kt : tensor<32x16xf16>, tensor<16x16xf16> -> tensor<32x16xf32>
+    %sm = fa.mask %s[%q0, %k0] key_limit(%nk) causal_offset(%off) window_offset(%w45) : tensor<32x16xf32>
+    %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<32x16xf32>, tensor<32xf32>, tensor<32xf32>
+    %p16 = arith.truncf %p : tensor<32x16xf32> to tensor<32x16xf16>
+    %acc1 = fa.rescale %acc, %alpha : tensor<32x16xf32>, tensor<32xf32>
+    %acc2 = fa.pv %p16, %vt, %acc1 : tensor<32x16xf16>, tensor<16x16xf16>, tensor<32x16xf32>
+    scf.yield %m2, %l2, %acc2 : tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>
+  }
+  %r2:3 = scf.for %k0 = %c0 to %nk step %c16 iter_args(%m = %m0, %l = %l0, %acc = %acc0)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>) {
+    %s = fa.qk %qt, %kt : tensor<32x16xf16>, tensor<16x16xf16> -> tensor<32x16xf32>
+    %sm = fa.mask %s[%q0, %k0] key_limit(%nk) causal_offset(%off) window_offset(%w44) : tensor<32x16xf32>
+    %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<32x16xf32>, tensor<32xf32>, tensor<32xf32>
+    %p16 = arith.truncf %p : tensor<32x16xf32> to tensor<32x16xf16>
+    %acc1 = fa.rescale %acc, %alpha : tensor<32x16xf32>, tensor<32xf32>
+    %acc2 = fa.pv %p16, %vt, %acc1 : tensor<32x16xf16>, tensor<16x16xf16>, tensor<32x16xf32>
+    scf.yield %m2, %l2, %acc2 : tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>
+  }
+  return %r#2, %r2#2 : tensor<32x16xf32>, tensor<32x16xf32>
+}
+
+// -----
+
+// A window with the right side unbounded, window(10, -1), not causal: no
+// causal_offset, end(i) = Nk for every row. Still three loops; the right
+// loop keeps only the key limit. Canonicalized, q0 = 128, Nq = Nk = 300:
+// begin = floor(118 / 16) * 16 = 112, first_full = ceil(149 / 16) * 16 =
+// 160, full_end = floor(300 / 16) * 16 = 288, end = 300.
+// FOLDED-LABEL: func @window_right_unbounded
+// FOLDED-DAG: %[[C16:.*]] = arith.constant 16 : index
+// FOLDED-DAG: %[[C112:.*]] = arith.constant 112 : index
+// FOLDED-DAG: %[[C160:.*]] = arith.constant 160 : index
+// FOLDED-DAG: %[[C288:.*]] = arith.constant 288 : index
+// FOLDED-DAG: %[[C300:.*]] = arith.constant 300 : index
+// FOLDED-DAG: %[[CM10:.*]] = arith.constant -10 : index
+// FOLDED: %[[R1:.*]]:3 = scf.for %{{.*}} = %[[C112]] to %[[C160]] step %[[C16]]
+// FOLDED: fa.mask %{{.*}} key_limit(%[[C300]]) window_offset(%[[CM10]]) : tensor<32x16xf32>
+// FOLDED: %[[R2:.*]]:3 = scf.for %{{.*}} = %[[C160]] to %[[C288]] step %[[C16]] iter_args(%{{.*}} = %[[R1]]#0,
+// FOLDED-NOT: fa.mask
+// FOLDED: scf.yield
+//     The right loop is one block (288): inlined.
+// FOLDED: fa.mask %{{.*}}[%{{.*}}, %[[C288]]] key_limit(%[[C300]]) : tensor<32x16xf32>
+// FOLDED: return
+func.func @window_right_unbounded(%qt: tensor<32x16xf16>, %kt: tensor<16x16xf16>, %vt: tensor<16x16xf16>, %scale: f32) -> tensor<32x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %q0 = arith.constant 128 : index
+  %nq = arith.constant 300 : index
+  %nk = arith.constant 300 : index
+  %left = arith.constant -10 : index
+  %off = arith.subi %nk, %nq : index
+  %window_off = arith.addi %off, %left : index
+  %m0 = arith.constant dense<0xFF800000> : tensor<32xf32>
+  %l0 = arith.constant dense<0.0> : tensor<32xf32>
+  %acc0 = arith.constant dense<0.0> : tensor<32x16xf32>
+  %r:3 = scf.for %k0 = %c0 to %nk step %c16 iter_args(%m = %m0, %l = %l0, %acc = %acc0)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>) {
+    %s = fa.qk %qt, %kt : tensor<32x16xf16>, tensor<16x16xf16> -> tensor<32x16xf32>
+    %sm = fa.mask %s[%q0, %k0] key_limit(%nk) window_offset(%window_off) : tensor<32x16xf32>
+    %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<32x16xf32>, tensor<32xf32>, tensor<32xf32>
+    %p16 = arith.truncf %p : tensor<32x16xf32> to tensor<32x16xf16>
+    %acc1 = fa.rescale %acc, %alpha : tensor<32x16xf32>, tensor<32xf32>
+    %acc2 = fa.pv %p16, %vt, %acc1 : tensor<32x16xf16>, tensor<16x16xf16>, tensor<32x16xf32>
+    scf.yield %m2, %l2, %acc2 : tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>
+  }
+  return %r#2 : tensor<32x16xf32>
+}
+
+// -----
+
+// A window with the left side unbounded, window(-1, 3): --fa-tile-q-outer
+// writes only causal_offset = Nk - Nq + 3, and the split is the two-loop
+// form of causal attention with that offset: [0, full_end) unmasked,
+// [full_end, end) masked, end(i) = min(Nk, i + Nk - Nq + 3 + 1).
+// CHECK-LABEL: func @window_left_unbounded
+// CHECK-SAME: %[[Q0:[^:]*]]: index, %[[NK:[^:]*]]: index, %[[OFF:[^:]*]]: index, %{{[^:]*}}: f32)
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[CAUSAL_OFF:.*]] = arith.addi %[[OFF]], %{{.*}} : index
+// CHECK: %[[DIAG_A:.*]] = arith.addi %[[Q0]], %[[CAUSAL_OFF]] : index
+// CHECK: %[[FULL_END:.*]] = arith.muli
+// CHECK: %[[DIAG_B:.*]] = arith.addi %{{.*}}, %[[CAUSAL_OFF]] : index
+// CHECK: %[[CLAMPED_B:.*]] = arith.maxsi
+// CHECK: %[[END:.*]] = arith.minsi %[[NK]], %[[CLAMPED_B]] : index
+// CHECK-NOT: arith.ceildivui
+// CHECK: %[[R1:.*]]:3 = scf.for %{{.*}} = %[[C0]] to %[[FULL_END]]
+// CHECK-NOT: fa.mask
+// CHECK: scf.yield
+// CHECK: %[[R2:.*]]:3 = scf.for %[[K2:.*]] = %[[FULL_END]] to %[[END]] {{.*}} iter_args(%{{.*}} = %[[R1]]#0,
+// CHECK: fa.mask %{{.*}}[%[[Q0]], %[[K2]]] key_limit(%[[NK]]) causal_offset(%[[CAUSAL_OFF]]) : tensor<32x16xf32>
+// CHECK-NOT: = scf.for
+// CHECK: return %[[R2]]#2
+func.func @window_left_unbounded(%qt: tensor<32x16xf16>, %kt: tensor<16x16xf16>, %vt: tensor<16x16xf16>,
+    %q0: index, %nk: index, %off: index, %scale: f32) -> tensor<32x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %right = arith.constant 3 : index
+  %causal_off = arith.addi %off, %right : index
+  %m0 = arith.constant dense<0xFF800000> : tensor<32xf32>
+  %l0 = arith.constant dense<0.0> : tensor<32xf32>
+  %acc0 = arith.constant dense<0.0> : tensor<32x16xf32>
+  %r:3 = scf.for %k0 = %c0 to %nk step %c16 iter_args(%m = %m0, %l = %l0, %acc = %acc0)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>) {
+    %s = fa.qk %qt, %kt : tensor<32x16xf16>, tensor<16x16xf16> -> tensor<32x16xf32>
+    %sm = fa.mask %s[%q0, %k0] key_limit(%nk) causal_offset(%causal_off) : tensor<32x16xf32>
+    %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<32x16xf32>, tensor<32xf32>, tensor<32xf32>
+    %p16 = arith.truncf %p : tensor<32x16xf32> to tensor<32x16xf16>
+    %acc1 = fa.rescale %acc, %alpha : tensor<32x16xf32>, tensor<32xf32>
+    %acc2 = fa.pv %p16, %vt, %acc1 : tensor<32x16xf16>, tensor<16x16xf16>, tensor<32x16xf32>
+    scf.yield %m2, %l2, %acc2 : tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>
+  }
+  return %r#2 : tensor<32x16xf32>
+}
+
+// -----
+
 // LEAVE-ALONE-BEGIN: loops the pass must not touch (checked above by diff;
 // here: still one loop, mask in place).
 

@@ -162,6 +162,140 @@ func.func @mqa_bf16_more_queries(%q: tensor<2x4x6x16xbf16>, %k: tensor<2x1x3x16x
 
 // -----
 
+// A sliding window, not causal, window(3, 2), dynamic Nq and Nk: row i sees
+// keys i + (Nk - Nq) - 3 <= j <= i + (Nk - Nq) + 2 (AttentionMath.h
+// isHidden): hidden iff j >= i + (Nk - Nq + 2) + 1 or j < i + (Nk - Nq - 3),
+// the two bounds ORed into the select predicate, after the scale.
+// CHECK-LABEL: func @window
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<1x2x?x8xf32>, %[[K:[^:]*]]: tensor<1x2x?x8xf32>
+// CHECK-DAG: %[[NQ:.*]] = tensor.dim %[[Q]], %c2{{[_0-9]*}} : tensor<1x2x?x8xf32>
+// CHECK-DAG: %[[NK:.*]] = tensor.dim %[[K]], %c2{{[_0-9]*}} : tensor<1x2x?x8xf32>
+// CHECK-DAG: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
+//     The two offsets: causal_offset = Nk - Nq + right, window_offset =
+//     Nk - Nq - left.
+// CHECK: %[[OFFSET:.*]] = arith.subi %[[NK]], %[[NQ]] : index
+// CHECK: %[[RIGHT:.*]] = arith.constant 2 : index
+// CHECK: %[[END_OFF:.*]] = arith.addi %[[OFFSET]], %[[RIGHT]] : index
+// CHECK: %[[LEFT:.*]] = arith.constant -3 : index
+// CHECK: %[[BEGIN_OFF:.*]] = arith.addi %[[OFFSET]], %[[LEFT]] : index
+// CHECK: %[[SCALE:.*]] = arith.constant 0.353553385 : f32
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x?x?xf32>)
+// CHECK: ^bb0(%[[X:.*]]: f32):
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[X]], %[[SCALE]] : f32
+// CHECK: %[[I:.*]] = linalg.index 2 : index
+// CHECK: %[[J:.*]] = linalg.index 3 : index
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK: %[[DIAG:.*]] = arith.addi %[[I]], %[[END_OFF]] : index
+// CHECK: %[[ROW_END:.*]] = arith.addi %[[DIAG]], %[[ONE]] : index
+// CHECK: %[[AFTER:.*]] = arith.cmpi sge, %[[J]], %[[ROW_END]] : index
+// CHECK: %[[ROW_BEGIN:.*]] = arith.addi %[[I]], %[[BEGIN_OFF]] : index
+// CHECK: %[[BEFORE:.*]] = arith.cmpi slt, %[[J]], %[[ROW_BEGIN]] : index
+// CHECK: %[[HIDDEN:.*]] = arith.ori %[[AFTER]], %[[BEFORE]] : i1
+// CHECK: %[[SEL:.*]] = arith.select %[[HIDDEN]], %[[NEG_INF]], %[[SCALED]] : f32
+// CHECK: linalg.yield %[[SEL]] : f32
+// CHECK: arith.maxnumf
+func.func @window(%q: tensor<1x2x?x8xf32>, %k: tensor<1x2x?x8xf32>, %o: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
+  %0 = fa.attention ins(%q, %k, %k : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>)
+                    outs(%o : tensor<1x2x?x8xf32>) window(3, 2) -> tensor<1x2x?x8xf32>
+  return %0 : tensor<1x2x?x8xf32>
+}
+
+// -----
+
+// Causal with window(3, 5) and softcap(30): causal clamps the right side to
+// 0, so the end bound uses Nk - Nq itself (no + 5); the left bound is
+// Nk - Nq - 3. Soft-capping replaces the scale: s * (scale / cap) with
+// scale / cap = (1 / sqrt(8)) / 30 = 0.0117851133, tanh, times the cap,
+// and the mask then selects on the capped score.
+// CHECK-LABEL: func @causal_window_softcap
+// CHECK-DAG: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[OFFSET:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK-NOT: arith.constant 5 : index
+// CHECK: %[[LEFT:.*]] = arith.constant -3 : index
+// CHECK: %[[BEGIN_OFF:.*]] = arith.addi %[[OFFSET]], %[[LEFT]] : index
+// CHECK-DAG: %[[X_SCALE:.*]] = arith.constant 0.0117851133 : f32
+// CHECK-DAG: %[[CAP:.*]] = arith.constant 3.000000e+01 : f32
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x?x?xf32>)
+// CHECK: ^bb0(%[[X:.*]]: f32):
+// CHECK: %[[XS:.*]] = arith.mulf %[[X]], %[[X_SCALE]] : f32
+// CHECK: %[[T:.*]] = math.tanh %[[XS]] : f32
+// CHECK: %[[CAPPED:.*]] = arith.mulf %[[CAP]], %[[T]] : f32
+// CHECK: %[[I:.*]] = linalg.index 2 : index
+// CHECK: %[[J:.*]] = linalg.index 3 : index
+// CHECK: %[[DIAG:.*]] = arith.addi %[[I]], %[[OFFSET]] : index
+// CHECK: %[[ROW_END:.*]] = arith.addi %[[DIAG]], %{{.*}} : index
+// CHECK: %[[AFTER:.*]] = arith.cmpi sge, %[[J]], %[[ROW_END]] : index
+// CHECK: %[[ROW_BEGIN:.*]] = arith.addi %[[I]], %[[BEGIN_OFF]] : index
+// CHECK: %[[BEFORE:.*]] = arith.cmpi slt, %[[J]], %[[ROW_BEGIN]] : index
+// CHECK: %[[HIDDEN:.*]] = arith.ori %[[AFTER]], %[[BEFORE]] : i1
+// CHECK: %[[SEL:.*]] = arith.select %[[HIDDEN]], %[[NEG_INF]], %[[CAPPED]] : f32
+// CHECK: linalg.yield %[[SEL]] : f32
+//     The softmax after it has no further scale: exp(S - M).
+// CHECK: arith.maxnumf
+// CHECK: %[[D:.*]] = arith.subf
+// CHECK-NEXT: math.exp %[[D]] : f32
+func.func @causal_window_softcap(%q: tensor<1x2x?x8xf32>, %k: tensor<1x2x?x8xf32>, %o: tensor<1x2x?x8xf32>) -> tensor<1x2x?x8xf32> {
+  %0 = fa.attention ins(%q, %k, %k : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>)
+                    outs(%o : tensor<1x2x?x8xf32>) causal window(3, 5) softcap(30.0) -> tensor<1x2x?x8xf32>
+  return %0 : tensor<1x2x?x8xf32>
+}
+
+// -----
+
+// Soft-capping alone (explicit scale 0.5, cap 2): scale / cap = 0.25; no
+// mask, so the capped score is the generic's result.
+// CHECK-LABEL: func @softcap_only
+// CHECK-DAG: %[[X_SCALE:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK-DAG: %[[CAP:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: %[[CAPPED_S:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x2x4x4xf32>)
+// CHECK: ^bb0(%[[X:.*]]: f32):
+// CHECK-NEXT: %[[XS:.*]] = arith.mulf %[[X]], %[[X_SCALE]] : f32
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[XS]] : f32
+// CHECK-NEXT: %[[CAPPED:.*]] = arith.mulf %[[CAP]], %[[T]] : f32
+// CHECK-NEXT: linalg.yield %[[CAPPED]] : f32
+// CHECK: linalg.generic {{.*}} ins(%[[CAPPED_S]] : tensor<1x2x4x4xf32>)
+// CHECK: arith.maxnumf
+func.func @softcap_only(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %o: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %0 = fa.attention ins(%q, %k, %k : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>)
+                    outs(%o : tensor<1x2x4x8xf32>) scale(0.5) softcap(2.0) -> tensor<1x2x4x8xf32>
+  return %0 : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// window(-1, 1): the left side is unbounded, only the end bound (Nk - Nq +
+// 1) is compared; window(-1, -1) masks nothing, as without a window.
+// CHECK-LABEL: func @window_unbounded_sides
+// CHECK: %[[OFFSET:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: %[[RIGHT:.*]] = arith.constant 1 : index
+// CHECK: %[[END_OFF:.*]] = arith.addi %[[OFFSET]], %[[RIGHT]] : index
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = linalg.index 2 : index
+// CHECK: %[[J:.*]] = linalg.index 3 : index
+// CHECK: %[[DIAG:.*]] = arith.addi %[[I]], %[[END_OFF]] : index
+// CHECK: %[[ROW_END:.*]] = arith.addi %[[DIAG]], %{{.*}} : index
+// CHECK: %[[AFTER:.*]] = arith.cmpi sge, %[[J]], %[[ROW_END]] : index
+// CHECK-NEXT: arith.select %[[AFTER]]
+// CHECK-NOT: arith.cmpi slt
+//     The second op: the scale alone.
+// CHECK: %[[SCALE:.*]] = arith.constant 0.353553385 : f32
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32):
+// CHECK-NEXT: %[[Y:.*]] = arith.mulf %[[X]], %[[SCALE]] : f32
+// CHECK-NEXT: linalg.yield %[[Y]] : f32
+// CHECK-NOT: linalg.index
+// CHECK: return
+func.func @window_unbounded_sides(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %o: tensor<1x2x4x8xf32>)
+    -> (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) {
+  %0 = fa.attention ins(%q, %k, %k : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>)
+                    outs(%o : tensor<1x2x4x8xf32>) window(-1, 1) -> tensor<1x2x4x8xf32>
+  %1 = fa.attention ins(%q, %k, %k : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>)
+                    outs(%o : tensor<1x2x4x8xf32>) window(-1, -1) -> tensor<1x2x4x8xf32>
+  return %0, %1 : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
+}
+
+// -----
+
 // IR without fa.attention passes through unchanged.
 // CHECK-LABEL: func @no_attention
 // CHECK-NEXT: arith.addf

@@ -91,6 +91,68 @@ func.func @mask_causal_only(%s: tensor<32x16xf32>, %r0: index, %c0: index, %off:
 
 // -----
 
+// All three bounds: hidden iff j >= end(i) or j < begin(i) = i +
+// window_offset (AttentionMath.h visibleKeysBegin / isHidden): the two
+// compares ORed into the select.
+// CHECK-LABEL: func @mask_window
+// CHECK-SAME: (%[[S:[^:]*]]: tensor<32x16xf32>, %[[R0:[^:]*]]: index, %[[C0:[^:]*]]: index, %[[LIMIT:[^:]*]]: index, %[[OFF:[^:]*]]: index, %[[WIN:[^:]*]]: index)
+// CHECK: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} outs(%[[S]] : tensor<32x16xf32>)
+// CHECK: ^bb0(%[[X:.*]]: f32):
+// CHECK: %[[ROW:.*]] = arith.addi %[[R0]], %{{.*}} : index
+// CHECK: %[[COL:.*]] = arith.addi %[[C0]], %{{.*}} : index
+// CHECK: %[[DIAG:.*]] = arith.addi %[[ROW]], %[[OFF]] : index
+// CHECK: %[[ROW_END:.*]] = arith.addi %[[DIAG]], %{{.*}} : index
+// CHECK: %[[END:.*]] = arith.minsi %[[LIMIT]], %[[ROW_END]] : index
+// CHECK: %[[AFTER:.*]] = arith.cmpi sge, %[[COL]], %[[END]] : index
+// CHECK: %[[BEGIN:.*]] = arith.addi %[[ROW]], %[[WIN]] : index
+// CHECK: %[[BEFORE:.*]] = arith.cmpi slt, %[[COL]], %[[BEGIN]] : index
+// CHECK: %[[HIDDEN:.*]] = arith.ori %[[AFTER]], %[[BEFORE]] : i1
+// CHECK: %[[SEL:.*]] = arith.select %[[HIDDEN]], %[[NEG_INF]], %[[X]] : f32
+// CHECK: linalg.yield %[[SEL]] : f32
+// CHECK: return %[[R]]
+func.func @mask_window(%s: tensor<32x16xf32>, %r0: index, %c0: index, %limit: index, %off: index, %win: index) -> tensor<32x16xf32> {
+  %m = fa.mask %s[%r0, %c0] key_limit(%limit) causal_offset(%off) window_offset(%win) : tensor<32x16xf32>
+  return %m : tensor<32x16xf32>
+}
+
+// -----
+
+// Window offset only: one compare, j < i + window_offset.
+// CHECK-LABEL: func @mask_window_only
+// CHECK-SAME: (%[[S:[^:]*]]: tensor<32x16xf32>, %[[R0:[^:]*]]: index, %[[C0:[^:]*]]: index, %[[WIN:[^:]*]]: index)
+// CHECK: %[[ROW:.*]] = arith.addi %[[R0]], %{{.*}} : index
+// CHECK: %[[COL:.*]] = arith.addi %[[C0]], %{{.*}} : index
+// CHECK-NEXT: %[[BEGIN:.*]] = arith.addi %[[ROW]], %[[WIN]] : index
+// CHECK-NEXT: %[[BEFORE:.*]] = arith.cmpi slt, %[[COL]], %[[BEGIN]] : index
+// CHECK-NEXT: arith.select %[[BEFORE]]
+func.func @mask_window_only(%s: tensor<32x16xf32>, %r0: index, %c0: index, %win: index) -> tensor<32x16xf32> {
+  %m = fa.mask %s[%r0, %c0] window_offset(%win) : tensor<32x16xf32>
+  return %m : tensor<32x16xf32>
+}
+
+// -----
+
+#acc = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>
+
+// fa.softcap: cap * tanh(scale * s) per element (AttentionMath.h softcap),
+// with the op's own f32 operands; the layout is erased.
+// CHECK-LABEL: func @softcap
+// CHECK-SAME: (%[[S:[^:]*]]: tensor<64x16xf32>, %[[X:[^:]*]]: f32, %[[CAP:[^:]*]]: f32) -> tensor<64x16xf32>
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#{{.*}}], iterator_types = ["parallel", "parallel"]} outs(%[[S]] : tensor<64x16xf32>)
+// CHECK-NEXT: ^bb0(%[[E:.*]]: f32):
+// CHECK-NEXT: %[[XS:.*]] = arith.mulf %[[E]], %[[X]] : f32
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[XS]] : f32
+// CHECK-NEXT: %[[C:.*]] = arith.mulf %[[CAP]], %[[T]] : f32
+// CHECK-NEXT: linalg.yield %[[C]] : f32
+// CHECK: return %[[R]] : tensor<64x16xf32>
+func.func @softcap(%s: tensor<64x16xf32, #acc>, %x: f32, %cap: f32) -> tensor<64x16xf32, #acc> {
+  %r = fa.softcap %s scale(%x) cap(%cap) : tensor<64x16xf32, #acc>
+  return %r : tensor<64x16xf32, #acc>
+}
+
+// -----
+
 // fa.online_softmax is fa.running_max then fa.softmax_exp, each lowered to
 // its generics; `scale` (the f32 operand) multiplies the raw scores.
 // CHECK-DAG: #[[$TILE:.*]] = affine_map<(d0, d1) -> (d0, d1)>

@@ -2,6 +2,7 @@
 // RUN: fa-opt %s -split-input-file --fa-map-warps="query-home=shared" | FileCheck %s --check-prefix=SHARED
 // RUN: fa-opt %s -split-input-file --fa-map-warps="query-home=registers" | FileCheck %s --check-prefix=REGS
 // RUN: fa-opt %s -split-input-file --fa-map-warps="num-warps=8" | FileCheck %s --check-prefix=W8
+// RUN: fa-opt %s -split-input-file --fa-map-warps="num-warps=0" | FileCheck %s --check-prefix=AUTO
 
 // Stage L2 -> L3: every value of the tiled loop nest gets the encoding of
 // how a thread block of num-warps warps holds it (#fa.mma_sync atom):
@@ -308,6 +309,225 @@ func.func @d128_bf16(%q: tensor<?x4x?x128xbf16>, %k: tensor<?x1x?x128xbf16>, %v:
     }
   }
   return %res : tensor<?x4x?x128xbf16>
+}
+
+// -----
+
+// Soft-capping and a sliding window (L1 of --fa-tile-q-outer, one K/V loop,
+// D = 64, 128 x 64 tiles): fa.softcap's result gets the encoding of the
+// scores it caps (acc), fa.mask with window_offset keeps it, and the softmax
+// reads that. num-warps=0 picks the table's 4 warps for d = 64.
+// CHECK-LABEL: func @softcap_window_d64
+// CHECK: %[[S:.*]] = fa.qk %{{.*}}, %{{.*}} : tensor<128x64xf16, #opA_w4>, tensor<64x64xf16, #shared> -> tensor<128x64xf32, #acc_w4>
+// CHECK-NEXT: %[[SC:.*]] = fa.softcap %[[S]] scale(%{{.*}}) cap(%{{.*}}) : tensor<128x64xf32, #acc_w4>
+// CHECK-NEXT: %[[SM:.*]] = fa.mask %[[SC]][%{{.*}}, %{{.*}}] key_limit(%{{.*}}) causal_offset(%{{.*}}) window_offset(%{{.*}}) : tensor<128x64xf32, #acc_w4>
+// CHECK-NEXT: fa.online_softmax %[[SM]], %{{.*}}, %{{.*}} scale(%{{.*}}) : tensor<128x64xf32, #acc_w4>, tensor<128xf32, #rows_w4>, tensor<128xf32, #partial_w4>
+//     8 warps on request: the same, held by 8 warps.
+// W8-LABEL: func @softcap_window_d64
+// W8: %[[S:.*]] = fa.qk {{.*}} -> tensor<128x64xf32, #acc_w8>
+// W8-NEXT: fa.softcap %[[S]] {{.*}} : tensor<128x64xf32, #acc_w8>
+// AUTO-DAG: #acc_w4 = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>
+// AUTO-LABEL: func @softcap_window_d64
+// AUTO-NOT: _w8
+// AUTO: fa.softcap %{{.*}} : tensor<128x64xf32, #acc_w4>
+// AUTO-NOT: _w8
+// AUTO: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+func.func @softcap_window_d64(%q: tensor<?x2x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>, %o: tensor<?x2x?x64xf16>) -> tensor<?x2x?x64xf16> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %cM = arith.constant 128 : index
+  %cN = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f16
+  %scale = arith.constant 1.44269502 : f32
+  %x = arith.constant 2.500000e-03 : f32
+  %cap = arith.constant 5.000000e+01 : f32
+  %nb = tensor.dim %q, %c0 : tensor<?x2x?x64xf16>
+  %nq = tensor.dim %q, %c2 : tensor<?x2x?x64xf16>
+  %nk = tensor.dim %k, %c2 : tensor<?x2x?x64xf16>
+  %nqb = arith.ceildivui %nq, %cM : index
+  %off = arith.subi %nk, %nq : index
+  %cl = arith.constant -100 : index
+  %win = arith.addi %off, %cl : index
+  %res = scf.forall (%b, %h, %qb) in (%nb, 2, %nqb) shared_outs(%os = %o) -> (tensor<?x2x?x64xf16>) {
+    %q0 = arith.muli %qb, %cM : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qrows = arith.minsi %cM, %qleft : index
+    %qs = tensor.extract_slice %q[%b, %h, %q0, 0] [1, 1, %qrows, 64] [1, 1, 1, 1] : tensor<?x2x?x64xf16> to tensor<?x64xf16>
+    %qpad = arith.subi %cM, %qrows : index
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x64xf16> to tensor<128x64xf16>
+    %m0 = arith.constant dense<0xFF800000> : tensor<128xf32>
+    %l0 = arith.constant dense<0.0> : tensor<128xf32>
+    %acc0 = arith.constant dense<0.0> : tensor<128x64xf32>
+    %r:3 = scf.for %k0 = %c0 to %nk step %cN iter_args(%m = %m0, %l = %l0, %acc = %acc0)
+        -> (tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>) {
+      %kleft = arith.subi %nk, %k0 : index
+      %krows = arith.minsi %cN, %kleft : index
+      %kpad = arith.subi %cN, %krows : index
+      %ks = tensor.extract_slice %k[%b, %h, %k0, 0] [1, 1, %krows, 64] [1, 1, 1, 1] : tensor<?x2x?x64xf16> to tensor<?x64xf16>
+      %kt = tensor.pad %ks low[0, 0] high[%kpad, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : f16
+      } : tensor<?x64xf16> to tensor<64x64xf16>
+      %vs = tensor.extract_slice %v[%b, %h, %k0, 0] [1, 1, %krows, 64] [1, 1, 1, 1] : tensor<?x2x?x64xf16> to tensor<?x64xf16>
+      %vt = tensor.pad %vs low[0, 0] high[%kpad, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : f16
+      } : tensor<?x64xf16> to tensor<64x64xf16>
+      %s = fa.qk %qt, %kt : tensor<128x64xf16>, tensor<64x64xf16> -> tensor<128x64xf32>
+      %sc = fa.softcap %s scale(%x) cap(%cap) : tensor<128x64xf32>
+      %sm = fa.mask %sc[%q0, %k0] key_limit(%nk) causal_offset(%off) window_offset(%win) : tensor<128x64xf32>
+      %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<128x64xf32>, tensor<128xf32>, tensor<128xf32>
+      %p16 = arith.truncf %p : tensor<128x64xf32> to tensor<128x64xf16>
+      %acc1 = fa.rescale %acc, %alpha : tensor<128x64xf32>, tensor<128xf32>
+      %acc2 = fa.pv %p16, %vt, %acc1 : tensor<128x64xf16>, tensor<64x64xf16>, tensor<128x64xf32>
+      scf.yield %m2, %l2, %acc2 : tensor<128xf32>, tensor<128xf32>, tensor<128x64xf32>
+    }
+    %ot, %lset = fa.finalize %r#2, %r#0, %r#1 : tensor<128x64xf32>, tensor<128xf32>, tensor<128xf32> -> tensor<128x64xf16>
+    %orows = tensor.extract_slice %ot[0, 0] [%qrows, 64] [1, 1] : tensor<128x64xf16> to tensor<?x64xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %orows into %os[%b, %h, %q0, 0] [1, 1, %qrows, 64] [1, 1, 1, 1] : tensor<?x64xf16> into tensor<?x2x?x64xf16>
+    }
+  }
+  return %res : tensor<?x2x?x64xf16>
+}
+
+// -----
+
+// num-warps=0 past d = 128 (the #fa.mma_sync table, MmaSyncAtom.cpp): 8
+// warps at d = 160 (128 x 32 tiles), every warp_rows encoding of the nest.
+// AUTO-DAG: #acc_w8 = #fa.warp_rows<acc, num_warps = 8, atom = #fa.mma_sync>
+// AUTO-DAG: #rows_w8 = #fa.warp_rows<rows, num_warps = 8, atom = #fa.mma_sync>
+// AUTO-DAG: #partial_w8 = #fa.warp_rows<partial_rows, num_warps = 8, atom = #fa.mma_sync>
+// AUTO-LABEL: func @d160_auto_warps
+// AUTO-NOT: _w4
+// AUTO: scf.for {{.*}} -> (tensor<128xf32, #rows_w8>, tensor<128xf32, #partial_w8>, tensor<128x160xf32, #acc_w8>)
+// AUTO: fa.qk {{.*}} -> tensor<128x32xf32, #acc_w8>
+// AUTO-NOT: _w4
+// AUTO: fa.finalize {{.*}} -> tensor<128x160xf16, #acc_w8>
+func.func @d160_auto_warps(%q: tensor<?x2x?x160xf16>, %k: tensor<?x2x?x160xf16>, %v: tensor<?x2x?x160xf16>, %o: tensor<?x2x?x160xf16>) -> tensor<?x2x?x160xf16> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %cM = arith.constant 128 : index
+  %cN = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f16
+  %scale = arith.constant 0.180336878 : f32
+  %nb = tensor.dim %q, %c0 : tensor<?x2x?x160xf16>
+  %nq = tensor.dim %q, %c2 : tensor<?x2x?x160xf16>
+  %nk = tensor.dim %k, %c2 : tensor<?x2x?x160xf16>
+  %nqb = arith.ceildivui %nq, %cM : index
+  %off = arith.subi %nk, %nq : index
+  %res = scf.forall (%b, %h, %qb) in (%nb, 2, %nqb) shared_outs(%os = %o) -> (tensor<?x2x?x160xf16>) {
+    %q0 = arith.muli %qb, %cM : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qrows = arith.minsi %cM, %qleft : index
+    %qs = tensor.extract_slice %q[%b, %h, %q0, 0] [1, 1, %qrows, 160] [1, 1, 1, 1] : tensor<?x2x?x160xf16> to tensor<?x160xf16>
+    %qpad = arith.subi %cM, %qrows : index
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x160xf16> to tensor<128x160xf16>
+    %m0 = arith.constant dense<0xFF800000> : tensor<128xf32>
+    %l0 = arith.constant dense<0.0> : tensor<128xf32>
+    %acc0 = arith.constant dense<0.0> : tensor<128x160xf32>
+    %r:3 = scf.for %k0 = %c0 to %nk step %cN iter_args(%m = %m0, %l = %l0, %acc = %acc0)
+        -> (tensor<128xf32>, tensor<128xf32>, tensor<128x160xf32>) {
+      %kleft = arith.subi %nk, %k0 : index
+      %krows = arith.minsi %cN, %kleft : index
+      %kpad = arith.subi %cN, %krows : index
+      %ks = tensor.extract_slice %k[%b, %h, %k0, 0] [1, 1, %krows, 160] [1, 1, 1, 1] : tensor<?x2x?x160xf16> to tensor<?x160xf16>
+      %kt = tensor.pad %ks low[0, 0] high[%kpad, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : f16
+      } : tensor<?x160xf16> to tensor<32x160xf16>
+      %vs = tensor.extract_slice %v[%b, %h, %k0, 0] [1, 1, %krows, 160] [1, 1, 1, 1] : tensor<?x2x?x160xf16> to tensor<?x160xf16>
+      %vt = tensor.pad %vs low[0, 0] high[%kpad, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : f16
+      } : tensor<?x160xf16> to tensor<32x160xf16>
+      %s = fa.qk %qt, %kt : tensor<128x160xf16>, tensor<32x160xf16> -> tensor<128x32xf32>
+      %sm = fa.mask %s[%q0, %k0] key_limit(%nk) : tensor<128x32xf32>
+      %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<128x32xf32>, tensor<128xf32>, tensor<128xf32>
+      %p16 = arith.truncf %p : tensor<128x32xf32> to tensor<128x32xf16>
+      %acc1 = fa.rescale %acc, %alpha : tensor<128x160xf32>, tensor<128xf32>
+      %acc2 = fa.pv %p16, %vt, %acc1 : tensor<128x32xf16>, tensor<32x160xf16>, tensor<128x160xf32>
+      scf.yield %m2, %l2, %acc2 : tensor<128xf32>, tensor<128xf32>, tensor<128x160xf32>
+    }
+    %ot, %lset = fa.finalize %r#2, %r#0, %r#1 : tensor<128x160xf32>, tensor<128xf32>, tensor<128xf32> -> tensor<128x160xf16>
+    %orows = tensor.extract_slice %ot[0, 0] [%qrows, 160] [1, 1] : tensor<128x160xf16> to tensor<?x160xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %orows into %os[%b, %h, %q0, 0] [1, 1, %qrows, 160] [1, 1, 1, 1] : tensor<?x160xf16> into tensor<?x2x?x160xf16>
+    }
+  }
+  return %res : tensor<?x2x?x160xf16>
+}
+
+// -----
+
+// d = 192 (bf16, 128 x 64 tiles): 8 warps too.
+// AUTO-DAG: #acc_w8 = #fa.warp_rows<acc, num_warps = 8, atom = #fa.mma_sync>
+// AUTO-LABEL: func @d192_auto_warps
+// AUTO-NOT: _w4
+// AUTO: fa.qk {{.*}} -> tensor<128x64xf32, #acc_w8>
+// AUTO-NOT: _w4
+// AUTO: fa.finalize {{.*}} -> tensor<128x192xbf16, #acc_w8>
+func.func @d192_auto_warps(%q: tensor<?x2x?x192xbf16>, %k: tensor<?x2x?x192xbf16>, %v: tensor<?x2x?x192xbf16>, %o: tensor<?x2x?x192xbf16>) -> tensor<?x2x?x192xbf16> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %cM = arith.constant 128 : index
+  %cN = arith.constant 64 : index
+  %zero = arith.constant 0.0 : bf16
+  %scale = arith.constant 0.180336878 : f32
+  %nb = tensor.dim %q, %c0 : tensor<?x2x?x192xbf16>
+  %nq = tensor.dim %q, %c2 : tensor<?x2x?x192xbf16>
+  %nk = tensor.dim %k, %c2 : tensor<?x2x?x192xbf16>
+  %nqb = arith.ceildivui %nq, %cM : index
+  %off = arith.subi %nk, %nq : index
+  %res = scf.forall (%b, %h, %qb) in (%nb, 2, %nqb) shared_outs(%os = %o) -> (tensor<?x2x?x192xbf16>) {
+    %q0 = arith.muli %qb, %cM : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qrows = arith.minsi %cM, %qleft : index
+    %qs = tensor.extract_slice %q[%b, %h, %q0, 0] [1, 1, %qrows, 192] [1, 1, 1, 1] : tensor<?x2x?x192xbf16> to tensor<?x192xbf16>
+    %qpad = arith.subi %cM, %qrows : index
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : bf16
+    } : tensor<?x192xbf16> to tensor<128x192xbf16>
+    %m0 = arith.constant dense<0xFF800000> : tensor<128xf32>
+    %l0 = arith.constant dense<0.0> : tensor<128xf32>
+    %acc0 = arith.constant dense<0.0> : tensor<128x192xf32>
+    %r:3 = scf.for %k0 = %c0 to %nk step %cN iter_args(%m = %m0, %l = %l0, %acc = %acc0)
+        -> (tensor<128xf32>, tensor<128xf32>, tensor<128x192xf32>) {
+      %kleft = arith.subi %nk, %k0 : index
+      %krows = arith.minsi %cN, %kleft : index
+      %kpad = arith.subi %cN, %krows : index
+      %ks = tensor.extract_slice %k[%b, %h, %k0, 0] [1, 1, %krows, 192] [1, 1, 1, 1] : tensor<?x2x?x192xbf16> to tensor<?x192xbf16>
+      %kt = tensor.pad %ks low[0, 0] high[%kpad, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : bf16
+      } : tensor<?x192xbf16> to tensor<64x192xbf16>
+      %vs = tensor.extract_slice %v[%b, %h, %k0, 0] [1, 1, %krows, 192] [1, 1, 1, 1] : tensor<?x2x?x192xbf16> to tensor<?x192xbf16>
+      %vt = tensor.pad %vs low[0, 0] high[%kpad, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : bf16
+      } : tensor<?x192xbf16> to tensor<64x192xbf16>
+      %s = fa.qk %qt, %kt : tensor<128x192xbf16>, tensor<64x192xbf16> -> tensor<128x64xf32>
+      %sm = fa.mask %s[%q0, %k0] key_limit(%nk) : tensor<128x64xf32>
+      %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<128x64xf32>, tensor<128xf32>, tensor<128xf32>
+      %p16 = arith.truncf %p : tensor<128x64xf32> to tensor<128x64xbf16>
+      %acc1 = fa.rescale %acc, %alpha : tensor<128x192xf32>, tensor<128xf32>
+      %acc2 = fa.pv %p16, %vt, %acc1 : tensor<128x64xbf16>, tensor<64x192xbf16>, tensor<128x192xf32>
+      scf.yield %m2, %l2, %acc2 : tensor<128xf32>, tensor<128xf32>, tensor<128x192xf32>
+    }
+    %ot, %lset = fa.finalize %r#2, %r#0, %r#1 : tensor<128x192xf32>, tensor<128xf32>, tensor<128xf32> -> tensor<128x192xbf16>
+    %orows = tensor.extract_slice %ot[0, 0] [%qrows, 192] [1, 1] : tensor<128x192xbf16> to tensor<?x192xbf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %orows into %os[%b, %h, %q0, 0] [1, 1, %qrows, 192] [1, 1, 1, 1] : tensor<?x192xbf16> into tensor<?x2x?x192xbf16>
+    }
+  }
+  return %res : tensor<?x2x?x192xbf16>
 }
 
 // -----

@@ -238,6 +238,236 @@ func.func @two_loops(%q: tensor<?x4x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: ten
 
 // -----
 
+// Three chained loops, as --fa-causal-block-skip leaves a sliding window
+// (causal, window(256, 0); hand-written L3, D = 64, 128 x 64 tiles): the
+// masked left edge [begin, full_start), the unmasked middle
+// [full_start, full_end) and the masked right edge [full_end, end). Their
+// non-last bounds are min/max of whole blocks (multiples of 64 by
+// construction), which the pass accepts. The prologue loads the first
+// block of the FIRST loop (k = begin, not 0); each loop after the first
+// starts at max(lb, ub) of the one before; one future is carried through
+// all three loops; every load is predicated on k < end of the last loop.
+
+// CHECK-LABEL: func @three_loops
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<?x4x?x64xf16>, %[[K:[^:]*]]: tensor<?x2x?x64xf16>, %[[V:[^:]*]]: tensor<?x2x?x64xf16>, %[[O:[^:]*]]: tensor<?x4x?x64xf16>)
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[NK:.*]] = tensor.dim %[[K]], %{{.*}} : tensor<?x2x?x64xf16>
+// CHECK: scf.forall (%[[B:.*]], %[[H:.*]], %{{.*}}) in
+// CHECK: %[[KVH:.*]] = arith.divui %[[H]], %{{.*}} : index
+// CHECK-NOT: tensor.pad
+//     floor(end(q0) / 64) * 64, end, begin.
+// CHECK: %[[FE0:.*]] = arith.muli %{{.*}}, %[[C64]] : index
+// CHECK: %[[END:.*]] = arith.minsi %[[NK]], %{{.*}} : index
+// CHECK: %[[BEGIN:.*]] = arith.muli %{{.*}}, %[[C64]] : index
+// CHECK: %[[LAST_BLOCK:.*]] = arith.maxsi %[[BEGIN]], %{{.*}} : index
+// CHECK: %[[FS0:.*]] = arith.maxsi %{{.*}}, %[[BEGIN]] : index
+// CHECK: %[[FULL_START:.*]] = arith.minsi %[[FS0]], %[[LAST_BLOCK]] : index
+// CHECK: %[[FE1:.*]] = arith.maxsi %[[FE0]], %[[FULL_START]] : index
+// CHECK: %[[FULL_END:.*]] = arith.minsi %[[FE1]], %[[LAST_BLOCK]] : index
+//     Loop 2 starts at max(begin, full_start).
+// CHECK: %[[END1:.*]] = arith.maxsi %[[BEGIN]], %[[FULL_START]] : index
+// CHECK: %[[FQ:.*]] = fa.async_load %[[Q]]
+//     The first K/V block: k = begin + 0.
+// CHECK: %[[KB0:.*]] = arith.addi %[[BEGIN]], %{{.*}} : index
+// CHECK: %[[IN0:.*]] = arith.cmpi slt, %[[KB0]], %[[END]] : index
+// CHECK: %[[F0:.*]] = fa.async_load %[[K]], %[[V]][%[[B]], %[[KVH]], %[[KB0]]] rows(%{{.*}}) slot(%{{.*}}) of 2 if(%[[IN0]])
+// CHECK: fa.await %[[FQ]] pending(1)
+//     Loop 1, the left edge (window bound only).
+// CHECK: %[[R1:.*]]:4 = scf.for %[[K1:.*]] = %[[BEGIN]] to %[[END1]] step %[[C64]] iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %[[F1:.*]] = %[[F0]])
+// CHECK-NEXT: %[[KV1:.*]]:2 = fa.await %[[F1]] pending(0)
+// CHECK: %[[KN1:.*]] = arith.addi %[[K1]], %{{.*}} : index
+// CHECK: %[[IN1:.*]] = arith.cmpi slt, %[[KN1]], %[[END]] : index
+// CHECK: %[[FN1:.*]] = fa.async_load %[[K]], %[[V]][%[[B]], %[[KVH]], %[[KN1]]] {{.*}} if(%[[IN1]])
+// CHECK: %[[S1:.*]] = fa.qk %{{.*}}, %[[KV1]]#0
+// CHECK: fa.mask %[[S1]][%{{.*}}, %[[K1]]] key_limit(%[[NK]]) window_offset(%{{.*}})
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[FN1]] :
+//     Loop 2, the middle: from max(begin, full_start) to max(that,
+//     full_end), no mask, carrying loop 1's future.
+// CHECK: %[[END2:.*]] = arith.maxsi %[[END1]], %[[FULL_END]] : index
+// CHECK: %[[R2:.*]]:4 = scf.for %[[K2:.*]] = %[[END1]] to %[[END2]] step %[[C64]] iter_args(%{{.*}} = %[[R1]]#0, %{{.*}} = %[[R1]]#1, %{{.*}} = %[[R1]]#2, %[[F2:.*]] = %[[R1]]#3)
+// CHECK-NEXT: %[[KV2:.*]]:2 = fa.await %[[F2]] pending(0)
+// CHECK: %[[KN2:.*]] = arith.addi %[[K2]], %{{.*}} : index
+// CHECK: %[[IN2:.*]] = arith.cmpi slt, %[[KN2]], %[[END]] : index
+// CHECK: %[[FN2:.*]] = fa.async_load %[[K]], %[[V]][%[[B]], %[[KVH]], %[[KN2]]] {{.*}} if(%[[IN2]])
+// CHECK: fa.qk %{{.*}}, %[[KV2]]#0
+// CHECK-NOT: fa.mask
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[FN2]] :
+//     Loop 3, the right edge, to end, carrying loop 2's future.
+// CHECK: %[[R3:.*]]:4 = scf.for %[[K3:.*]] = %[[END2]] to %[[END]] step %[[C64]] iter_args(%{{.*}} = %[[R2]]#0, %{{.*}} = %[[R2]]#1, %{{.*}} = %[[R2]]#2, %[[F3:.*]] = %[[R2]]#3)
+// CHECK-NEXT: %[[KV3:.*]]:2 = fa.await %[[F3]] pending(0)
+// CHECK: %[[KN3:.*]] = arith.addi %[[K3]], %{{.*}} : index
+// CHECK: %[[IN3:.*]] = arith.cmpi slt, %[[KN3]], %[[END]] : index
+// CHECK: %[[FN3:.*]] = fa.async_load %[[K]], %[[V]][%[[B]], %[[KVH]], %[[KN3]]] {{.*}} if(%[[IN3]])
+// CHECK: %[[SCORES3:.*]] = fa.qk %{{.*}}, %[[KV3]]#0
+// CHECK: fa.mask %[[SCORES3]][%{{.*}}, %[[K3]]] key_limit(%[[NK]]) causal_offset(%{{.*}})
+// CHECK: fa.pv %{{.*}}, %[[KV3]]#1, %{{.*}}
+// CHECK: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[FN3]] :
+// CHECK: fa.finalize %[[R3]]#2, %[[R3]]#0, %[[R3]]#1
+// CHECK-NOT: fa.await
+
+//     stages=3: two futures shifted through the three loops.
+// S3-LABEL: func @three_loops
+// S3: %[[F0:.*]] = fa.async_load {{.*}} of 3 if(
+// S3: %[[F1:.*]] = fa.async_load {{.*}} of 3 if(
+// S3: fa.await %{{.*}} pending(2)
+// S3: %[[R1:.*]]:5 = scf.for {{.*}} iter_args({{.*}}, %[[FA:.*]] = %[[F0]], %[[FB:.*]] = %[[F1]])
+// S3-NEXT: fa.await %[[FA]] pending(1)
+// S3: %[[FN:.*]] = fa.async_load {{.*}} of 3 if(
+// S3: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[FB]], %[[FN]] :
+// S3: %[[R2:.*]]:5 = scf.for {{.*}} iter_args({{.*}}, %[[FC:.*]] = %[[R1]]#3, %[[FD:.*]] = %[[R1]]#4)
+// S3-NEXT: fa.await %[[FC]] pending(1)
+// S3: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[FD]], %{{.*}} :
+// S3: %[[R3:.*]]:5 = scf.for {{.*}} iter_args({{.*}}, %[[FE:.*]] = %[[R2]]#3, %{{.*}} = %[[R2]]#4)
+// S3-NEXT: fa.await %[[FE]] pending(1)
+#acc = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>
+#opA = #fa.warp_rows<operand_a, num_warps = 4, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 4, atom = #fa.mma_sync>
+#partial = #fa.warp_rows<partial_rows, num_warps = 4, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+
+func.func @three_loops(%q: tensor<?x4x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>, %o: tensor<?x4x?x64xf16>)
+    -> tensor<?x4x?x64xf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %cM = arith.constant 128 : index
+  %cN = arith.constant 64 : index
+  %cG = arith.constant 2 : index
+  %cLast = arith.constant 127 : index
+  %cLeft = arith.constant -256 : index
+  %zero = arith.constant 0.0 : f16
+  %scale = arith.constant 0.180336878 : f32
+  %nb = tensor.dim %q, %c0 : tensor<?x4x?x64xf16>
+  %nq = tensor.dim %q, %c2 : tensor<?x4x?x64xf16>
+  %nk = tensor.dim %k, %c2 : tensor<?x2x?x64xf16>
+  %nqb = arith.ceildivui %nq, %cM : index
+  %off = arith.subi %nk, %nq : index
+  %woff = arith.addi %off, %cLeft : index
+  %res = scf.forall (%b, %h, %qb) in (%nb, 4, %nqb) shared_outs(%os = %o) -> (tensor<?x4x?x64xf16>) {
+    %q0 = arith.muli %qb, %cM : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qrows = arith.minsi %cM, %qleft : index
+    %kvh = arith.divui %h, %cG : index
+    %qs = tensor.extract_slice %q[%b, %h, %q0, 0] [1, 1, %qrows, 64] [1, 1, 1, 1] : tensor<?x4x?x64xf16> to tensor<?x64xf16>
+    %qpad = arith.subi %cM, %qrows : index
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x64xf16> to tensor<128x64xf16, #shared>
+    %qa = fa.convert_layout %qt : tensor<128x64xf16, #shared> -> tensor<128x64xf16, #opA>
+    %m0 = arith.constant dense<0xFF800000> : tensor<128xf32, #rows>
+    %l0 = arith.constant dense<0.0> : tensor<128xf32, #partial>
+    %acc0 = arith.constant dense<0.0> : tensor<128x64xf32, #acc>
+    %last = arith.addi %q0, %cLast : index
+    %diag = arith.addi %q0, %off : index
+    %first_end = arith.addi %diag, %c1 : index
+    %first_vis = arith.minsi %nk, %first_end : index
+    %first_cl = arith.maxsi %first_vis, %c0 : index
+    %fe_blocks = arith.divui %first_cl, %cN : index
+    %fe0 = arith.muli %fe_blocks, %cN : index
+    %last_end = arith.addi %diag, %cM : index
+    %last_cl = arith.maxsi %last_end, %c0 : index
+    %end = arith.minsi %nk, %last_cl : index
+    %b0 = arith.addi %q0, %woff : index
+    %b0_cl = arith.maxsi %b0, %c0 : index
+    %b_blocks = arith.divui %b0_cl, %cN : index
+    %begin = arith.muli %b_blocks, %cN : index
+    %b1 = arith.addi %last, %woff : index
+    %b1_cl = arith.maxsi %b1, %c0 : index
+    %ff_blocks = arith.ceildivui %b1_cl, %cN : index
+    %first_full = arith.muli %ff_blocks, %cN : index
+    %end_blocks = arith.ceildivui %end, %cN : index
+    %end_up = arith.muli %end_blocks, %cN : index
+    %last_block = arith.maxsi %begin, %end_up : index
+    %fs0 = arith.maxsi %first_full, %begin : index
+    %full_start = arith.minsi %fs0, %last_block : index
+    %fe1 = arith.maxsi %fe0, %full_start : index
+    %full_end = arith.minsi %fe1, %last_block : index
+    %r1:3 = scf.for %k0 = %begin to %full_start step %cN iter_args(%m = %m0, %l = %l0, %acc = %acc0)
+        -> (tensor<128xf32, #rows>, tensor<128xf32, #partial>, tensor<128x64xf32, #acc>) {
+      %kleft = arith.subi %nk, %k0 : index
+      %krows = arith.minsi %cN, %kleft : index
+      %kpad = arith.subi %cN, %krows : index
+      %ks = tensor.extract_slice %k[%b, %kvh, %k0, 0] [1, 1, %krows, 64] [1, 1, 1, 1] : tensor<?x2x?x64xf16> to tensor<?x64xf16>
+      %kt = tensor.pad %ks low[0, 0] high[%kpad, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : f16
+      } : tensor<?x64xf16> to tensor<64x64xf16, #shared>
+      %vs = tensor.extract_slice %v[%b, %kvh, %k0, 0] [1, 1, %krows, 64] [1, 1, 1, 1] : tensor<?x2x?x64xf16> to tensor<?x64xf16>
+      %vt = tensor.pad %vs low[0, 0] high[%kpad, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : f16
+      } : tensor<?x64xf16> to tensor<64x64xf16, #shared>
+      %s = fa.qk %qa, %kt : tensor<128x64xf16, #opA>, tensor<64x64xf16, #shared> -> tensor<128x64xf32, #acc>
+      %sm = fa.mask %s[%q0, %k0] key_limit(%nk) window_offset(%woff) : tensor<128x64xf32, #acc>
+      %m2, %alpha = fa.running_max %sm, %m scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>
+      %acc1 = fa.rescale %acc, %alpha : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>
+      %p, %l2 = fa.softmax_exp %sm, %m2, %alpha, %l scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+      %p16 = arith.truncf %p : tensor<128x64xf32, #acc> to tensor<128x64xf16, #acc>
+      %pa = fa.convert_layout %p16 : tensor<128x64xf16, #acc> -> tensor<128x64xf16, #opA>
+      %acc2 = fa.pv %pa, %vt, %acc1 : tensor<128x64xf16, #opA>, tensor<64x64xf16, #shared>, tensor<128x64xf32, #acc>
+      scf.yield %m2, %l2, %acc2 : tensor<128xf32, #rows>, tensor<128xf32, #partial>, tensor<128x64xf32, #acc>
+    }
+    %r2:3 = scf.for %k0 = %full_start to %full_end step %cN iter_args(%m = %r1#0, %l = %r1#1, %acc = %r1#2)
+        -> (tensor<128xf32, #rows>, tensor<128xf32, #partial>, tensor<128x64xf32, #acc>) {
+      %kleft = arith.subi %nk, %k0 : index
+      %krows = arith.minsi %cN, %kleft : index
+      %kpad = arith.subi %cN, %krows : index
+      %ks = tensor.extract_slice %k[%b, %kvh, %k0, 0] [1, 1, %krows, 64] [1, 1, 1, 1] : tensor<?x2x?x64xf16> to tensor<?x64xf16>
+      %kt = tensor.pad %ks low[0, 0] high[%kpad, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : f16
+      } : tensor<?x64xf16> to tensor<64x64xf16, #shared>
+      %vs = tensor.extract_slice %v[%b, %kvh, %k0, 0] [1, 1, %krows, 64] [1, 1, 1, 1] : tensor<?x2x?x64xf16> to tensor<?x64xf16>
+      %vt = tensor.pad %vs low[0, 0] high[%kpad, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : f16
+      } : tensor<?x64xf16> to tensor<64x64xf16, #shared>
+      %s = fa.qk %qa, %kt : tensor<128x64xf16, #opA>, tensor<64x64xf16, #shared> -> tensor<128x64xf32, #acc>
+      %m2, %alpha = fa.running_max %s, %m scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>
+      %acc1 = fa.rescale %acc, %alpha : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>
+      %p, %l2 = fa.softmax_exp %s, %m2, %alpha, %l scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+      %p16 = arith.truncf %p : tensor<128x64xf32, #acc> to tensor<128x64xf16, #acc>
+      %pa = fa.convert_layout %p16 : tensor<128x64xf16, #acc> -> tensor<128x64xf16, #opA>
+      %acc2 = fa.pv %pa, %vt, %acc1 : tensor<128x64xf16, #opA>, tensor<64x64xf16, #shared>, tensor<128x64xf32, #acc>
+      scf.yield %m2, %l2, %acc2 : tensor<128xf32, #rows>, tensor<128xf32, #partial>, tensor<128x64xf32, #acc>
+    }
+    %r3:3 = scf.for %k0 = %full_end to %end step %cN iter_args(%m = %r2#0, %l = %r2#1, %acc = %r2#2)
+        -> (tensor<128xf32, #rows>, tensor<128xf32, #partial>, tensor<128x64xf32, #acc>) {
+      %kleft = arith.subi %nk, %k0 : index
+      %krows = arith.minsi %cN, %kleft : index
+      %kpad = arith.subi %cN, %krows : index
+      %ks = tensor.extract_slice %k[%b, %kvh, %k0, 0] [1, 1, %krows, 64] [1, 1, 1, 1] : tensor<?x2x?x64xf16> to tensor<?x64xf16>
+      %kt = tensor.pad %ks low[0, 0] high[%kpad, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : f16
+      } : tensor<?x64xf16> to tensor<64x64xf16, #shared>
+      %vs = tensor.extract_slice %v[%b, %kvh, %k0, 0] [1, 1, %krows, 64] [1, 1, 1, 1] : tensor<?x2x?x64xf16> to tensor<?x64xf16>
+      %vt = tensor.pad %vs low[0, 0] high[%kpad, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : f16
+      } : tensor<?x64xf16> to tensor<64x64xf16, #shared>
+      %s = fa.qk %qa, %kt : tensor<128x64xf16, #opA>, tensor<64x64xf16, #shared> -> tensor<128x64xf32, #acc>
+      %sm = fa.mask %s[%q0, %k0] key_limit(%nk) causal_offset(%off) : tensor<128x64xf32, #acc>
+      %m2, %alpha = fa.running_max %sm, %m scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>
+      %acc1 = fa.rescale %acc, %alpha : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>
+      %p, %l2 = fa.softmax_exp %sm, %m2, %alpha, %l scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+      %p16 = arith.truncf %p : tensor<128x64xf32, #acc> to tensor<128x64xf16, #acc>
+      %pa = fa.convert_layout %p16 : tensor<128x64xf16, #acc> -> tensor<128x64xf16, #opA>
+      %acc2 = fa.pv %pa, %vt, %acc1 : tensor<128x64xf16, #opA>, tensor<64x64xf16, #shared>, tensor<128x64xf32, #acc>
+      scf.yield %m2, %l2, %acc2 : tensor<128xf32, #rows>, tensor<128xf32, #partial>, tensor<128x64xf32, #acc>
+    }
+    %ot, %lset = fa.finalize %r3#2, %r3#0, %r3#1 : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial> -> tensor<128x64xf16, #acc>
+    %orows = tensor.extract_slice %ot[0, 0] [%qrows, 64] [1, 1] : tensor<128x64xf16, #acc> to tensor<?x64xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %orows into %os[%b, %h, %q0, 0] [1, 1, %qrows, 64] [1, 1, 1, 1] : tensor<?x64xf16> into tensor<?x4x?x64xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %res : tensor<?x4x?x64xf16>
+}
+
+// -----
+
 // One loop (not causal), bf16, D = 128, Q in shared memory: the awaited Q
 // tile is read by fa.qk in every iteration; the single loop keeps its bounds
 // and its end is the predicate's bound.

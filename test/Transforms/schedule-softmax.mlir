@@ -565,6 +565,76 @@ func.func @no_layouts(%q: tensor<?x2x?x16xf32>, %k: tensor<?x2x?x16xf32>, %v: te
 
 // -----
 
+#acc = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>
+#opA = #fa.warp_rows<operand_a, num_warps = 4, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 4, atom = #fa.mma_sync>
+#partial = #fa.warp_rows<partial_rows, num_warps = 4, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+
+// Soft-capping (one K/V step, L3, D = 64, Q in registers): fa.running_max
+// reads the capped scores, and the register count still finds the fa.qk
+// behind fa.softcap (and fa.mask) to count Q's operand_a fragments.
+//   @softcap_d64: S 64 + acc 64 + Q 32 = 160: before-exp.
+//   @softcap_n80: 80-key blocks, S 80 + acc 64 + Q 32 = 176 > 160:
+//   after-exp (without Q, 144, it would be before-exp).
+// CHECK-LABEL: func @softcap_d64
+// CHECK: %[[S:.*]] = fa.qk
+// CHECK-NEXT: %[[SC:.*]] = fa.softcap %[[S]]
+// CHECK-NEXT: %[[MN:.*]], %[[AL:.*]] = fa.running_max %[[SC]], %{{.*}} scale(%{{.*}})
+// CHECK-NEXT: %[[RS:.*]] = fa.rescale %{{.*}}, %[[AL]]
+// CHECK-NEXT: %[[P:.*]], %{{.*}} = fa.softmax_exp %[[SC]], %[[MN]], %[[AL]], %{{.*}} scale(%{{.*}})
+// CHECK: fa.pv %{{.*}}, %{{.*}}, %[[RS]]
+func.func @softcap_d64(%qa: tensor<128x64xf16, #opA>, %kt: tensor<64x64xf16, #shared>, %vt: tensor<64x64xf16, #shared>,
+                       %m: tensor<128xf32, #rows>, %l: tensor<128xf32, #partial>, %acc: tensor<128x64xf32, #acc>,
+                       %x: f32, %cap: f32, %scale: f32)
+    -> (tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>) {
+  %s = fa.qk %qa, %kt : tensor<128x64xf16, #opA>, tensor<64x64xf16, #shared> -> tensor<128x64xf32, #acc>
+  %sc = fa.softcap %s scale(%x) cap(%cap) : tensor<128x64xf32, #acc>
+  %p, %m2, %l2, %alpha = fa.online_softmax %sc, %m, %l scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+  %p16 = arith.truncf %p : tensor<128x64xf32, #acc> to tensor<128x64xf16, #acc>
+  %pa = fa.convert_layout %p16 : tensor<128x64xf16, #acc> -> tensor<128x64xf16, #opA>
+  %acc1 = fa.rescale %acc, %alpha : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>
+  %acc2 = fa.pv %pa, %vt, %acc1 : tensor<128x64xf16, #opA>, tensor<64x64xf16, #shared>, tensor<128x64xf32, #acc>
+  return %acc2, %m2, %l2 : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+}
+
+// -----
+
+#acc = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>
+#opA = #fa.warp_rows<operand_a, num_warps = 4, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 4, atom = #fa.mma_sync>
+#partial = #fa.warp_rows<partial_rows, num_warps = 4, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+
+// CHECK-LABEL: func @softcap_n80
+// CHECK: %[[SM:.*]] = fa.mask
+// CHECK-NEXT: %[[MN:.*]], %[[AL:.*]] = fa.running_max %[[SM]], %{{.*}} scale(%{{.*}})
+// CHECK-NEXT: %[[P:.*]], %{{.*}} = fa.softmax_exp %[[SM]], %[[MN]], %[[AL]], %{{.*}} scale(%{{.*}})
+// CHECK-NEXT: arith.truncf %[[P]]
+// CHECK-NEXT: fa.convert_layout
+// CHECK-NEXT: %[[RS:.*]] = fa.rescale %{{.*}}, %[[AL]]
+// CHECK-NEXT: fa.pv %{{.*}}, %{{.*}}, %[[RS]]
+// BEFORE-LABEL: func @softcap_n80
+// BEFORE: fa.running_max
+// BEFORE-NEXT: fa.rescale
+// BEFORE-NEXT: fa.softmax_exp
+func.func @softcap_n80(%qa: tensor<128x64xf16, #opA>, %kt: tensor<80x64xf16, #shared>, %vt: tensor<80x64xf16, #shared>,
+                       %m: tensor<128xf32, #rows>, %l: tensor<128xf32, #partial>, %acc: tensor<128x64xf32, #acc>,
+                       %x: f32, %cap: f32, %scale: f32, %r0: index, %c0: index, %w: index)
+    -> (tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>) {
+  %s = fa.qk %qa, %kt : tensor<128x64xf16, #opA>, tensor<80x64xf16, #shared> -> tensor<128x80xf32, #acc>
+  %sc = fa.softcap %s scale(%x) cap(%cap) : tensor<128x80xf32, #acc>
+  %sm = fa.mask %sc[%r0, %c0] window_offset(%w) : tensor<128x80xf32, #acc>
+  %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<128x80xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+  %p16 = arith.truncf %p : tensor<128x80xf32, #acc> to tensor<128x80xf16, #acc>
+  %pa = fa.convert_layout %p16 : tensor<128x80xf16, #acc> -> tensor<128x80xf16, #opA>
+  %acc1 = fa.rescale %acc, %alpha : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>
+  %acc2 = fa.pv %pa, %vt, %acc1 : tensor<128x80xf16, #opA>, tensor<80x64xf16, #shared>, tensor<128x64xf32, #acc>
+  return %acc2, %m2, %l2 : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+}
+
+// -----
+
 // IR without fa.online_softmax is left alone.
 // CHECK-LABEL: func @nothing_to_split
 // CHECK-NEXT: arith.addf

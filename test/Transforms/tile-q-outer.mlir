@@ -183,6 +183,114 @@ func.func @mqa_two_ops(%q: tensor<1x8x100x32xbf16>, %k: tensor<1x1x?x32xbf16>, %
 
 // -----
 
+// A sliding window with soft-capping, not causal, window(100, 7),
+// softcap(50), D = 64. Before the loop nest: the mask's two diagonal
+// offsets, causal_offset = Nk - Nq + 7 (the right side) and window_offset =
+// Nk - Nq - 100 (the left side), and the cap's two f32 values: scale / cap
+// = 0.125 / 50 = 0.0025 and the cap 50. The softmax scale is then log2(e)
+// alone (1.44269502 as an f32): the attention scale is inside the cap.
+// CHECK-LABEL: func @window_softcap
+// CHECK-SAME: (%[[Q:[^:]*]]: tensor<1x2x?x64xf16>, %[[K:[^:]*]]: tensor<1x2x?x64xf16>, %[[O:[^:]*]]: tensor<1x2x?x64xf16>)
+// CHECK-DAG: %[[RIGHT:.*]] = arith.constant 7 : index
+// CHECK-DAG: %[[LEFT:.*]] = arith.constant -100 : index
+// CHECK-DAG: %[[X_SCALE:.*]] = arith.constant 2.500000e-03 : f32
+// CHECK-DAG: %[[CAP:.*]] = arith.constant 5.000000e+01 : f32
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant 1.44269502 : f32
+// CHECK-DAG: %[[NQ:.*]] = tensor.dim %[[Q]], %c2{{[_0-9]*}} : tensor<1x2x?x64xf16>
+// CHECK-DAG: %[[NK:.*]] = tensor.dim %[[K]], %c2{{[_0-9]*}} : tensor<1x2x?x64xf16>
+// CHECK: %[[OFFSET:.*]] = arith.subi %[[NK]], %[[NQ]] : index
+// CHECK: %[[CAUSAL_OFF:.*]] = arith.addi %[[OFFSET]], %[[RIGHT]] : index
+// CHECK: %[[WINDOW_OFF:.*]] = arith.addi %[[OFFSET]], %[[LEFT]] : index
+// CHECK: scf.forall
+// CHECK: %[[Q0:.*]] = arith.muli
+// CHECK: scf.for %[[K0:.*]] = %{{.*}} to %[[NK]] step
+//     Raw scores, capped, then masked: the cap comes first so that the
+//     masked scores stay -inf.
+// CHECK: %[[S:.*]] = fa.qk %{{.*}}, %{{.*}} : tensor<128x64xf16>, tensor<64x64xf16> -> tensor<128x64xf32>
+// CHECK-NEXT: %[[SC:.*]] = fa.softcap %[[S]] scale(%[[X_SCALE]]) cap(%[[CAP]]) : tensor<128x64xf32>
+// CHECK-NEXT: %[[SM:.*]] = fa.mask %[[SC]][%[[Q0]], %[[K0]]] key_limit(%[[NK]]) causal_offset(%[[CAUSAL_OFF]]) window_offset(%[[WINDOW_OFF]]) : tensor<128x64xf32>
+// CHECK-NEXT: fa.online_softmax %[[SM]], %{{.*}}, %{{.*}} scale(%[[SCALE]])
+// CHECK-NOT: fa.softcap
+// CHECK: fa.finalize
+func.func @window_softcap(%q: tensor<1x2x?x64xf16>, %k: tensor<1x2x?x64xf16>, %o: tensor<1x2x?x64xf16>) -> tensor<1x2x?x64xf16> {
+  %0 = fa.attention ins(%q, %k, %k : tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>)
+                    outs(%o : tensor<1x2x?x64xf16>) window(100, 7) softcap(50.0) -> tensor<1x2x?x64xf16>
+  return %0 : tensor<1x2x?x64xf16>
+}
+
+// -----
+
+// Windows with causal and with one side unbounded, one op each:
+//   causal window(100, 7): causal clamps right to 0, so causal_offset is
+//     Nk - Nq itself (no + 7) and window_offset = Nk - Nq - 100;
+//   window(-1, 3): only causal_offset = Nk - Nq + 3 (no window_offset);
+//   window(5, -1): only window_offset = Nk - Nq - 5 (no causal_offset).
+// Without softcap the scale is 1/sqrt(64) * log2(e) and fa.mask follows
+// fa.qk directly.
+// CHECK-LABEL: func @window_sides
+// CHECK-DAG: %[[LEFT:.*]] = arith.constant -100 : index
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant 0.180336878 : f32
+// CHECK: %[[OFFSET:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[WINDOW_OFF:.*]] = arith.addi %[[OFFSET]], %[[LEFT]] : index
+// CHECK-NEXT: scf.forall
+// CHECK: fa.qk
+// CHECK-NEXT: fa.mask %{{.*}} key_limit(%{{.*}}) causal_offset(%[[OFFSET]]) window_offset(%[[WINDOW_OFF]]) : tensor<128x64xf32>
+// CHECK-NEXT: fa.online_softmax {{.*}} scale(%[[SCALE]])
+//     window(-1, 3).
+// CHECK: %[[RIGHT2:.*]] = arith.constant 3 : index
+// CHECK: %[[OFFSET2:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[CAUSAL_OFF2:.*]] = arith.addi %[[OFFSET2]], %[[RIGHT2]] : index
+// CHECK-NEXT: scf.forall
+// CHECK: fa.mask %{{.*}} key_limit(%{{.*}}) causal_offset(%[[CAUSAL_OFF2]]) : tensor<128x64xf32>
+//     window(5, -1).
+// CHECK: %[[LEFT3:.*]] = arith.constant -5 : index
+// CHECK: %[[OFFSET3:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[WINDOW_OFF3:.*]] = arith.addi %[[OFFSET3]], %[[LEFT3]] : index
+// CHECK-NEXT: scf.forall
+// CHECK: fa.mask %{{.*}} key_limit(%{{.*}}) window_offset(%[[WINDOW_OFF3]]) : tensor<128x64xf32>
+// CHECK: return
+func.func @window_sides(%q: tensor<1x2x?x64xf16>, %k: tensor<1x2x?x64xf16>, %o: tensor<1x2x?x64xf16>)
+    -> (tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>) {
+  %0 = fa.attention ins(%q, %k, %k : tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>)
+                    outs(%o : tensor<1x2x?x64xf16>) causal window(100, 7) -> tensor<1x2x?x64xf16>
+  %1 = fa.attention ins(%q, %k, %k : tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>)
+                    outs(%o : tensor<1x2x?x64xf16>) window(-1, 3) -> tensor<1x2x?x64xf16>
+  %2 = fa.attention ins(%q, %k, %k : tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>)
+                    outs(%o : tensor<1x2x?x64xf16>) window(5, -1) -> tensor<1x2x?x64xf16>
+  return %0, %1, %2 : tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>
+}
+
+// -----
+
+// auto-blocks takes the blocks from the #fa.mma_sync head-dim table
+// (MmaSyncAtom.cpp getDefaultTiles), by max(D, Dv): d <= 32: 128 x 128,
+// d <= 96: 128 x 32, d <= 256: 64 x 32 (the tests above: d = 64 -> 128 x
+// 64). D = 32 with Dv = 96 is a d = 96 kernel.
+// AUTO-LABEL: func @head_dim_table
+// AUTO: fa.qk {{.*}} : tensor<128x32xf16>, tensor<128x32xf16> -> tensor<128x128xf32>
+// AUTO: fa.pv {{.*}} : tensor<128x128xf16>, tensor<128x32xf16>, tensor<128x32xf32>
+// AUTO: fa.qk {{.*}} : tensor<128x96xbf16>, tensor<32x96xbf16> -> tensor<128x32xf32>
+// AUTO: fa.pv {{.*}} : tensor<128x32xbf16>, tensor<32x96xbf16>, tensor<128x96xf32>
+// AUTO: fa.qk {{.*}} : tensor<64x256xf16>, tensor<32x256xf16> -> tensor<64x32xf32>
+// AUTO: fa.pv {{.*}} : tensor<64x32xf16>, tensor<32x256xf16>, tensor<64x256xf32>
+// AUTO: fa.qk {{.*}} : tensor<128x32xf16>, tensor<32x32xf16> -> tensor<128x32xf32>
+// AUTO: fa.pv {{.*}} : tensor<128x32xf16>, tensor<32x96xf16>, tensor<128x96xf32>
+func.func @head_dim_table(%q32: tensor<1x1x?x32xf16>, %q96: tensor<1x1x?x96xbf16>, %q256: tensor<1x1x?x256xf16>,
+                          %v96: tensor<1x1x?x96xf16>, %o96: tensor<1x1x?x96xf16>)
+    -> (tensor<1x1x?x32xf16>, tensor<1x1x?x96xbf16>, tensor<1x1x?x256xf16>, tensor<1x1x?x96xf16>) {
+  %0 = fa.attention ins(%q32, %q32, %q32 : tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16>)
+                    outs(%q32 : tensor<1x1x?x32xf16>) causal -> tensor<1x1x?x32xf16>
+  %1 = fa.attention ins(%q96, %q96, %q96 : tensor<1x1x?x96xbf16>, tensor<1x1x?x96xbf16>, tensor<1x1x?x96xbf16>)
+                    outs(%q96 : tensor<1x1x?x96xbf16>) -> tensor<1x1x?x96xbf16>
+  %2 = fa.attention ins(%q256, %q256, %q256 : tensor<1x1x?x256xf16>, tensor<1x1x?x256xf16>, tensor<1x1x?x256xf16>)
+                    outs(%q256 : tensor<1x1x?x256xf16>) causal -> tensor<1x1x?x256xf16>
+  %3 = fa.attention ins(%q32, %q32, %v96 : tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16>, tensor<1x1x?x96xf16>)
+                    outs(%o96 : tensor<1x1x?x96xf16>) -> tensor<1x1x?x96xf16>
+  return %0, %1, %2, %3 : tensor<1x1x?x32xf16>, tensor<1x1x?x96xbf16>, tensor<1x1x?x256xf16>, tensor<1x1x?x96xf16>
+}
+
+// -----
+
 // IR without fa.attention passes through unchanged.
 // CHECK-LABEL: func @no_attention
 // CHECK-NEXT: arith.addf

@@ -60,7 +60,10 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
       llvm::cl::desc("Target GPU: sm_80, sm_86, sm_87, sm_89 or sm_90"),
       llvm::cl::init("sm_80")};
   PassOptions::Option<std::string> features{
-      *this, "features", llvm::cl::desc("PTX features"),
+      *this, "features",
+      llvm::cl::desc("PTX ISA version as an LLVM feature (+ptx70 .. +ptx90); "
+                     "at least the chip's minimum (sm_80: +ptx70, sm_90: "
+                     "+ptx78)"),
       llvm::cl::init("+ptx80")};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimisation level (0-3)"),

@@ -75,8 +75,9 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
     * an inner `scf.for` over K/V blocks of `block-n` rows whose `iter_args`
       are exactly the online-softmax state: running max `m`, running sum `l`
       and the unnormalised accumulator;
-    * the body: `fa.qk` (raw scores), `fa.mask` (keys past `Nk`, and the
-      causal mask if any), `fa.online_softmax` (no division; it applies the
+    * the body: `fa.qk` (raw scores), `fa.softcap` with `softcap(c)`,
+      `fa.mask` (keys past `Nk`, and the causal and sliding-window bounds if
+      any), `fa.online_softmax` (no division; it applies the
       scale times log2(e), one f32 value defined before the loop nest, which
       becomes a kernel parameter on the GPU), `arith.truncf` of P for
       f16/bf16, `fa.rescale` (alpha * acc) and `fa.pv` (acc + P V);
@@ -192,8 +193,8 @@ def FADecomposeTiles : Pass<"fa-decompose-tiles"> {
 
 
 def FACausalBlockSkip : Pass<"fa-causal-block-skip"> {
-  let summary = "Visit only the K/V blocks a Q block can see; mask only the "
-                "blocks that need it";
+  let summary = "Visit only the K/V blocks a Q block can see (causal, "
+                "sliding window); mask only the blocks that need it";
   let description = [{
     Stage L1 -> L2. Rewrites each inner K/V loop of the tiled loop nest (an
     `scf.for` from 0 in steps of the K/V block whose body holds `fa.mask` and
@@ -218,6 +219,19 @@ def FACausalBlockSkip : Pass<"fa-causal-block-skip"> {
     `full_end = floor(Nk / N) * N`, `end = Nk`. A Q block whose rows see no key
     at all (possible when `Nq > Nk`) runs neither loop and finalises to
     `O = 0`, `LSE = -inf`.
+
+    With a `window_offset` (a sliding window: row `i` sees keys
+    `j >= i + window_offset`) the blocks left of the window are skipped too,
+    and the loop becomes three: the masked left edge
+    `[floor(begin(q0) / N) * N, full_start)`, the unmasked
+    `[full_start, full_end)` with `full_start = ceil(begin(q0 + M - 1) / N) *
+    N`, and the masked right edge `[full_end, end)` (all bounds but the last
+    whole blocks, clamped to be non-decreasing). The right edge's mask drops
+    the window bound, which no key there can cross, and the left edge's the
+    causal bound when the window is at least `M + N - 3` keys wide. Both
+    bounds come from the mask's own definition (`AttentionMath.h`). Loops
+    that do not have this form are left alone; running the pass again finds
+    none.
 
     Before:
 

@@ -12,6 +12,7 @@
 // CHECK: %[[T:.*]] = llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f" %[[Y]] : (f32) -> f32
 //     Other types are left to the upstream lowering.
 // CHECK: math.exp2 %[[H]] : f16
+// CHECK: math.tanh %[[H]] : f16
 // CHECK: memref.store %[[E]], %{{.*}}[%c0]
 // CHECK: memref.store %[[L]], %{{.*}}[%c1]
 // CHECK: memref.store %[[F]], %{{.*}}[%c2]
@@ -29,11 +30,13 @@ gpu.module @kernels {
     %m = arith.maxnumf %x, %y : f32
     %t = math.tanh %y : f32
     %eh = math.exp2 %h : f16
+    %th = math.tanh %h : f16
     memref.store %e, %out[%c0] : memref<4xf32>
     memref.store %l, %out[%c1] : memref<4xf32>
     memref.store %f, %out[%c2] : memref<4xf32>
     memref.store %m, %out[%c3] : memref<4xf32>
     memref.store %eh, %out16[%c0] : memref<1xf16>
+    memref.store %th, %out16[%c0] : memref<1xf16>
     memref.store %t, %out[%c0] : memref<4xf32>
     gpu.return
   }

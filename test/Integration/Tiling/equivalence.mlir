@@ -55,3 +55,21 @@
 // RUN: %{eq} %{f16} --B 2 --Hq 4 --Hkv 2 --Nq 100 --Nk 37 --D 16 --causal --block-m 32 --block-n 16 --skip --warps 2 --stages 3
 // RUN: %{eq} %{f16} --dynamic --Hq 2 --Hkv 2 --Nq 50 --Nk 70 --D 32 --Dv 16 --block-m 16 --block-n 32 --skip --warps 1
 // RUN: %{eq} %{bf16} --Nq 40 --Nk 40 --D 16 --block-m 16 --block-n 16 --warps 1 --stages 2
+
+// Sliding windows (FlashAttention-2's window_size, bottom-right aligned) and
+// logit soft-capping, through L1/L2 (three K/V loops for a window: the
+// masked left edge, the unmasked middle, the masked right edge) and L3:
+// windows narrower than a block, wider than N, one side unbounded, with and
+// without causal, Nq != Nk both ways (rows that see no key give O = 0,
+// LSE = -inf), GQA.
+// RUN: %{eq} %{f32} --Nq 100 --Nk 130 --D 16 --window 20 5 --block-m 16 --block-n 16 --skip
+// RUN: %{eq} %{f32} --Nq 100 --Nk 130 --D 16 --window 20 5 --block-m 16 --block-n 16
+// RUN: %{eq} %{f16} --Hq 4 --Hkv 2 --Nq 100 --Nk 130 --D 16 --window 20 5 --causal --block-m 32 --block-n 16 --skip --warps 2
+// RUN: %{eq} %{f16} --Nq 130 --Nk 100 --D 16 --window 7 -1 --block-m 16 --block-n 16 --skip --warps 1 --stages 3
+// RUN: %{eq} %{f32} --Nq 64 --Nk 64 --D 16 --window -1 3 --block-m 16 --block-n 16 --skip
+// RUN: %{eq} %{f32} --Nq 40 --Nk 40 --D 16 --window 0 0 --block-m 16 --block-n 16 --skip
+// RUN: %{eq} %{bf16} --Nq 50 --Nk 50 --D 32 --window 500 500 --causal --block-m 16 --block-n 16 --skip --warps 1
+// RUN: %{eq} %{f32} --Nq 90 --Nk 30 --D 16 --window 10 0 --block-m 16 --block-n 16 --skip
+// RUN: %{eq} %{f16} --Nq 70 --Nk 50 --D 16 --softcap 2.0 --causal --block-m 16 --block-n 16 --skip --warps 1
+// RUN: %{eq} %{f32} --Hq 2 --Hkv 1 --Nq 70 --Nk 90 --D 16 --softcap 1.5 --window 10 10 --block-m 16 --block-n 16 --skip
+// RUN: %{eq} %{bf16} --Nq 33 --Nk 33 --D 16 --softcap 0.5 --scale 2.0 --block-m 16 --block-n 16 --skip --warps 1 --stages 4

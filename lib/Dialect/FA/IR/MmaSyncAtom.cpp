@@ -149,13 +149,17 @@ int64_t MmaSyncAtomAttr::getMaxFragmentRegisters() const { return 192; }
 int64_t MmaSyncAtomAttr::getQueryInRegistersBudget() const { return 160; }
 int64_t MmaSyncAtomAttr::getEarlyRescaleBudget() const { return 160; }
 
-// Default tiles per head dim. Each entry is the fastest configuration of a
-// sweep on the H200 among those that fit sm_80's 163 KB of shared memory
-// and compile without spills for sm_80 and sm_90 (docs/performance.md,
-// "Tiles per head dim"). The Q block is 128 rows: each K/V tile is read
-// by 128 rows of Q. Past d = 128 the S and O fragments of 32 rows a warp no
-// longer fit the register budget, so 8 warps hold 16 rows each; at
-// d = 256 two stages of 64-row K/V tiles no longer fit in shared memory.
+// Default tiles per head dim: the fastest configuration of a sweep on the
+// H200 (docs/performance.md, "Tiles per head dim";
+// docs/results/sweep-headdims-2026-11-30.json) among those that fit sm_80's
+// 163 KB of shared memory and compile without spills for sm_80 and sm_90,
+// causal or not, f16 or bf16. Q blocks of 128 rows where they fit: each K/V
+// tile then serves 128 rows. Past d = 128 the S and O fragments of 32 rows a
+// warp exceed the register budget, so 8 warps hold 16 rows each; at d = 96
+// and 160 32-row K/V tiles keep S small enough next to O (at d = 192 they
+// would too, but leave Q in registers at the edge of the budget and spill
+// 4 bytes when causal); at d = 256 two stages of K/V and a 128-row Q no
+// longer fit in 163 KB.
 FailureOr<TileConfig> MmaSyncAtomAttr::getDefaultTiles(int64_t headDim,
                                                        int64_t valueDim) const {
   int64_t d = std::max(headDim, valueDim);
@@ -166,9 +170,9 @@ FailureOr<TileConfig> MmaSyncAtomAttr::getDefaultTiles(int64_t headDim,
     TileConfig tiles;
   };
   static const Entry table[] = {
-      {32, {128, 64, 4, 2}},  {64, {128, 64, 4, 2}},  {96, {128, 64, 4, 2}},
-      {128, {128, 64, 4, 2}}, {160, {128, 64, 8, 2}}, {192, {128, 64, 8, 2}},
-      {256, {128, 32, 8, 2}},
+      {32, {128, 128, 4, 2}}, {64, {128, 64, 4, 2}},  {96, {128, 32, 4, 2}},
+      {128, {128, 64, 4, 2}}, {160, {128, 32, 8, 2}}, {192, {128, 64, 8, 2}},
+      {256, {64, 32, 4, 2}},
   };
   for (const Entry &e : table)
     if (d <= e.maxDim)

@@ -273,3 +273,80 @@ func.func @out_dynamic_heads(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf
   %r0 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x?x128x64xf16>) -> tensor<2x?x128x64xf16>
   return
 }
+
+// -----
+
+// window(left, right) needs both sizes. The custom syntax always reads
+// both, so only the generic form can give one.
+func.func @window_left_only(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op window needs both sizes, window(left, right)}}
+  %r0 = "fa.attention"(%q, %k, %v, %o) {window_left = 16 : i64} : (tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @window_right_only(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op window needs both sizes, window(left, right)}}
+  %r0 = "fa.attention"(%q, %k, %v, %o) {causal, window_right = -1 : i64} : (tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+// -1 is the only negative size (an unbounded side).
+func.func @window_left_below_minus_one(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op window sizes must be >= 0, or -1 for an unbounded side, got -2}}
+  %r0 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>) window(-2, 0) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+// The right side is checked too, also when causal ignores it.
+func.func @window_right_below_minus_one(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op window sizes must be >= 0, or -1 for an unbounded side, got -100}}
+  %r0 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>) causal window(8, -100) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @zero_softcap(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op softcap must be finite and > 0, got 0}}
+  %r0 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>) softcap(0.0) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @negative_softcap(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op softcap must be finite and > 0, got -3.000000e+01}}
+  %r0 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>) softcap(-30.0) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @infinite_softcap(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op softcap must be finite and > 0, got INF}}
+  %r0 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>) softcap(0x7F800000) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @nan_softcap(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op softcap must be finite and > 0, got nan}}
+  %r0 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>) softcap(0x7FC00000) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+// The attributes are typed: a window size is an i64, the cap an f32.
+func.func @softcap_not_f32(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op attribute 'softcap' failed to satisfy constraint: 32-bit float attribute}}
+  %r0 = "fa.attention"(%q, %k, %v, %o) {softcap = 30.0 : f64} : (tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}

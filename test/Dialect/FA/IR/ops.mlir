@@ -57,3 +57,60 @@ func.func @memref_form_strided(%q: memref<2x8x?x64xf16, strided<[?, 64, 512, 1]>
                outs(%o : memref<2x8x?x64xf16>) scale(0.125)
   return
 }
+
+// -----
+
+// A sliding window (both sides bounded) with a soft cap: `window(left,
+// right)` prints back in that order (left first) and `softcap` after it, as
+// an f32.
+// CHECK-LABEL: func @window_and_softcap
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x4x?x64xbf16>, %[[K:.*]]: tensor<1x2x?x64xbf16>, %[[V:.*]]: tensor<1x2x?x64xbf16>, %[[O:.*]]: tensor<1x4x?x64xbf16>)
+// CHECK: %[[R:.*]] = fa.attention ins(%[[Q]], %[[K]], %[[V]] : tensor<1x4x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>)
+// CHECK-SAME: outs(%[[O]] : tensor<1x4x?x64xbf16>) window(128, 7) softcap(5.000000e+01) -> tensor<1x4x?x64xbf16>
+// CHECK: return %[[R]]
+func.func @window_and_softcap(%q: tensor<1x4x?x64xbf16>, %k: tensor<1x2x?x64xbf16>, %v: tensor<1x2x?x64xbf16>,
+                              %o: tensor<1x4x?x64xbf16>) -> tensor<1x4x?x64xbf16> {
+  %0 = fa.attention ins(%q, %k, %v : tensor<1x4x?x64xbf16>, tensor<1x2x?x64xbf16>, tensor<1x2x?x64xbf16>)
+                    outs(%o : tensor<1x4x?x64xbf16>) window(128, 7) softcap(50.0) -> tensor<1x4x?x64xbf16>
+  return %0 : tensor<1x4x?x64xbf16>
+}
+
+// -----
+
+// Every optional part at once, in the order of the syntax: scale, causal,
+// window, softcap. -1 (an unbounded side) is a valid size on either side,
+// and with causal the right size is kept as written (the op, not the
+// syntax, clamps it to 0).
+// CHECK-LABEL: func @everything
+// CHECK: fa.attention ins({{.*}}) outs({{.*}}) scale(1.250000e-01) causal window(-1, 5) softcap(3.000000e+01) -> tensor<2x8x128x64xf16>, tensor<2x8x128xf32>
+// CHECK: fa.attention ins({{.*}}) outs({{.*}}) causal window(16, -1) -> tensor<2x8x128x64xf16>, tensor<2x8x128xf32>
+// CHECK: fa.attention ins({{.*}}) outs({{.*}}) window(-1, -1) -> tensor<2x8x128x64xf16>, tensor<2x8x128xf32>
+// CHECK: fa.attention ins({{.*}}) outs({{.*}}) window(0, 0) -> tensor<2x8x128x64xf16>, tensor<2x8x128xf32>
+func.func @everything(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>,
+                      %o: tensor<2x8x128x64xf16>, %l: tensor<2x8x128xf32>) {
+  %0:2 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>)
+                      outs(%o, %l : tensor<2x8x128x64xf16>, tensor<2x8x128xf32>) scale(0.125) causal window(-1, 5) softcap(30.0)
+                      -> tensor<2x8x128x64xf16>, tensor<2x8x128xf32>
+  %1:2 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>)
+                      outs(%o, %l : tensor<2x8x128x64xf16>, tensor<2x8x128xf32>) causal window(16, -1)
+                      -> tensor<2x8x128x64xf16>, tensor<2x8x128xf32>
+  %2:2 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>)
+                      outs(%o, %l : tensor<2x8x128x64xf16>, tensor<2x8x128xf32>) window(-1, -1)
+                      -> tensor<2x8x128x64xf16>, tensor<2x8x128xf32>
+  %3:2 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>)
+                      outs(%o, %l : tensor<2x8x128x64xf16>, tensor<2x8x128xf32>) window(0, 0)
+                      -> tensor<2x8x128x64xf16>, tensor<2x8x128xf32>
+  return
+}
+
+// -----
+
+// The memref form takes the window and the cap too (no results).
+// CHECK-LABEL: func @memref_window_softcap
+// CHECK: fa.attention ins({{.*}} : memref<1x2x?x32xf16>, memref<1x2x?x32xf16>, memref<1x2x?x32xf16>) outs(%{{.*}} : memref<1x2x?x32xf16>) causal window(64, 0) softcap(2.500000e-01){{$}}
+func.func @memref_window_softcap(%q: memref<1x2x?x32xf16>, %k: memref<1x2x?x32xf16>, %v: memref<1x2x?x32xf16>,
+                                 %o: memref<1x2x?x32xf16>) {
+  fa.attention ins(%q, %k, %v : memref<1x2x?x32xf16>, memref<1x2x?x32xf16>, memref<1x2x?x32xf16>)
+               outs(%o : memref<1x2x?x32xf16>) causal window(64, 0) softcap(0.25)
+  return
+}

@@ -201,6 +201,66 @@ func.func @mask_dynamic(%s: tensor<128x?xf32>, %i: index) {
 
 // -----
 
+// A window bound alone is enough; the scores are still checked.
+func.func @mask_window_rank(%s: tensor<128x64x1xf32>, %i: index) {
+  // expected-error @+1 {{'fa.mask' op scores must be a rank-2 tile, got 'tensor<128x64x1xf32>'}}
+  %m = fa.mask %s[%i, %i] window_offset(%i) : tensor<128x64x1xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// fa.softcap
+//===----------------------------------------------------------------------===//
+
+// The scores are a rank-2 f32 tile (the raw Q K^T).
+func.func @softcap_rank(%s: tensor<128xf32>, %x: f32, %c: f32) {
+  // expected-error @+1 {{'fa.softcap' op scores must be a rank-2 tile, got 'tensor<128xf32>'}}
+  %r = fa.softcap %s scale(%x) cap(%c) : tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @softcap_f16(%s: tensor<128x64xf16>, %x: f32, %c: f32) {
+  // expected-error @+1 {{'fa.softcap' op scores must have f32 elements, got 'tensor<128x64xf16>'}}
+  %r = fa.softcap %s scale(%x) cap(%c) : tensor<128x64xf16>
+  return
+}
+
+// -----
+
+func.func @softcap_dynamic(%s: tensor<?x64xf32>, %x: f32, %c: f32) {
+  // expected-error @+1 {{'fa.softcap' op scores must have a static shape, got 'tensor<?x64xf32>'}}
+  %r = fa.softcap %s scale(%x) cap(%c) : tensor<?x64xf32>
+  return
+}
+
+// -----
+
+// The scale and the cap are f32 values.
+func.func @softcap_cap_f16(%s: tensor<128x64xf32>, %x: f32, %c: f16) {
+  // expected-error @+1 {{'fa.softcap' op operand #2 must be 32-bit float, but got 'f16'}}
+  %r = "fa.softcap"(%s, %x, %c) : (tensor<128x64xf32>, f32, f16) -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+// The result is the scores' type (layout included). (fa.softcap's layout
+// rule, acc once it has layouts, cannot be broken by a valid type: of the
+// #fa.mma_sync encodings only acc holds a 2-D f32 tile; the encodings' own
+// rules are in layouts-invalid.mlir.)
+#acc = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>
+func.func @softcap_result_type(%s: tensor<128x64xf32, #acc>, %x: f32, %c: f32) {
+  // expected-error @+1 {{'fa.softcap' op failed to verify that all of {scores, result} have same type}}
+  %r = "fa.softcap"(%s, %x, %c) : (tensor<128x64xf32, #acc>, f32, f32) -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // fa.online_softmax
 //===----------------------------------------------------------------------===//

@@ -203,3 +203,47 @@ func.func @future_iter_arg(%f: !fa.future<tensor<64x64xbf16, #sh>>, %src: tensor
   }
   return %r : !fa.future<tensor<64x64xbf16, #sh>>
 }
+
+// -----
+
+// A sliding window (L1): fa.mask takes window_offset alone or after
+// key_limit and causal_offset, the three always printed in that order and
+// each keeping its operand; fa.softcap sits between fa.qk and fa.mask and
+// takes the f32 scale (attention scale over the cap) and cap operands, in
+// that order.
+// CHECK-LABEL: func.func @l1_window_softcap
+// CHECK-SAME: (%[[S:.*]]: tensor<64x32xf32>, %[[R0:.*]]: index, %[[C0:.*]]: index, %[[N:.*]]: index, %[[OFF:.*]]: index, %[[WIN:.*]]: index, %[[X:.*]]: f32, %[[CAP:.*]]: f32)
+// CHECK: %[[SC:.*]] = fa.softcap %[[S]] scale(%[[X]]) cap(%[[CAP]]) : tensor<64x32xf32>
+// CHECK: %[[M1:.*]] = fa.mask %[[SC]][%[[R0]], %[[C0]]] window_offset(%[[WIN]]) : tensor<64x32xf32>
+// CHECK: %[[M2:.*]] = fa.mask %[[M1]][%[[R0]], %[[C0]]] key_limit(%[[N]]) causal_offset(%[[OFF]]) window_offset(%[[WIN]]) : tensor<64x32xf32>
+// CHECK: %[[M3:.*]] = fa.mask %[[M2]][%[[C0]], %[[R0]]] key_limit(%[[N]]) window_offset(%[[OFF]]) : tensor<64x32xf32>
+// CHECK: %[[M4:.*]] = fa.mask %[[M3]][%[[R0]], %[[C0]]] causal_offset(%[[WIN]]) window_offset(%[[OFF]]) : tensor<64x32xf32>
+// CHECK: return %[[M4]]
+func.func @l1_window_softcap(%s: tensor<64x32xf32>, %r0: index, %c0: index, %n: index, %off: index, %win: index,
+                             %x: f32, %cap: f32) -> tensor<64x32xf32> {
+  %sc = fa.softcap %s scale(%x) cap(%cap) : tensor<64x32xf32>
+  %m1 = fa.mask %sc[%r0, %c0] window_offset(%win) : tensor<64x32xf32>
+  %m2 = fa.mask %m1[%r0, %c0] key_limit(%n) causal_offset(%off) window_offset(%win) : tensor<64x32xf32>
+  %m3 = fa.mask %m2[%c0, %r0] key_limit(%n) window_offset(%off) : tensor<64x32xf32>
+  %m4 = fa.mask %m3[%r0, %c0] causal_offset(%win) window_offset(%off) : tensor<64x32xf32>
+  return %m4 : tensor<64x32xf32>
+}
+
+// -----
+
+#acc = #fa.warp_rows<acc, num_warps = 8, atom = #fa.mma_sync>
+
+// L3: fa.softcap and the windowed fa.mask on acc tiles keep the encoding
+// (one type for operand and result).
+// CHECK-DAG: #acc_w8 = #fa.warp_rows<acc, num_warps = 8, atom = #fa.mma_sync>
+// CHECK-LABEL: func.func @l3_window_softcap
+// CHECK-SAME: (%[[S:.*]]: tensor<128x32xf32, #acc_w8>, %[[R0:.*]]: index, %[[C0:.*]]: index, %[[WIN:.*]]: index, %[[X:.*]]: f32, %[[CAP:.*]]: f32)
+// CHECK: %[[SC:.*]] = fa.softcap %[[S]] scale(%[[X]]) cap(%[[CAP]]) : tensor<128x32xf32, #acc_w8>
+// CHECK: %[[M:.*]] = fa.mask %[[SC]][%[[R0]], %[[C0]]] window_offset(%[[WIN]]) : tensor<128x32xf32, #acc_w8>
+// CHECK: return %[[M]] : tensor<128x32xf32, #acc_w8>
+func.func @l3_window_softcap(%s: tensor<128x32xf32, #acc>, %r0: index, %c0: index, %win: index,
+                             %x: f32, %cap: f32) -> tensor<128x32xf32, #acc> {
+  %sc = fa.softcap %s scale(%x) cap(%cap) : tensor<128x32xf32, #acc>
+  %m = fa.mask %sc[%r0, %c0] window_offset(%win) : tensor<128x32xf32, #acc>
+  return %m : tensor<128x32xf32, #acc>
+}

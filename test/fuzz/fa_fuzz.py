@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""A fuzzer for fa-opt: well-formed and mutated programs through random pass
+pipelines with random options; every run must end in success or in a
+diagnostic, never in a crash or a hang.
+
+Inputs come from three sources, in turn:
+  * a generator of fa.attention functions (random shapes, static and
+    dynamic, head counts, head dims, element types, scale, causal, window,
+    soft cap, tensor or memref form, with or without LSE), valid or a little
+    off;
+  * mutations of a corpus (the lit inputs and examples/): lines deleted,
+    duplicated or swapped, numbers and types replaced, text truncated,
+    characters inserted;
+  * the corpus files themselves.
+Each input runs through a random pipeline: a few of the fa passes with random
+option values (valid and invalid), sometimes repeated or out of order, or
+one of the named pipelines (--fa-to-ptx with random chips, tiles and
+options; --fa-lower-to-cpu).
+
+Each run is classified: ok (exit 0), diagnostic (exit 1 with an `error:` and
+nothing else), crash (a signal, a stack dump, `LLVM ERROR`, an assertion,
+or output on a path outside the output directory), hang (over --timeout).
+Crashes and hangs are minimized (lines removed while the class and the
+first line of the report stay) and saved to --out as <class>-<hash>.mlir with
+the command in a comment.
+
+  fa_fuzz.py --fa-opt build/bin/fa-opt --seed 1 --cases 2000 --out /tmp/fuzz
+Exits non-zero if any crash or hang was found.
+"""
+import argparse
+import glob
+import hashlib
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+CRASH_MARKERS = ("PLEASE submit a bug report", "Stack dump", "LLVM ERROR",
+                 "Assertion", "UNREACHABLE", "AddressSanitizer", "runtime error:",
+                 "terminate called", "Segmentation fault")
+
+
+# -- inputs ------------------------------------------------------------------
+
+def pick(rng, values, weights=None):
+    return rng.choices(values, weights=weights)[0]
+
+
+def gen_attention(rng):
+    """An fa.attention function; mostly valid, sometimes a little off."""
+    off = rng.random() < 0.25
+
+    def dim(values, dyn_p=0.3):
+        return "?" if rng.random() < dyn_p else str(pick(rng, values))
+    dtype = pick(rng, ["f16", "bf16", "f32", "f64", "i8"], [5, 5, 3, 1, 1] if off else [5, 5, 3, 0, 0])
+    d = pick(rng, [16, 32, 64, 96, 128, 160, 192, 256] + ([0, 8, 40, 1024] if off else []))
+    dv = d if rng.random() < 0.8 else pick(rng, [16, 32, 64, 128])
+    hkv = pick(rng, [1, 2, 4])
+    hq = hkv * pick(rng, [1, 2, 4, 8]) + (pick(rng, [0, 1]) if off else 0)
+    b = dim([1, 2, 3])
+    nq, nk = dim([0, 1, 7, 64, 100, 128, 257]), dim([0, 1, 7, 64, 100, 128, 300])
+    q = "%sx%dx%sx%d" % (b, hq, nq, d)
+    k = "%sx%dx%sx%d" % (b, hkv, nk, d)
+    v = "%sx%dx%sx%d" % (b, hkv, nk, dv)
+    o = "%sx%dx%sx%d" % (b, hq, nq, dv)
+    lse = "%sx%dx%s" % (b, hq, nq)
+    memref = rng.random() < 0.15
+    kind = "memref" if memref else "tensor"
+    ty = lambda s, e=dtype: "%s<%sx%s>" % (kind, s, e)  # noqa: E731
+    attrs = ""
+    if rng.random() < 0.3:
+        attrs += " scale(%s)" % pick(rng, ["0.125", "1.0", "2.5"] + (["0.0", "-1.0", "0x7FC00000"] if off else []))
+    if rng.random() < 0.5:
+        attrs += " causal"
+    if rng.random() < 0.35:
+        ws = [-1, 0, 1, 16, 100, 1024, 100000] + ([-2, -100, 2 ** 40] if off else [])
+        attrs += " window(%d, %d)" % (pick(rng, ws), pick(rng, ws))
+    if rng.random() < 0.3:
+        attrs += " softcap(%s)" % pick(rng, ["30.0", "50.0", "0.5"] + (["0.0", "-5.0", "0x7F800000"] if off else []))
+    with_lse = rng.random() < 0.6
+    outs = "%%o, %%l : %s, %s" % (ty(o), ty(lse, "f32")) if with_lse else "%%o : %s" % ty(o)
+    args = "%%q: %s, %%k: %s, %%v: %s, %%o: %s" % (ty(q), ty(k), ty(v), ty(o))
+    if with_lse:
+        args += ", %%l: %s" % ty(lse, "f32")
+    ins = "%%q, %%k, %%v : %s, %s, %s" % (ty(q), ty(k), ty(v))
+    name = pick(rng, ["attn", "f", "attn.layer0", "a-b", "0x", "_k$", "../up", "kernel"])
+    if memref:
+        return ("func.func @\"%s\"(%s) {\n  fa.attention ins(%s) outs(%s)%s\n  return\n}\n" % (
+            name, args, ins, outs, attrs)).replace("%%", "%")
+    results = "%s, %s" % (ty(o), ty(lse, "f32")) if with_lse else ty(o)
+    rets = "%0, %1" if with_lse else "%0"
+    return ("func.func @\"%s\"(%s) -> (%s) {\n  %s = fa.attention ins(%s) outs(%s)%s -> %s\n"
+            "  return %s : %s\n}\n" % (name, args, results, rets, ins, outs, attrs, results, rets,
+                                       results)).replace("%%", "%")
+
+
+NUMBERS = ["0", "1", "-1", "2", "3", "15", "16", "17", "64", "127", "128", "2147483647",
+           "2147483648", "4294967296", "9223372036854775807", "-9223372036854775808"]
+TYPES = ["f16", "bf16", "f32", "f64", "i1", "i32", "i64", "index"]
+
+
+def mutate(rng, text):
+    lines = text.split("\n")
+    for _ in range(rng.randint(1, 3)):
+        op = rng.randrange(8)
+        if not lines:
+            break
+        i = rng.randrange(len(lines))
+        if op == 0:
+            del lines[i]
+        elif op == 1:
+            lines.insert(i, lines[rng.randrange(len(lines))])
+        elif op == 2:
+            j = rng.randrange(len(lines))
+            lines[i], lines[j] = lines[j], lines[i]
+        elif op == 3:
+            nums = list(re.finditer(r"(?<![%\w])-?\d+", lines[i]))
+            if nums:
+                m = rng.choice(nums)
+                lines[i] = lines[i][:m.start()] + rng.choice(NUMBERS) + lines[i][m.end():]
+        elif op == 4:
+            toks = list(re.finditer(r"\b(f16|bf16|f32|f64|i1|i32|i64|index)\b", lines[i]))
+            if toks:
+                m = rng.choice(toks)
+                lines[i] = lines[i][:m.start()] + rng.choice(TYPES) + lines[i][m.end():]
+        elif op == 5:
+            lines = lines[:i]
+        elif op == 6:
+            pos = rng.randrange(len(lines[i]) + 1)
+            lines[i] = lines[i][:pos] + rng.choice(["?", "x", ",", "%", "#", "}", "<", "0"]) + lines[i][pos:]
+        else:
+            names = re.findall(r"%[\w#]+", lines[i])
+            if len(names) >= 2:
+                a, b = rng.sample(names, 2)
+                lines[i] = lines[i].replace(a, "\0").replace(b, a).replace("\0", b)
+    return "\n".join(lines)
+
+
+# -- pipelines ---------------------------------------------------------------
+
+def fa_passes(rng):
+    n = lambda vals: pick(rng, vals)  # noqa: E731
+    return [
+        "--fa-decompose-naive",
+        "--fa-tile-q-outer=block-m=%s block-n=%s" % (n(["16", "32", "64", "128", "0", "2000", "7"]),
+                                                     n(["16", "32", "64", "0", "5"])),
+        "--fa-tile-q-outer=auto-blocks=true",
+        "--fa-causal-block-skip",
+        "--fa-map-warps=num-warps=%s" % n(["0", "1", "2", "4", "8", "3", "-1"]),
+        "--fa-map-warps=query-home=%s" % n(["auto", "registers", "shared"]),
+        "--fa-schedule-softmax=rescale=%s" % n(["auto", "before-exp", "after-exp"]),
+        "--fa-pipeline-kv=stages=%s" % n(["0", "2", "3", "4", "1", "9"]),
+        "--fa-lower-to-gpu=chip=%s index-bitwidth=%s" % (n(["sm_80", "sm_86", "sm_90", "sm_75", "sm_100", "gfx90a", ""]),
+                                                         n(["32", "64", "16"])),
+        "--fa-decompose-tiles",
+        "--canonicalize",
+        "--cse",
+    ]
+
+
+def random_pipeline(rng, out_dir):
+    r = rng.random()
+    if r < 0.3:
+        opts = ["output-dir=%s" % out_dir]
+        for key, vals in (("chip", ["sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_52", "x"]),
+                          ("block-m", ["0", "64", "128", "256", "48"]), ("block-n", ["0", "32", "64", "24"]),
+                          ("num-warps", ["0", "4", "8", "2"]), ("kv-stages", ["0", "2", "3", "4", "5"]),
+                          ("query-home", ["auto", "shared", "registers", "x"]),
+                          ("rescale", ["auto", "before-exp", "after-exp"]),
+                          ("features", ["+ptx80", "+ptx60", "+ptx99", "garbage"]),
+                          ("index-bitwidth", ["32", "64", "8"]), ("opt-level", ["0", "2", "3", "9"])):
+            if rng.random() < 0.35:
+                opts.append("%s=%s" % (key, rng.choice(vals)))
+        return ["--fa-to-ptx=" + " ".join(opts)]
+    if r < 0.4:
+        return ["--fa-lower-to-cpu"]
+    passes = fa_passes(rng)
+    chain = [passes[i] for i in sorted(rng.sample(range(len(passes)), rng.randint(1, 5)))]
+    if rng.random() < 0.3:
+        chain.insert(rng.randrange(len(chain) + 1), rng.choice(passes))
+    if rng.random() < 0.2:
+        rng.shuffle(chain)
+    return chain
+
+
+# -- running -------------------------------------------------------------------
+
+def classify(fa_opt, text, args, timeout, out_dir):
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False, dir=out_dir) as f:
+        f.write(text)
+        path = f.name
+    try:
+        start = time.time()
+        p = subprocess.run([fa_opt, path] + args + ["-o", os.devnull], capture_output=True,
+                           text=True, timeout=timeout, errors="replace")
+        elapsed = time.time() - start
+    except subprocess.TimeoutExpired:
+        return "hang", "timeout after %ds" % timeout
+    finally:
+        os.unlink(path)
+    report = p.stderr
+    if p.returncode < 0 or any(m in report for m in CRASH_MARKERS):
+        first = next((l for l in report.splitlines() if any(m in l for m in CRASH_MARKERS) or
+                      "error" in l.lower()), report[:200])
+        return "crash", first.strip()[:200]
+    if p.returncode == 0:
+        return "ok", "%.2fs" % elapsed
+    # MLIR diagnostics ("error: ..."), and the option parser's own messages.
+    if "error" in report or "Pass-Options-Parser" in report or "option" in report:
+        return "diagnostic", ""
+    return "crash", "exit %d without a diagnostic: %s" % (p.returncode, report[:200])
+
+
+def minimize(fa_opt, text, args, timeout, kind, signature, out_dir):
+    lines = text.split("\n")
+    chunk = max(1, len(lines) // 2)
+    while chunk >= 1:
+        i, changed = 0, False
+        while i < len(lines):
+            candidate = lines[:i] + lines[i + chunk:]
+            k, s = classify(fa_opt, "\n".join(candidate), args, timeout, out_dir)
+            if k == kind and s.split(":")[0] == signature.split(":")[0]:
+                lines, changed = candidate, True
+            else:
+                i += chunk
+        if not changed:
+            chunk //= 2
+    return "\n".join(lines)
+
+
+def corpus_files():
+    files = glob.glob(os.path.join(ROOT, "test", "**", "*.mlir"), recursive=True)
+    files += glob.glob(os.path.join(ROOT, "examples", "*.mlir"))
+    return sorted(f for f in files if "/fuzz/" not in f)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--fa-opt", default=os.path.join(ROOT, "build", "bin", "fa-opt"))
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--cases", type=int, default=500)
+    p.add_argument("--timeout", type=int, default=30)
+    p.add_argument("--out", default=None, help="where reproducers go (default: a temporary dir)")
+    p.add_argument("--quiet", action="store_true")
+    a = p.parse_args()
+    rng = random.Random(a.seed)
+    out = a.out or tempfile.mkdtemp(prefix="fa-fuzz-")
+    os.makedirs(out, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="fa-fuzz-work-")
+    corpus = [open(f, errors="replace").read() for f in corpus_files()]
+    counts, found = {}, {}
+    start = time.time()
+    for i in range(a.cases):
+        source = i % 3
+        if source == 0:
+            text = gen_attention(rng)
+        elif source == 1:
+            text = mutate(rng, rng.choice(corpus))
+        else:
+            text = rng.choice(corpus)
+        ptx_dir = os.path.join(work, "ptx")
+        shutil.rmtree(ptx_dir, ignore_errors=True)
+        args = random_pipeline(rng, ptx_dir)
+        kind, signature = classify(a.fa_opt, text, args, a.timeout, work)
+        # Nothing may be written outside the output directory.
+        stray = [f for f in os.listdir(work) if f not in ("ptx",) and not f.endswith(".mlir")]
+        if stray:
+            kind, signature = "crash", "files written outside output-dir: %s" % stray
+            for f in stray:
+                shutil.rmtree(os.path.join(work, f), ignore_errors=True)
+        counts[kind] = counts.get(kind, 0) + 1
+        if kind in ("crash", "hang"):
+            key = (kind, signature.split(":")[0][:80], " ".join(a_.split("=")[0] for a_ in args))
+            if key not in found:
+                small = minimize(a.fa_opt, text, args, a.timeout, kind, signature, work)
+                digest = hashlib.sha1((small + " ".join(args)).encode()).hexdigest()[:10]
+                path = os.path.join(out, "%s-%s.mlir" % (kind, digest))
+                with open(path, "w") as f:
+                    f.write("// %s: %s\n// fa-opt %%s %s\n%s\n" % (kind, signature, " ".join(
+                        "'%s'" % x for x in args), small))
+                found[key] = path
+                print("%s [%d] %s\n    %s" % (kind.upper(), i, signature, path), flush=True)
+        if not a.quiet and (i + 1) % 500 == 0:
+            print("%d cases, %s, %.1f cases/s" % (i + 1, counts, (i + 1) / (time.time() - start)), flush=True)
+    shutil.rmtree(work, ignore_errors=True)
+    print("seed %d: %d cases in %.0f s: %s; %d distinct crashes/hangs%s" % (
+        a.seed, a.cases, time.time() - start, counts, len(found), (" in " + out) if found else ""))
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
