@@ -1,6 +1,7 @@
 //===- ToPTX.cpp - fa.attention -> PTX for sm_80 (L0 -> L5) ---------------===//
 
 #include "fa/Conversion/Passes.h"
+#include "fa/Dialect/FA/IR/Chips.h"
 #include "fa/Pipelines/Pipelines.h"
 #include "fa/Transforms/Passes.h"
 
@@ -30,42 +31,45 @@ static void useShortSharedPointers() {
     (void)it->second->addOccurrence(0, "nvptx-short-ptr", "true");
 }
 
-/// The PTX ISA version (x 10) each chip the pipeline supports needs at least.
-static std::optional<int> minimumPTXVersion(StringRef chip) {
-  return llvm::StringSwitch<std::optional<int>>(chip)
-      .Case("sm_80", 70)
-      .Case("sm_86", 71)
-      .Case("sm_87", 74)
-      .Cases({"sm_89", "sm_90"}, 78)
-      .Default(std::nullopt);
-}
-
-/// `features` is a comma-separated list of `+ptxNN` that LLVM's NVPTX backend
-/// knows (6.0 to 9.0) and that `chip` accepts; otherwise the message why not.
-/// The backend would stop the process with `LLVM ERROR` instead.
-static std::optional<std::string> checkFeatures(StringRef chip,
-                                                StringRef features) {
-  std::optional<int> minimum = minimumPTXVersion(chip);
-  if (!minimum)
-    return ("option chip must be one of sm_80, sm_86, sm_87, sm_89, sm_90, "
-            "got '" + chip + "'").str();
+/// The LLVM feature string for `features` on `chip`: a comma-separated list
+/// of `+ptxNN` that LLVM's NVPTX backend knows (6.0 to 9.0) and that `chip`
+/// accepts, or empty for the chip's default version. On bad input, the
+/// message why: the backend would stop the process with `LLVM ERROR`.
+static FailureOr<std::string> checkFeatures(StringRef chipName,
+                                            StringRef features,
+                                            std::string &message) {
+  const fa::ChipInfo *chip = fa::lookupChip(chipName);
+  if (!chip) {
+    message = ("option chip must be one of " + fa::supportedChipNames() +
+               ", got '" + chipName + "'")
+                  .str();
+    return failure();
+  }
   SmallVector<StringRef> parts;
   features.split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  if (parts.empty())
+    return ("+ptx" + Twine(fa::defaultPTXVersion(*chip))).str();
   for (StringRef part : parts) {
     unsigned version;
     StringRef digits = part.trim();
     if (!digits.consume_front("+ptx") || digits.getAsInteger(10, version) ||
-        version < 60 || version > 90)
-      return ("option features must be +ptxNN with a PTX version from 6.0 to "
-              "9.0 (e.g. +ptx80), got '" + part + "'").str();
-    if (static_cast<int>(version) < *minimum)
-      return ("PTX " + Twine(version / 10) + "." + Twine(version % 10) +
-              " (features=" + part + ") cannot target " + chip +
-              ", which needs PTX " + Twine(*minimum / 10) + "." +
-              Twine(*minimum % 10) + " or later")
-          .str();
+        version < 60 || version > 90) {
+      message = ("option features must be +ptxNN with a PTX version from "
+                 "6.0 to 9.0 (e.g. +ptx80), got '" +
+                 part + "'")
+                    .str();
+      return failure();
+    }
+    if (static_cast<int>(version) < chip->minPTXVersion) {
+      message = ("PTX " + Twine(version / 10) + "." + Twine(version % 10) +
+                 " (features=" + part + ") cannot target " + chipName +
+                 ", which needs PTX " + Twine(chip->minPTXVersion / 10) +
+                 "." + Twine(chip->minPTXVersion % 10) + " or later")
+                    .str();
+      return failure();
+    }
   }
-  return std::nullopt;
+  return features.str();
 }
 
 LogicalResult mlir::fa::buildToPTXPipeline(OpPassManager &pm,
@@ -83,9 +87,16 @@ LogicalResult mlir::fa::buildToPTXPipeline(OpPassManager &pm,
           .Case("before-exp", RescalePlacement::BeforeExp)
           .Case("after-exp", RescalePlacement::AfterExp)
           .Default(std::nullopt);
-  if (std::optional<std::string> bad =
-          checkFeatures(options.chip, options.features)) {
-    llvm::errs() << "error: fa-to-ptx: " << *bad << "\n";
+  std::string message;
+  FailureOr<std::string> features =
+      checkFeatures(options.chip, options.features, message);
+  if (failed(features)) {
+    llvm::errs() << "error: fa-to-ptx: " << message << "\n";
+    return failure();
+  }
+  if (options.optLevel > 3) {
+    llvm::errs() << "error: fa-to-ptx: option opt-level must be 0 to 3, got "
+                 << options.optLevel << "\n";
     return failure();
   }
   if (!queryHome || !rescale) {
@@ -102,6 +113,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(OpPassManager &pm,
   tiling.autoBlocks = options.blockM == 0 && options.blockN == 0;
   tiling.blockM = options.blockM;
   tiling.blockN = options.blockN;
+  tiling.chip = options.chip;
   // The FlashAttention-2 loop nest (L1), without the K/V blocks no row sees
   // and with the mask only where some row needs it (L2).
   pm.addPass(createFATileQOuter(tiling));
@@ -123,7 +135,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(OpPassManager &pm,
   // L4 -> L5: upstream NVVM lowering and serialisation to PTX.
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
-  target.features = options.features;
+  target.features = *features;
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();

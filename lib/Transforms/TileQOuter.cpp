@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TensorAttentionOps.h"
+#include "fa/Dialect/FA/IR/Chips.h"
 #include "fa/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -250,17 +251,26 @@ SmallVector<Value> QOuterTiler::build() {
 }
 
 /// The GPU kernel's tiles for `op`'s head dims, from the table of the sm_80
-/// atom (MmaSyncAtom.cpp), which the rest of the GPU pipeline uses too.
-FailureOr<std::pair<int64_t, int64_t>> blocksForHeadDim(fa::AttentionOp op) {
+/// atom (MmaSyncAtom.cpp), which the rest of the GPU pipeline uses too,
+/// shrunk to fit `chip`'s shared memory.
+FailureOr<std::pair<int64_t, int64_t>>
+blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip) {
   int64_t d = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
   int64_t dv = cast<ShapedType>(op.getValue().getType()).getDimSize(3);
-  FailureOr<fa::TileConfig> tiles =
-      fa::MmaSyncAtomAttr::get(op.getContext()).getDefaultTiles(d, dv);
+  auto atom = fa::MmaSyncAtomAttr::get(op.getContext());
+  FailureOr<fa::TileConfig> tiles = atom.getDefaultTiles(d, dv);
   if (failed(tiles))
     return op.emitError("fa-tile-q-outer: no default tiles for head dims ")
            << d << " and " << dv << " (auto-blocks covers up to 256): give "
            << "block-m and block-n";
-  return std::make_pair(tiles->blockM, tiles->blockN);
+  FailureOr<fa::TileConfig> fitted =
+      atom.fitTiles(*tiles, d, dv, chip.maxSharedMemoryPerBlock);
+  if (failed(fitted))
+    return op.emitError("fa-tile-q-outer: no tiles for head dims ")
+           << d << " and " << dv << " fit the "
+           << chip.maxSharedMemoryPerBlock << " bytes of shared memory of "
+           << chip.name;
+  return std::make_pair(fitted->blockM, fitted->blockN);
 }
 
 struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
@@ -278,6 +288,14 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
       }
     }
 
+    const fa::ChipInfo *chipInfo = fa::lookupChip(chip);
+    if (!chipInfo) {
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-tile-q-outer: option chip must be one of "
+          << fa::supportedChipNames() << ", got '" << chip.getValue() << "'";
+      return signalPassFailure();
+    }
+
     FailureOr<SmallVector<fa::AttentionOp>> ops =
         fa::collectTensorAttentionOps(getOperation(), "fa-tile-q-outer");
     if (failed(ops))
@@ -285,9 +303,17 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
 
     IRRewriter rewriter(&getContext());
     for (fa::AttentionOp op : *ops) {
+      // No query rows (B, Hq or Nq statically 0): O and LSE are empty, the
+      // outputs are the results as they are; a loop nest over no Q block
+      // would only give later stages empty slices to trip on.
+      ArrayRef<int64_t> q = cast<ShapedType>(op.getQuery().getType()).getShape();
+      if (llvm::is_contained(q.take_front(3), 0)) {
+        rewriter.replaceOp(op, op.getOutputs());
+        continue;
+      }
       std::pair<int64_t, int64_t> blocks(blockM, blockN);
       if (autoBlocks) {
-        FailureOr<std::pair<int64_t, int64_t>> picked = blocksForHeadDim(op);
+        FailureOr<std::pair<int64_t, int64_t>> picked = blocksForHeadDim(op, *chipInfo);
         if (failed(picked))
           return signalPassFailure();
         blocks = *picked;

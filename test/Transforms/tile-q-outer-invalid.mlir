@@ -25,6 +25,10 @@
 // RUN:   | FileCheck %s --check-prefix=NOT-A-BOOL
 // NOT-A-BOOL: for the --auto-blocks option: 'maybe' is invalid value for boolean argument!
 
+// RUN: not fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_75" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not fa-opt %s --fa-tile-q-outer="chip=sm_75" 2>&1 | FileCheck %s --check-prefix=CHIP
+// CHIP: error: fa-tile-q-outer: option chip must be one of sm_80, {{.*}}, got 'sm_75'
+
 // The memref form (after bufferization) cannot be tiled into tensors: an error
 // on the op, also when a tensor-form op next to it could be rewritten.
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer -verify-diagnostics

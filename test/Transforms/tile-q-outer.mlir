@@ -2,6 +2,8 @@
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="block-m=32 block-n=16" | FileCheck %s --check-prefix=SMALL
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true block-m=32 block-n=16" | FileCheck %s --check-prefix=AUTO
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true block-m=0 block-n=4096" | FileCheck %s --check-prefix=AUTO
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_86" | FileCheck %s --check-prefix=SM86
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90" | FileCheck %s --check-prefix=AUTO
 
 // Stage L0 -> L1: every tensor-form fa.attention becomes the FlashAttention-2
 // loop nest: an scf.forall over (batch, query head, Q block) with an inner
@@ -287,6 +289,47 @@ func.func @head_dim_table(%q32: tensor<1x1x?x32xf16>, %q96: tensor<1x1x?x96xbf16
   %3 = fa.attention ins(%q32, %q32, %v96 : tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16>, tensor<1x1x?x96xf16>)
                     outs(%o96 : tensor<1x1x?x96xf16>) -> tensor<1x1x?x96xf16>
   return %0, %1, %2, %3 : tensor<1x1x?x32xf16>, tensor<1x1x?x96xbf16>, tensor<1x1x?x256xf16>, tensor<1x1x?x96xf16>
+}
+
+// -----
+
+// On a chip with 99 KB of shared memory per thread block (sm_86) the table's
+// tiles are shrunk until Q plus two stages of K and V fit: d = 128 (128 x 64,
+// 104448 bytes) halves the K/V block; d = 192 (128 x 64) needs a 64 x 32
+// block. d = 64 fits as it is. With chip=sm_90 (227 KB) the AUTO prefix
+// checks that they stay as the table says.
+// SM86-LABEL: func @fit_shared_memory
+// SM86: fa.qk {{.*}} : tensor<128x128xf16>, tensor<32x128xf16> -> tensor<128x32xf32>
+// SM86: fa.qk {{.*}} : tensor<64x192xf16>, tensor<32x192xf16> -> tensor<64x32xf32>
+// SM86: fa.qk {{.*}} : tensor<128x64xf16>, tensor<64x64xf16> -> tensor<128x64xf32>
+// AUTO-LABEL: func @fit_shared_memory
+// AUTO: fa.qk {{.*}} : tensor<128x128xf16>, tensor<64x128xf16> -> tensor<128x64xf32>
+// AUTO: fa.qk {{.*}} : tensor<128x192xf16>, tensor<64x192xf16> -> tensor<128x64xf32>
+// AUTO: fa.qk {{.*}} : tensor<128x64xf16>, tensor<64x64xf16> -> tensor<128x64xf32>
+func.func @fit_shared_memory(%q128: tensor<1x1x?x128xf16>, %q192: tensor<1x1x?x192xf16>, %q64: tensor<1x1x?x64xf16>)
+    -> (tensor<1x1x?x128xf16>, tensor<1x1x?x192xf16>, tensor<1x1x?x64xf16>) {
+  %0 = fa.attention ins(%q128, %q128, %q128 : tensor<1x1x?x128xf16>, tensor<1x1x?x128xf16>, tensor<1x1x?x128xf16>)
+                    outs(%q128 : tensor<1x1x?x128xf16>) -> tensor<1x1x?x128xf16>
+  %1 = fa.attention ins(%q192, %q192, %q192 : tensor<1x1x?x192xf16>, tensor<1x1x?x192xf16>, tensor<1x1x?x192xf16>)
+                    outs(%q192 : tensor<1x1x?x192xf16>) -> tensor<1x1x?x192xf16>
+  %2 = fa.attention ins(%q64, %q64, %q64 : tensor<1x1x?x64xf16>, tensor<1x1x?x64xf16>, tensor<1x1x?x64xf16>)
+                    outs(%q64 : tensor<1x1x?x64xf16>) -> tensor<1x1x?x64xf16>
+  return %0, %1, %2 : tensor<1x1x?x128xf16>, tensor<1x1x?x192xf16>, tensor<1x1x?x64xf16>
+}
+
+// -----
+
+// No query rows (Nq statically 0): nothing to compute; the results are the
+// outputs as they are, and no loop nest is built.
+// CHECK-LABEL: func @no_query_rows
+// CHECK-SAME: %[[O:[a-z0-9]+]]: tensor<2x4x0x64xf16>, %[[L:[a-z0-9]+]]: tensor<2x4x0xf32>
+// CHECK-NEXT: return %[[O]], %[[L]]
+func.func @no_query_rows(%q: tensor<2x4x0x64xf16>, %k: tensor<2x4x?x64xf16>, %o: tensor<2x4x0x64xf16>, %l: tensor<2x4x0xf32>)
+    -> (tensor<2x4x0x64xf16>, tensor<2x4x0xf32>) {
+  %0, %1 = fa.attention ins(%q, %k, %k : tensor<2x4x0x64xf16>, tensor<2x4x?x64xf16>, tensor<2x4x?x64xf16>)
+                        outs(%o, %l : tensor<2x4x0x64xf16>, tensor<2x4x0xf32>) causal
+                        -> tensor<2x4x0x64xf16>, tensor<2x4x0xf32>
+  return %0, %1 : tensor<2x4x0x64xf16>, tensor<2x4x0xf32>
 }
 
 // -----

@@ -67,8 +67,9 @@ def FALowerToGPU : Pass<"fa-lower-to-gpu", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
-           "Target GPU: sm_80, sm_86, sm_87, sm_89 or sm_90; sets the shared "
-           "memory a thread block may use">,
+           "Target GPU, an NVPTX processor from sm_80 on "
+           "(fa/Dialect/FA/IR/Chips.h); sets the shared memory a thread "
+           "block may use">,
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"32",
            "Index width the kernel will be lowered with (32 or 64), recorded "
            "in the launch plan: with 32, sizes, strides and offsets are i32 "

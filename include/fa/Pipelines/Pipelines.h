@@ -57,14 +57,17 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
       llvm::cl::init("auto")};
   PassOptions::Option<std::string> chip{
       *this, "chip",
-      llvm::cl::desc("Target GPU: sm_80, sm_86, sm_87, sm_89 or sm_90"),
+      llvm::cl::desc("Target GPU, an NVPTX processor from sm_80 on (sm_80, "
+                     "sm_86, sm_87, sm_89, sm_90, sm_90a, sm_100, sm_120 ..., "
+                     "fa/Dialect/FA/IR/Chips.h); sets the PTX target, the "
+                     "shared memory budget and the default tiles"),
       llvm::cl::init("sm_80")};
   PassOptions::Option<std::string> features{
       *this, "features",
-      llvm::cl::desc("PTX ISA version as an LLVM feature (+ptx70 .. +ptx90); "
-                     "at least the chip's minimum (sm_80: +ptx70, sm_90: "
-                     "+ptx78)"),
-      llvm::cl::init("+ptx80")};
+      llvm::cl::desc("PTX ISA version as an LLVM feature (+ptx70 .. +ptx90), "
+                     "at least the chip's minimum; empty: PTX 8.0 or the "
+                     "chip's minimum where that is newer"),
+      llvm::cl::init("")};
   PassOptions::Option<unsigned> optLevel{
       *this, "opt-level", llvm::cl::desc("LLVM optimisation level (0-3)"),
       llvm::cl::init(3)};

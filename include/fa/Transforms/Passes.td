@@ -132,7 +132,11 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
            "Rows of K/V per inner-loop step, 1..1024">,
     Option<"autoBlocks", "auto-blocks", "bool", /*default=*/"false",
            "Ignore block-m/block-n and pick the GPU kernel's tiles per op "
-           "from the sm_80 atom's table of head dims (MmaSyncAtom.cpp)">
+           "from the sm_80 atom's table of head dims (MmaSyncAtom.cpp), "
+           "shrunk where they exceed the chip's shared memory">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "With auto-blocks: the GPU whose shared memory the tiles must "
+           "fit (fa/Dialect/FA/IR/Chips.h)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa/Conversion/Passes.h"
+#include "fa/Dialect/FA/IR/Chips.h"
 
 #include "KernelLowering.h"
 #include "Outline.h"
@@ -26,17 +27,6 @@ using namespace mlir;
 using namespace mlir::fa;
 
 namespace {
-
-/// Dynamic shared memory a thread block may use on `chip`, from the CUDA C
-/// Programming Guide's table of compute capabilities; failure for chips
-/// the sm_80 kernels and LLVM's NVPTX backend do not both support.
-FailureOr<int64_t> sharedMemoryLimit(StringRef chip) {
-  return llvm::StringSwitch<FailureOr<int64_t>>(chip)
-      .Cases({"sm_80", "sm_87"}, 163 * 1024)
-      .Cases({"sm_86", "sm_89"}, 99 * 1024)
-      .Case("sm_90", 227 * 1024)
-      .Default(failure());
-}
 
 bool hasLayouts(Operation *op) {
   auto layout = [](Type t) { return hasFALayout(t); };
@@ -198,12 +188,12 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
           << indexBitwidth.getValue();
       return signalPassFailure();
     }
-    FailureOr<int64_t> sharedLimit = sharedMemoryLimit(chip);
-    if (failed(sharedLimit)) {
+    const ChipInfo *chipInfo = lookupChip(chip);
+    if (!chipInfo) {
       mlir::emitError(module.getLoc(),
-                      "fa-lower-to-gpu: option chip must be one of sm_80, "
-                      "sm_86, sm_87, sm_89, sm_90 (the kernels use cp.async "
-                      "and mma.sync.m16n8k16), got '")
+                      "fa-lower-to-gpu: option chip must be one of ")
+          << supportedChipNames()
+          << " (the kernels use cp.async and mma.sync.m16n8k16), got '"
           << chip.getValue() << "'";
       return signalPassFailure();
     }
@@ -222,9 +212,35 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
     });
     if (nests.empty())
       return;
+    // The kernels go into gpu.modules of the module the pass runs on, the
+    // one upstream's NVVM passes (nested on its gpu.modules) then compile.
+    for (scf::ForallOp forall : nests)
+      if (forall->getParentOfType<ModuleOp>() != module) {
+        forall.emitError("fa-lower-to-gpu: the loop nest is inside a nested "
+                         "builtin.module; run the pass (or --fa-to-ptx) on "
+                         "that module, e.g. --pass-pipeline='builtin.module("
+                         "builtin.module(fa-to-ptx))'");
+        return signalPassFailure();
+      }
+    // A loop that does not advance would hang the kernel.
+    for (scf::ForallOp forall : nests) {
+      WalkResult stuck = forall.walk([](scf::ForOp loop) {
+        std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+        if (step && *step <= 0) {
+          loop.emitError("fa-lower-to-gpu: a loop of the kernel must have a "
+                         "step > 0, got ")
+              << *step;
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      if (stuck.wasInterrupted())
+        return signalPassFailure();
+    }
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
-    KernelLowering lowering(module, chip, *sharedLimit, indexBitwidth);
+    KernelLowering lowering(module, chip, chipInfo->maxSharedMemoryPerBlock,
+                            indexBitwidth);
     for (scf::ForallOp forall : nests)
       if (failed(lowering.lower(forall)))
         return signalPassFailure();

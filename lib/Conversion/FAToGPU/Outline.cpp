@@ -140,6 +140,7 @@ public:
     nest.forall = forall;
     nest.plan.chip = chip.str();
     nest.plan.indexBitwidth = indexBitwidth;
+    this->indexBitwidth = indexBitwidth;
   }
 
   FailureOr<OutlinedLoopNest> run();
@@ -156,6 +157,7 @@ private:
 
   scf::ForallOp forall;
   ModuleOp module;
+  unsigned indexBitwidth;
   Location loc;
   OutlinedLoopNest nest;
 
@@ -280,6 +282,22 @@ LogicalResult Outliner::buildKernel() {
     nest.plan.tensors.push_back(LaunchPlan::Tensor{name, type, true});
     argTypes.push_back(kernelArgType(type));
     nest.hostArgs.push_back(out);
+  }
+  // Offsets inside the kernel are computed in the index width: a tensor
+  // whose static dims alone reach 2^(width-1) elements would overflow them.
+  // (Dynamic sizes are checked by the runtime against the launch plan's
+  // index_bitwidth.)
+  for (const LaunchPlan::Tensor &t : nest.plan.tensors) {
+    APInt elements(128, 1);
+    for (int64_t dim : t.type.getShape())
+      if (!ShapedType::isDynamic(dim))
+        elements *= APInt(128, dim);
+    if (elements.getActiveBits() >= indexBitwidth)
+      return error() << "tensor '" << t.name << "' (" << t.type
+                     << ") has 2^" << elements.logBase2() << " or more "
+                     << "elements, more than " << indexBitwidth
+                     << "-bit indices address"
+                     << (indexBitwidth == 32 ? "; use index-bitwidth=64" : "");
   }
   for (auto [i, s] : llvm::enumerate(scalarParams)) {
     std::optional<StringRef> role;

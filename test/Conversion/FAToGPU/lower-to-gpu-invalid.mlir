@@ -14,11 +14,13 @@
 
 //     Options (checked before any IR; reported once per split).
 // RUN: not fa-opt %s -split-input-file --fa-lower-to-gpu="chip=sm_75" 2>&1 | FileCheck %s --check-prefix=SM75
-// SM75: error: fa-lower-to-gpu: option chip must be one of sm_80, sm_86, sm_87, sm_89, sm_90 (the kernels use cp.async and mma.sync.m16n8k16), got 'sm_75'
-// RUN: not fa-opt %s -split-input-file --fa-lower-to-gpu="chip=sm_100" 2>&1 | FileCheck %s --check-prefix=SM100
-// SM100: error: fa-lower-to-gpu: option chip must be one of sm_80, sm_86, sm_87, sm_89, sm_90 (the kernels use cp.async and mma.sync.m16n8k16), got 'sm_100'
+// SM75: error: fa-lower-to-gpu: option chip must be one of sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_103, sm_103a, sm_120, sm_120a, sm_121, sm_121a (the kernels use cp.async and mma.sync.m16n8k16), got 'sm_75'
+// RUN: not fa-opt %s -split-input-file --fa-lower-to-gpu="chip=sm_999" 2>&1 | FileCheck %s --check-prefix=SM999
+// SM999: error: fa-lower-to-gpu: option chip must be one of sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_103, sm_103a, sm_120, sm_120a, sm_121, sm_121a (the kernels use cp.async and mma.sync.m16n8k16), got 'sm_999'
+// RUN: not fa-opt %s -split-input-file --fa-lower-to-gpu="chip=sm_100f" 2>&1 | FileCheck %s --check-prefix=SM100F
+// SM100F: error: fa-lower-to-gpu: option chip must be one of {{.*}}, got 'sm_100f'
 // RUN: not fa-opt %s -split-input-file --fa-lower-to-gpu="chip=ampere" 2>&1 | FileCheck %s --check-prefix=GARBAGE
-// GARBAGE: error: fa-lower-to-gpu: option chip must be one of sm_80, sm_86, sm_87, sm_89, sm_90 (the kernels use cp.async and mma.sync.m16n8k16), got 'ampere'
+// GARBAGE: error: fa-lower-to-gpu: option chip must be one of sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_103, sm_103a, sm_120, sm_120a, sm_121, sm_121a (the kernels use cp.async and mma.sync.m16n8k16), got 'ampere'
 // RUN: not fa-opt %s -split-input-file --fa-lower-to-gpu="index-bitwidth=16" 2>&1 | FileCheck %s --check-prefix=INDEX
 // INDEX: error: fa-lower-to-gpu: option index-bitwidth must be 32 or 64, got 16
 
@@ -676,4 +678,25 @@ func.func @store_operand_a(%o: tensor<1x1x32x16xf16>) -> tensor<1x1x32x16xf16> {
     }
   } {mapping = [#gpu.block<x>]}
   return %r : tensor<1x1x32x16xf16>
+}
+
+// -----
+
+// A loop that does not advance would hang every thread block.
+#rows = #fa.warp_rows<rows, num_warps = 2, atom = #fa.mma_sync>
+func.func @zero_step(%m: tensor<1x1x32xf32>, %n: index) -> tensor<1x1x32xf32> {
+  %r = scf.forall (%i) in (1) shared_outs(%mo = %m) -> (tensor<1x1x32xf32>) {
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %m0 = arith.constant dense<1.0> : tensor<32xf32, #rows>
+    // expected-error @+1 {{fa-lower-to-gpu: a loop of the kernel must have a step > 0, got 0}}
+    %m1 = scf.for %j = %c0 to %n step %c0 iter_args(%x = %m0) -> (tensor<32xf32, #rows>) {
+      scf.yield %x : tensor<32xf32, #rows>
+    }
+    %ms = tensor.extract_slice %m1[0] [%c32] [1] : tensor<32xf32, #rows> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ms into %mo[%c0, %c0, %c0] [1, 1, %c32] [1, 1, 1] : tensor<?xf32> into tensor<1x1x32xf32>
+    }
+  } {mapping = [#gpu.block<x>]}
+  return %r : tensor<1x1x32xf32>
 }

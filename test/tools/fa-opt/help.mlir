@@ -25,6 +25,6 @@
 // CHECK-LABEL: Pass Pipelines:
 // CHECK-DAG: --fa-lower-to-cpu {{.*}}- Lower fa IR to the LLVM dialect for the host
 // CHECK-DAG: --fa-to-ptx {{.*}}- Compile fa.attention to PTX (L0 -> L5)
-// CHECK-DAG: --chip=<string> {{.*}}- Target GPU: sm_80, sm_86, sm_87, sm_89 or sm_90
+// CHECK-DAG: --chip=<string> {{.*}}- Target GPU, an NVPTX processor from sm_80 on
 // CHECK-DAG: --features=<string> {{.*}}- PTX ISA version
 // CHECK-DAG: --kv-stages=<long> {{.*}}- K/V blocks resident in shared memory

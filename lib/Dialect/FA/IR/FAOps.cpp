@@ -200,6 +200,25 @@ LogicalResult AttentionOp::verify() {
     if (!std::isfinite(d) || d <= 0.0)
       return emitOpError("softcap must be finite and > 0, got ") << d;
   }
+  // The kernels take the scale as f32 factors: scale * log2(e), or scale / c
+  // and c with a soft cap. One that overflows to inf or underflows to 0
+  // would give NaN or uniform weights instead of an error.
+  double scale = getEffectiveScale();
+  auto isF32Factor = [](double v) {
+    float f = static_cast<float>(v);
+    return std::isfinite(f) && std::fpclassify(f) == FP_NORMAL;
+  };
+  if (std::optional<APFloat> c = getSoftcap()) {
+    double cap = c->convertToDouble();
+    if (!isF32Factor(cap) || !isF32Factor(scale / cap))
+      return emitOpError("scale / softcap (")
+             << scale << " / " << cap
+             << ") and softcap must be normal f32 numbers";
+  } else if (!isF32Factor(scale * M_LOG2E)) {
+    return emitOpError("scale * log2(e) must be a normal f32 number (scale "
+                       "between about 8e-39 and 2.3e38), got scale ")
+           << scale;
+  }
   return success();
 }
 

@@ -179,3 +179,31 @@ FailureOr<TileConfig> MmaSyncAtomAttr::getDefaultTiles(int64_t headDim,
       return e.tiles;
   return failure();
 }
+
+// Halving the K/V block first keeps each K/V tile serving the whole Q block;
+// 32 K/V rows keep the S fragment wide enough for whole 16-column ldmatrix
+// steps of P. Then the Q block, to 64 rows, with at most one warp per 16
+// rows. (99 KB chips such as sm_86, sm_89 and sm_120 need this at d = 128
+// and 192; 163 KB and 227 KB chips take the table as it is.)
+FailureOr<TileConfig> MmaSyncAtomAttr::fitTiles(TileConfig tiles,
+                                                int64_t headDim,
+                                                int64_t valueDim,
+                                                int64_t sharedMemoryBytes) const {
+  Type half = Float16Type::get(getContext());
+  auto bytes = [&](const TileConfig &t) {
+    return getSharedTileBytes({t.blockM, headDim}, half) +
+           t.stages * (getSharedTileBytes({t.blockN, headDim}, half) +
+                       getSharedTileBytes({t.blockN, valueDim}, half));
+  };
+  while (bytes(tiles) > sharedMemoryBytes) {
+    if (tiles.blockN > 32) {
+      tiles.blockN /= 2;
+    } else if (tiles.blockM > 64) {
+      tiles.blockM /= 2;
+      tiles.numWarps = std::min(tiles.numWarps, tiles.blockM / kTileRows);
+    } else {
+      return failure();
+    }
+  }
+  return tiles;
+}

@@ -259,6 +259,33 @@ func.func @nan_scale(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v:
 
 // -----
 
+// The kernels multiply by scale * log2(e) in f32: it must not overflow.
+func.func @scale_overflows_in_f32(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{scale * log2(e) must be a normal f32 number (scale between about 8e-39 and 2.3e38), got scale 3.000000e+38}}
+  %r0 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>) scale(3.0e38) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+// ... nor be a subnormal (flushed to zero on the GPU).
+func.func @scale_subnormal_in_f32(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{scale * log2(e) must be a normal f32 number}}
+  %r0 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>) scale(1.0e-40) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+// With a soft cap the kernels take scale / softcap and softcap.
+func.func @softcap_scale_overflows(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{scale / softcap (1.000000e+30 / 1.000000e-10) and softcap must be normal f32 numbers}}
+  %r0 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>) scale(1.0e30) softcap(1.0e-10) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
 func.func @no_outputs(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>) {
   // expected-error @+1 {{expects 1 or 2 outputs (O and optionally LSE), got 0}}
   "fa.attention"(%q, %k, %v) : (tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) -> ()

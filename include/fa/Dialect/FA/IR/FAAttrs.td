@@ -93,7 +93,15 @@ def FA_MmaAtomAttrInterface : AttrInterface<"MmaAtomAttrInterface"> {
         `--fa-map-warps` and `--fa-pipeline-kv` pick when not told. Failure
         for head dims the atom has no entry for.
       }], "::mlir::FailureOr<::mlir::fa::TileConfig>", "getDefaultTiles",
-      (ins "int64_t":$headDim, "int64_t":$valueDim)>
+      (ins "int64_t":$headDim, "int64_t":$valueDim)>,
+    InterfaceMethod<[{
+        `tiles`, made smaller where their shared tiles (Q, and `stages`
+        K and V tiles of f16/bf16) need more than `sharedMemoryBytes`:
+        K/V blocks first, then Q blocks (with fewer warps). Failure if no
+        such tiles fit.
+      }], "::mlir::FailureOr<::mlir::fa::TileConfig>", "fitTiles",
+      (ins "::mlir::fa::TileConfig":$tiles, "int64_t":$headDim,
+           "int64_t":$valueDim, "int64_t":$sharedMemoryBytes)>
   ];
 }
 
