@@ -163,17 +163,79 @@ Env envThrough(AffineMap map, const Env &env) {
   return result;
 }
 
+/// The index forms of the source of a static expand_shape/collapse_shape,
+/// given those of its result (unit dims index 0; a dim that merges several
+/// non-unit dims has no form).
+Env formsThroughReshape(Operation *reshape, const Env &forms) {
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape);
+  auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape);
+  auto resultTy = cast<ShapedType>(reshape->getResult(0).getType());
+  auto srcTy = cast<ShapedType>(reshape->getOperand(0).getType());
+  Env src(srcTy.getRank(), std::nullopt);
+  if (!resultTy.hasStaticShape() || !srcTy.hasStaticShape())
+    return src;
+  SmallVector<ReassociationIndices> groups =
+      expand ? expand.getReassociationIndices()
+             : collapse.getReassociationIndices();
+  for (auto [g, group] : llvm::enumerate(groups)) {
+    if (expand) {
+      // src[g] = sum_k result[group[k]] * stride_k
+      Lin sum;
+      int64_t stride = 1;
+      bool known = true;
+      for (int64_t d : llvm::reverse(group)) {
+        int64_t size = resultTy.getDimSize(d);
+        if (size != 1) {
+          if (!forms[d]) {
+            known = false;
+            break;
+          }
+          sum.i += forms[d]->i * stride;
+          sum.j += forms[d]->j * stride;
+          sum.c += forms[d]->c * stride;
+        }
+        stride *= size;
+      }
+      if (known)
+        src[g] = sum;
+      continue;
+    }
+    // collapse: result[g] merges src dims `group`; only one may be non-unit.
+    int64_t nonUnit = -1, count = 0;
+    for (int64_t d : group)
+      if (srcTy.getDimSize(d) != 1) {
+        nonUnit = d;
+        ++count;
+      }
+    if (count > 1)
+      continue;
+    for (int64_t d : group)
+      src[d] = Lin{0, 0, 0};
+    if (nonUnit >= 0)
+      src[nonUnit] = forms[g];
+  }
+  return src;
+}
+
 /// Follows `p` when it is a block argument reading a tensor that an
-/// all-parallel identity-output op produced: the point its body yields.
+/// all-parallel identity-output op produced (possibly through static
+/// reshapes): the point its body yields, with its loops' index forms.
 std::optional<Point> enterProducer(const Point &p) {
   OpOperand *operand = inputOperandOf(p.op, p.v);
   if (!operand)
     return std::nullopt;
-  linalg::LinalgOp producer = elementwiseProducer(operand->get());
+  Value t = operand->get();
+  Env forms = envThrough(p.op.getMatchingIndexingMap(operand), p.env);
+  while (Operation *def = t.getDefiningOp()) {
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+      break;
+    forms = formsThroughReshape(def, forms);
+    t = def->getOperand(0);
+  }
+  linalg::LinalgOp producer = elementwiseProducer(t);
   if (!producer)
     return std::nullopt;
-  return Point{yieldedValue(producer), producer,
-               envThrough(p.op.getMatchingIndexingMap(operand), p.env)};
+  return Point{yieldedValue(producer), producer, forms};
 }
 
 /// True when `p` reads a whole score-domain tensor element by element.
@@ -213,11 +275,17 @@ std::optional<double> constantOf(const Point &p) {
 }
 
 /// An integer index as a linear form of i and j.
+std::optional<Point> enterProducer(const Point &p);
+
 std::optional<Lin> linOfValue(const Point &p) {
   Value v = p.v;
   Operation *def = v.getDefiningOp();
-  if (!def)
+  if (!def) {
+    // An element of an index tensor some generator computed.
+    if (std::optional<Point> inner = enterProducer(p))
+      return linOfValue(*inner);
     return std::nullopt;
+  }
   if (auto index = dyn_cast<linalg::IndexOp>(def)) {
     if (index.getDim() >= p.env.size())
       return std::nullopt;
@@ -370,6 +438,23 @@ std::optional<Visibility> classifyCmp(arith::CmpIPredicate pred, Lin lhs,
 std::optional<Visibility> classifyPredicate(const Point &p, MaskDomain dom,
                                             bool visibleWhenTrue);
 
+/// An i1 constant true: a scalar, or any element of a splat/filled tensor.
+bool isTrue(const Point &p) {
+  IntegerAttr attr;
+  if (matchPattern(p.v, m_Constant(&attr)))
+    return attr.getType().isInteger(1) && attr.getValue().isAllOnes();
+  OpOperand *operand = inputOperandOf(p.op, p.v);
+  if (!operand)
+    return false;
+  Value t = operand->get();
+  if (auto fill = t.getDefiningOp<linalg::FillOp>())
+    return matchPattern(fill.value(), m_Constant(&attr)) &&
+           attr.getType().isInteger(1) && attr.getValue().isAllOnes();
+  DenseElementsAttr dense;
+  return matchPattern(t, m_Constant(&dense)) && dense.isSplat() &&
+         dense.getElementType().isInteger(1) && dense.getSplatValue<bool>();
+}
+
 /// A boolean-valued point: a comparison of indices, a negation, or an
 /// element of a (constant or generated) i1 tensor.
 std::optional<Visibility> classifyPredicate(const Point &p, MaskDomain dom,
@@ -389,6 +474,14 @@ std::optional<Visibility> classifyPredicate(const Point &p, MaskDomain dom,
           one.getValue().isAllOnes())
         return classifyPredicate({x->getOperand(1 - side), p.op, p.env}, dom,
                                  !visibleWhenTrue);
+    return std::nullopt;
+  }
+  if (auto a = v.getDefiningOp<arith::AndIOp>()) {
+    // `x and true` (torch-mlir's tril of an all-true mask).
+    for (int side = 0; side < 2; ++side)
+      if (isTrue({a->getOperand(side), p.op, p.env}))
+        return classifyPredicate({a->getOperand(1 - side), p.op, p.env}, dom,
+                                 visibleWhenTrue);
     return std::nullopt;
   }
   OpOperand *operand = inputOperandOf(p.op, v);
@@ -517,44 +610,72 @@ std::optional<Contraction> matchContraction(Operation *maybeOp) {
                      op.getDpsInputOperand(1)->get(), rhsNK, rank - 2};
 }
 
-enum class RowKind { Max, Sum };
+enum class RowKind { Max, Sum, All };
+
+bool isTrueInit(Value init) {
+  IntegerAttr attr;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return matchPattern(fill.value(), m_Constant(&attr)) &&
+           attr.getType().isInteger(1) && attr.getValue().isAllOnes();
+  DenseElementsAttr dense;
+  return matchPattern(init, m_Constant(&dense)) && dense.isSplat() &&
+         dense.getElementType().isInteger(1) && dense.getSplatValue<bool>();
+}
 
 /// `row = reduce(input)` over the last dim: init filled with the identity of
-/// the reduction, body `yield(combine(cast(in), acc))`. Returns the input and
-/// the result's indexing map (which a consumer must read it through).
+/// the reduction, body `yield(combine(cast(in), acc))`. Other results of the
+/// op (torch-mlir computes the argmax next to the max) must be unused.
+/// Returns the input and the result's indexing map (which a consumer must
+/// read it through).
 std::optional<std::pair<Value, AffineMap>> matchRowReduce(Value row,
                                                           RowKind kind) {
-  linalg::LinalgOp op = singleResultLinalg(row.getDefiningOp());
-  if (!op || op.getNumDpsInputs() != 1 || op.getNumReductionLoops() != 1)
+  auto result = dyn_cast<OpResult>(row);
+  if (!result)
     return std::nullopt;
+  auto op = dyn_cast<linalg::LinalgOp>(result.getOwner());
+  if (!op || !op.hasPureTensorSemantics() || !op.getBlock() ||
+      op.getNumDpsInputs() != 1 || op.getNumReductionLoops() != 1 ||
+      op.getNumDpsInits() != op->getNumResults())
+    return std::nullopt;
+  unsigned k = result.getResultNumber();
+  for (OpResult other : op->getResults())
+    if (other != result && !other.use_empty())
+      return std::nullopt;
   unsigned loops = op.getNumLoops();
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  if (iterators.back() != utils::IteratorType::reduction)
+  if (op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
     return std::nullopt;
   OpOperand *input = op.getDpsInputOperand(0);
-  OpOperand *init = op.getDpsInitOperand(0);
+  OpOperand *init = op.getDpsInitOperand(k);
   if (!op.getMatchingIndexingMap(input).isIdentity())
     return std::nullopt;
   // The init drops the reduced dim, or keeps it as a unit dim (keepdim).
   AffineMap outMap = op.getMatchingIndexingMap(init);
+  MLIRContext *ctx = op->getContext();
   SmallVector<AffineExpr> keep;
   for (unsigned d = 0; d + 1 < loops; ++d)
-    keep.push_back(getAffineDimExpr(d, op->getContext()));
-  AffineMap dropLast = AffineMap::get(loops, 0, keep, op->getContext());
-  keep.push_back(getAffineConstantExpr(0, op->getContext()));
-  AffineMap keepUnit = AffineMap::get(loops, 0, keep, op->getContext());
+    keep.push_back(getAffineDimExpr(d, ctx));
+  AffineMap dropLast = AffineMap::get(loops, 0, keep, ctx);
+  keep.push_back(getAffineConstantExpr(0, ctx));
+  AffineMap keepUnit = AffineMap::get(loops, 0, keep, ctx);
   if (outMap != dropLast && outMap != keepUnit)
     return std::nullopt;
 
   Block *body = op.getBlock();
-  Value in = body->getArgument(0), acc = body->getArgument(1);
-  Operation *combine = yieldedValue(op).getDefiningOp();
-  if (!combine || combine->getNumOperands() != 2)
+  Value in = body->getArgument(0), acc = body->getArgument(1 + k);
+  Operation *combine =
+      body->getTerminator()->getOperand(k).getDefiningOp();
+  if (!combine || combine->getNumOperands() != 2 ||
+      combine->getBlock() != body)
     return std::nullopt;
   Value a = stripCasts(combine->getOperand(0)),
         b = stripCasts(combine->getOperand(1));
   if (!((a == in && b == acc) || (a == acc && b == in)))
     return std::nullopt;
+  if (kind == RowKind::All) {
+    if (!isa<arith::AndIOp>(combine) || !isTrueInit(init->get()))
+      return std::nullopt;
+    return std::make_pair(input->get(), outMap);
+  }
   std::optional<double> initValue = tensorConstant(init->get());
   if (!initValue)
     return std::nullopt;
@@ -571,14 +692,35 @@ std::optional<std::pair<Value, AffineMap>> matchRowReduce(Value row,
 }
 
 /// `p` reads the per-row tensor produced by a reduction of `kind` through
-/// the same map the reduction wrote it with; returns the reduced tensor.
+/// the same map the reduction wrote it with (or, after an expand_shape that
+/// appends the kept unit dim, through that map plus a trailing 0); returns
+/// the reduced tensor.
 std::optional<Value> readsRowReduce(const Point &p, RowKind kind) {
   OpOperand *operand = inputOperandOf(p.op, p.v);
-  if (!operand || !operand->get().hasOneUse())
+  if (!operand)
     return std::nullopt;
-  std::optional<std::pair<Value, AffineMap>> reduce =
-      matchRowReduce(operand->get(), kind);
-  if (!reduce || p.op.getMatchingIndexingMap(operand) != reduce->second)
+  Value t = operand->get();
+  AffineMap readMap = p.op.getMatchingIndexingMap(operand);
+  if (auto expand = t.getDefiningOp<tensor::ExpandShapeOp>()) {
+    SmallVector<ReassociationIndices> groups =
+        expand.getReassociationIndices();
+    int64_t rank = expand.getResultType().getRank();
+    bool appendsUnit =
+        t.hasOneUse() && rank >= 2 &&
+        expand.getResultType().getDimSize(rank - 1) == 1 &&
+        groups.back() == ReassociationIndices{rank - 2, rank - 1} &&
+        llvm::all_of(ArrayRef(groups).drop_back(),
+                     [](const ReassociationIndices &g) { return g.size() == 1; });
+    auto last = dyn_cast<AffineConstantExpr>(readMap.getResults().back());
+    if (!appendsUnit || !last || last.getValue() != 0)
+      return std::nullopt;
+    readMap = readMap.dropResult(rank - 1);
+    t = expand.getSrc();
+  }
+  if (!t.hasOneUse())
+    return std::nullopt;
+  std::optional<std::pair<Value, AffineMap>> reduce = matchRowReduce(t, kind);
+  if (!reduce || readMap != reduce->second)
     return std::nullopt;
   return reduce->first;
 }
@@ -596,11 +738,11 @@ Env scoreEnv(unsigned rank) {
 
 /// softmax over the last dim of X, named or decomposed into
 /// M = rowmax(X), E = exp(X - M), L = rowsum(E), P = E / L. Returns X.
-std::optional<Value> matchSoftmax(Value p) {
+std::optional<Value> matchSoftmax(Value p, Operation *extraReader) {
   auto rank = cast<ShapedType>(p.getType()).getRank();
   if (auto softmax = p.getDefiningOp<linalg::SoftmaxOp>()) {
     if (softmax.getDimension() != static_cast<uint64_t>(rank - 1) ||
-        !softmax.getInput().hasOneUse())
+        !softmax.getInput().hasOneUse() || extraReader)
       return std::nullopt;
     return softmax.getInput();
   }
@@ -639,7 +781,9 @@ std::optional<Value> matchSoftmax(Value p) {
   if (!readsIdentity(xPoint, &x))
     return std::nullopt;
   std::optional<Value> maxed = readsRowReduce(mPoint, RowKind::Max);
-  if (!maxed || *maxed != x || !llvm::hasNItems(x.getUses(), 2))
+  unsigned uses = extraReader ? 3 : 2;
+  if (!maxed || *maxed != x || !llvm::hasNItems(x.getUses(), uses) ||
+      (extraReader && !llvm::is_contained(x.getUsers(), extraReader)))
     return std::nullopt;
   return x;
 }
@@ -666,6 +810,47 @@ bool acceptFactor(double c, ScoreChain &chain, bool invert) {
 
 bool analyzeScores(Point p, MaskDomain dom, ScoreChain &chain);
 
+/// Looks through expand_shape/collapse_shape ops that only regroup the batch
+/// dims (the last two dims stay groups of their own), each used once (the
+/// first one may be shared when `sharedFirst`).
+Value throughBatchReshapes(Value t, bool sharedFirst = false) {
+  for (bool first = true;; first = false) {
+    Operation *def = t.getDefiningOp();
+    if (!def || !isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def) ||
+        (!(first && sharedFirst) && !t.hasOneUse()))
+      return t;
+    SmallVector<ReassociationIndices> groups =
+        isa<tensor::ExpandShapeOp>(def)
+            ? cast<tensor::ExpandShapeOp>(def).getReassociationIndices()
+            : cast<tensor::CollapseShapeOp>(def).getReassociationIndices();
+    if (groups.size() < 2 || groups.back().size() != 1 ||
+        groups[groups.size() - 2].size() != 1)
+      return t;
+    t = def->getOperand(0);
+  }
+}
+
+/// A whole score-domain tensor on the way back to Q K^T.
+bool analyzeScoreTensor(Value t, MaskDomain dom, ScoreChain &chain,
+                        bool shared = false) {
+  if (!shared && !t.hasOneUse())
+    return false;
+  Value source = throughBatchReshapes(t, shared);
+  if (source != t && !source.hasOneUse())
+    return false;
+  if (matchContraction(source.getDefiningOp())) {
+    chain.scores = source;
+    return true;
+  }
+  linalg::LinalgOp producer = elementwiseProducer(source);
+  if (!producer)
+    return false;
+  auto rank = cast<ShapedType>(source.getType()).getRank();
+  return rank >= 2 && analyzeScores({yieldedValue(producer), producer,
+                                     scoreEnv(rank)},
+                                    dom, chain);
+}
+
 bool addMask(std::optional<Visibility> v, ScoreChain &chain) {
   if (!v || chain.sawMask)
     return false;
@@ -679,16 +864,8 @@ bool addMask(std::optional<Visibility> v, ScoreChain &chain) {
 bool analyzeScores(Point p, MaskDomain dom, ScoreChain &chain) {
   p.v = stripCasts(p.v);
   Value t;
-  if (readsIdentity(p, &t)) {
-    if (!t.hasOneUse())
-      return false;
-    if (matchContraction(t.getDefiningOp())) {
-      chain.scores = t;
-      return true;
-    }
-    std::optional<Point> next = enterProducer(p);
-    return next && analyzeScores(*next, dom, chain);
-  }
+  if (readsIdentity(p, &t))
+    return analyzeScoreTensor(t, dom, chain);
   Operation *def = p.v.getDefiningOp();
   if (!def || def->getBlock() != p.op.getBlock())
     return false;
@@ -975,6 +1152,47 @@ SmallVector<int64_t> iota(unsigned n) {
   return v;
 }
 
+/// PyTorch's decomposition of scaled_dot_product_attention zeroes the rows
+/// whose scores are all -inf: P = select(all(X == -inf) per row, 0, P').
+/// fa.attention gives such rows 0 too (and no row the raise accepts is
+/// empty), so P' stands for P. Returns the op reading X for the test (an
+/// extra use of X the softmax matcher must allow), sets `x` and moves `p`.
+Operation *matchEmptyRowZeroing(Value &p, Value &x) {
+  linalg::LinalgOp zeroing = elementwiseProducer(p);
+  if (!zeroing)
+    return nullptr;
+  auto select =
+      stripCasts(yieldedValue(zeroing)).getDefiningOp<arith::SelectOp>();
+  if (!select)
+    return nullptr;
+  Env env = scoreEnv(cast<ShapedType>(p.getType()).getRank());
+  std::optional<double> zero =
+      constantOf({select.getTrueValue(), zeroing, env});
+  Value kept;
+  if (!zero || *zero != 0.0 ||
+      !readsIdentity({select.getFalseValue(), zeroing, env}, &kept) ||
+      !kept.hasOneUse())
+    return nullptr;
+  std::optional<Value> isNegInf =
+      readsRowReduce({select.getCondition(), zeroing, env}, RowKind::All);
+  if (!isNegInf || !isNegInf->hasOneUse())
+    return nullptr;
+  linalg::LinalgOp test = elementwiseProducer(*isNegInf);
+  if (!test)
+    return nullptr;
+  auto cmp = stripCasts(yieldedValue(test)).getDefiningOp<arith::CmpFOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OEQ)
+    return nullptr;
+  std::optional<double> negInf = constantOf({cmp.getRhs(), test, env});
+  Value scores;
+  if (!negInf || !std::isinf(*negInf) || *negInf > 0 ||
+      !readsIdentity({stripCasts(cmp.getLhs()), test, env}, &scores))
+    return nullptr;
+  x = scores;
+  p = kept;
+  return test;
+}
+
 } // namespace
 
 std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
@@ -999,53 +1217,59 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
   if (!isSupportedElem(elemType))
     return std::nullopt;
 
-  // P, through roundings of the probabilities.
+  // P, through roundings of the probabilities and batch reshapes.
   Value p = pv->lhs;
-  while (linalg::LinalgOp cast = castOnlyOp(p.getDefiningOp())) {
+  while (true) {
     if (!p.hasOneUse())
       return std::nullopt;
-    p = cast.getDpsInputOperand(0)->get();
+    Value next = throughBatchReshapes(p);
+    if (linalg::LinalgOp cast = castOnlyOp(next.getDefiningOp()))
+      next = cast.getDpsInputOperand(0)->get();
+    if (next == p)
+      break;
+    p = next;
   }
-  if (!p.hasOneUse())
-    return std::nullopt;
-  std::optional<Value> x = matchSoftmax(p);
-  if (!x)
+  Value zeroedX;
+  Operation *zeroing = matchEmptyRowZeroing(p, zeroedX);
+  std::optional<Value> x = matchSoftmax(p, zeroing);
+  if (!x || (zeroing && zeroedX != *x))
     return std::nullopt;
 
   // Back from X to Q K^T.
   auto scoreType = cast<ShapedType>(x->getType());
-  MaskDomain dom{scoreType.getDimSize(rank - 2), scoreType.getDimSize(rank - 1),
+  int64_t xRank = scoreType.getRank();
+  MaskDomain dom{scoreType.getDimSize(xRank - 2), scoreType.getDimSize(xRank - 1),
                  options.finfoMinMasks};
   ScoreChain chain;
-  if (matchContraction(x->getDefiningOp())) {
-    chain.scores = *x;
-  } else {
-    linalg::LinalgOp first = elementwiseProducer(*x);
-    if (!first || !analyzeScores({yieldedValue(first), first, scoreEnv(rank)},
-                                 dom, chain))
-      return std::nullopt;
-  }
-  std::optional<Contraction> qk = matchContraction(chain.scores.getDefiningOp());
-  if (!qk || qk->batchRank != pv->batchRank)
+  if (!analyzeScoreTensor(*x, dom, chain, /*shared=*/true))
     return std::nullopt;
+  std::optional<Contraction> qk = matchContraction(chain.scores.getDefiningOp());
+  if (!qk)
+    return std::nullopt;
+  unsigned qkRank = qk->batchRank + 2;
   if (chain.visibility == Visibility::Causal) {
     // Ours is bottom-right aligned, a lower-triangular mask top-left: the
     // same only when Nq == Nk.
     auto s = cast<ShapedType>(chain.scores.getType());
-    if (s.isDynamicDim(rank - 2) || s.getDimSize(rank - 2) != s.getDimSize(rank - 1))
+    if (s.isDynamicDim(qkRank - 2) ||
+        s.getDimSize(qkRank - 2) != s.getDimSize(qkRank - 1))
       return std::nullopt;
     match.causal = true;
   }
 
   // Q [batch, Nq, D], K [batch, Nk, D] (or transposed), V [batch, Nk, Dv].
-  SmallVector<int64_t> natural = iota(rank);
-  SmallVector<int64_t> swapped = natural;
-  std::swap(swapped[rank - 2], swapped[rank - 1]);
+  auto orders = [](unsigned r) {
+    SmallVector<int64_t> natural = iota(r), swapped = iota(r);
+    std::swap(swapped[r - 2], swapped[r - 1]);
+    return std::make_pair(natural, swapped);
+  };
+  auto [qkNatural, qkSwapped] = orders(qkRank);
+  auto [pvNatural, pvSwapped] = orders(rank);
   PeelOptions qkOptions{true, false, elemType};
-  match.query = peelOperand(qk->lhs, natural, qkOptions);
+  match.query = peelOperand(qk->lhs, qkNatural, qkOptions);
   qkOptions.allowGroup = true;
-  match.key = peelOperand(qk->rhs, qk->rhsNK ? natural : swapped, qkOptions);
-  match.value = peelOperand(pv->rhs, pv->rhsNK ? swapped : natural,
+  match.key = peelOperand(qk->rhs, qk->rhsNK ? qkNatural : qkSwapped, qkOptions);
+  match.value = peelOperand(pv->rhs, pv->rhsNK ? pvSwapped : pvNatural,
                             PeelOptions{false, true, elemType});
   if (match.key.group != match.value.group)
     return std::nullopt;
