@@ -70,6 +70,29 @@ void mlir::fa::registerFAPipelines() {
       [](function_ref<void(const ::mlir::detail::PassOptions &)> optHandler) {
         optHandler(ToPTXOptions());
       });
+  registerPassPipeline(
+      "fa-linalg-to-ptx",
+      "Compile linalg on tensors to PTX: --fa-raise-attention turns the "
+      "attentions it recognises into fa.attention, then --fa-to-ptx with the "
+      "same options",
+      [](OpPassManager &pm, StringRef optionsStr,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        ToPTXOptions options;
+        if (failed(options.parseFromString(optionsStr)))
+          return failure();
+        return buildLinalgToPTXPipeline(pm, options);
+      },
+      [](function_ref<void(const ::mlir::detail::PassOptions &)> optHandler) {
+        optHandler(ToPTXOptions());
+      });
+  PassPipelineRegistration<>(
+      "fa-linalg-to-cpu",
+      "Raise attention in linalg on tensors to fa.attention "
+      "(--fa-raise-attention), then --fa-lower-to-cpu",
+      [](OpPassManager &pm) {
+        pm.addPass(createFARaiseAttention());
+        buildLowerToCPUPipeline(pm);
+      });
   PassPipelineRegistration<>(
       "fa-lower-to-cpu",
       "Lower fa IR to the LLVM dialect for the host (runnable with "

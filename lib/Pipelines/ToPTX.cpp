@@ -162,3 +162,10 @@ LogicalResult mlir::fa::buildToPTXPipeline(OpPassManager &pm,
     pm.addPass(createFAExportKernels(FAExportKernelsOptions{options.outputDir}));
   return success();
 }
+
+LogicalResult mlir::fa::buildLinalgToPTXPipeline(OpPassManager &pm,
+                                                 const ToPTXOptions &options) {
+  // Raise first: the fa-to-ptx passes only see fa.attention.
+  pm.addPass(createFARaiseAttention());
+  return buildToPTXPipeline(pm, options);
+}

@@ -6,6 +6,9 @@
 //                       dialect for the host, runnable with mlir-runner.
 //   --fa-to-ptx         fa.attention -> PTX (L0 -> L5), optionally written
 //                       to files with its launch record.
+//   --fa-linalg-to-ptx  --fa-raise-attention, then --fa-to-ptx: a frontend's
+//                       linalg on tensors to kernels and launch plans.
+//   --fa-linalg-to-cpu  --fa-raise-attention, then --fa-lower-to-cpu.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,6 +90,10 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
 /// Fails, with a message on stderr, for a bad option value.
 LogicalResult buildToPTXPipeline(OpPassManager &pm,
                                  const ToPTXOptions &options);
+
+/// linalg on tensors -> PTX: --fa-raise-attention, then the pipeline above.
+LogicalResult buildLinalgToPTXPipeline(OpPassManager &pm,
+                                       const ToPTXOptions &options);
 
 /// Registers the pipelines above with the global pass registry.
 void registerFAPipelines();

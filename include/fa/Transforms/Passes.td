@@ -459,4 +459,67 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+
+def FARaiseAttention : Pass<"fa-raise-attention"> {
+  let summary = "Replace attention written with upstream linalg/tensor ops "
+                "by fa.attention";
+  let description = [{
+    Finds scaled dot-product attention that a frontend (torch-mlir, a
+    hand-written program) expressed with upstream ops on tensors and
+    replaces it by one tensor-form `fa.attention`, so that the rest of the
+    compiler (`--fa-to-ptx`, `--fa-lower-to-cpu`) can take it. The matcher
+    starts at every contraction that could be `P V` and walks backward:
+
+    1. `P V`: `linalg.matmul`, `linalg.batch_matmul` (also with transposed
+       `indexing_maps`) or a `linalg.generic` contraction, over 0, 1 or 2
+       batch dims (`[N, D]`, `[B*H, N, D]`, `[B, H, N, D]`); optionally
+       followed by a rounding of O (`arith.truncf` in a generic).
+    2. The softmax over the last dim: `linalg.softmax`, or
+       `max`-reduce / `exp(x - max)` / `sum`-reduce / divide, fused into
+       generics or not, keepdim or not, with f16/bf16 <-> f32 casts.
+    3. Back to `Q K^T`: multiplications or divisions by positive constants
+       (the scale), at most one causal mask (an additive constant of 0 and
+       -inf, a `select` between the scores and -inf on an index comparison
+       or an i1 constant), casts.
+    4. Q, K, V through `linalg.transpose` and permuting generics,
+       `tensor.collapse_shape`/`expand_shape`, casts, a scale folded into Q
+       and/or K, and for K/V a broadcast of the heads (GQA/MQA).
+
+    Every intermediate must be used only by the next op of the chain; the
+    mask must be exactly lower-triangular with `Nq == Nk` known statically
+    (a top-left aligned mask is our bottom-right one only then, and then no
+    row is empty, so softmax's NaN for an all-masked row cannot occur).
+    Anything else is left exactly as it was. See docs/raise-attention.md.
+
+    Before (abridged, 3-D with a scale):
+
+    ```mlir
+    %s = linalg.batch_matmul indexing_maps = [..., (b, m, n, k) -> (b, n, k), ...]
+           ins(%q, %k : tensor<8x128x64xf16>, tensor<8x128x64xf16>) outs(%zero ...)
+    %x = linalg.generic ... { arith.mulf %in, %cst_0_125 }
+    %p = linalg.softmax dimension(2) ins(%x ...) outs(...)
+    %o = linalg.batch_matmul ins(%p, %v ...) outs(%zero2 ...)
+    ```
+
+    After:
+
+    ```mlir
+    %q4 = tensor.expand_shape %q [[0, 1], [2], [3]] output_shape [8, 1, 128, 64]
+    ...
+    %o4 = fa.attention ins(%q4, %k4, %v4 : ...) outs(%empty : tensor<8x1x128x64xf16>)
+            scale(0.125) -> tensor<8x1x128x64xf16>
+    %o = tensor.collapse_shape %o4 [[0, 1], [2], [3]]
+    ```
+  }];
+  let options = [
+    Option<"finfoMinMasks", "finfo-min-masks", "bool", /*default=*/"true",
+           "Treat the lowest finite value of the element type (torch.finfo"
+           "(dtype).min) like -inf in a mask; false raises only -inf masks">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::fa::FADialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // FA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,1294 @@
+//===- AttentionMatchers.cpp - Recognisers for unfused attention ----------===//
+//
+// Each recogniser is a small function over the LinalgOp interface, so that a
+// named op (linalg.matmul, linalg.batch_matmul with or without transposed
+// indexing maps, linalg.reduce, linalg.transpose, linalg.broadcast) and the
+// equivalent linalg.generic are read the same way: by their indexing maps,
+// iterator types and body.
+//
+// Inside a body, a "point" is a scalar SSA value of one op together with what
+// that op's loop indices mean in the score domain. Following a block argument
+// into the body of the op that produced the tensor it reads lets one
+// recogniser see through a chain of elementwise ops, fused into one generic
+// or not (sub then exp, or exp(sub)).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionMatchers.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::raise;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+/// The value of a float scalar constant (arith.constant).
+std::optional<double> scalarConstant(Value v) {
+  FloatAttr attr;
+  if (matchPattern(v, m_Constant(&attr)))
+    return attr.getValueAsDouble();
+  return std::nullopt;
+}
+
+/// The value every element of tensor `t` holds when it is a splat constant,
+/// a 0-d/one-element constant or a linalg.fill of a constant.
+std::optional<double> tensorConstant(Value t) {
+  if (auto fill = t.getDefiningOp<linalg::FillOp>())
+    return scalarConstant(fill.value());
+  DenseElementsAttr dense;
+  if (!matchPattern(t, m_Constant(&dense)) ||
+      !isa<FloatType>(dense.getElementType()))
+    return std::nullopt;
+  if (dense.isSplat())
+    return dense.getSplatValue<APFloat>().convertToDouble();
+  return std::nullopt;
+}
+
+/// -inf, or the lowest finite value of `type` (what `torch.finfo(t).min`
+/// masks use): both make exp(s - max) exactly 0 for any score a row that
+/// still sees a key can have. Other large negatives (-1e4) stay a bias.
+bool isMaskingValue(double value, Type type, bool finfoMin = true) {
+  if (std::isinf(value) && value < 0)
+    return true;
+  if (!finfoMin)
+    return false;
+  auto floatTy = dyn_cast<FloatType>(type);
+  if (!floatTy)
+    return false;
+  APFloat lowest = APFloat::getLargest(floatTy.getFloatSemantics(), true);
+  return value == lowest.convertToDouble();
+}
+
+//===----------------------------------------------------------------------===//
+// Ops by shape
+//===----------------------------------------------------------------------===//
+
+/// A LinalgOp on tensors with one init and one result.
+linalg::LinalgOp singleResultLinalg(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
+      linalgOp.getNumDpsInits() != 1 || op->getNumResults() != 1 ||
+      !linalgOp.getBlock())
+    return {};
+  return linalgOp;
+}
+
+/// All loops parallel and the result written through the identity map: one
+/// output element per loop point.
+linalg::LinalgOp elementwiseProducer(Value t) {
+  linalg::LinalgOp op = singleResultLinalg(t.getDefiningOp());
+  if (!op || op.getNumReductionLoops() != 0)
+    return {};
+  AffineMap outMap = op.getIndexingMapMatchingResult(cast<OpResult>(t));
+  if (!outMap.isIdentity())
+    return {};
+  return op;
+}
+
+/// The value the body of a single-result linalg op yields.
+Value yieldedValue(linalg::LinalgOp op) {
+  return op.getBlock()->getTerminator()->getOperand(0);
+}
+
+/// Looks through float extensions and truncations.
+Value stripCasts(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// The input operand a body block argument of `op` reads, or null (an init
+/// argument or a value from elsewhere).
+OpOperand *inputOperandOf(linalg::LinalgOp op, Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || arg.getOwner() != op.getBlock() ||
+      arg.getArgNumber() >= op.getNumDpsInputs())
+    return nullptr;
+  return op.getDpsInputOperand(arg.getArgNumber());
+}
+
+//===----------------------------------------------------------------------===//
+// Points and index forms
+//===----------------------------------------------------------------------===//
+
+/// An index as a linear form `i * qi + j * kj + c` of the score domain's query
+/// row i and key j.
+struct Lin {
+  int64_t i = 0, j = 0, c = 0;
+};
+
+/// What each loop of an op means in the score domain (nullopt: a batch loop,
+/// or anything that is not a linear form of i and j).
+using Env = SmallVector<std::optional<Lin>>;
+
+struct Point {
+  Value v;
+  // Mutable: the interface's accessors are not const.
+  mutable linalg::LinalgOp op;
+  Env env;
+};
+
+std::optional<Lin> linOfExpr(AffineExpr e, const Env &env) {
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return env[d.getPosition()];
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return Lin{0, 0, c.getValue()};
+  return std::nullopt;
+}
+
+/// The environment of the op producing a tensor that `map` reads in an op
+/// with environment `env`, when that producer writes through the identity.
+Env envThrough(AffineMap map, const Env &env) {
+  Env result;
+  for (AffineExpr e : map.getResults())
+    result.push_back(linOfExpr(e, env));
+  return result;
+}
+
+/// The index forms of the source of a static expand_shape/collapse_shape,
+/// given those of its result (unit dims index 0; a dim that merges several
+/// non-unit dims has no form).
+Env formsThroughReshape(Operation *reshape, const Env &forms) {
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape);
+  auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape);
+  auto resultTy = cast<ShapedType>(reshape->getResult(0).getType());
+  auto srcTy = cast<ShapedType>(reshape->getOperand(0).getType());
+  Env src(srcTy.getRank(), std::nullopt);
+  if (!resultTy.hasStaticShape() || !srcTy.hasStaticShape())
+    return src;
+  SmallVector<ReassociationIndices> groups =
+      expand ? expand.getReassociationIndices()
+             : collapse.getReassociationIndices();
+  for (auto [g, group] : llvm::enumerate(groups)) {
+    if (expand) {
+      // src[g] = sum_k result[group[k]] * stride_k
+      Lin sum;
+      int64_t stride = 1;
+      bool known = true;
+      for (int64_t d : llvm::reverse(group)) {
+        int64_t size = resultTy.getDimSize(d);
+        if (size != 1) {
+          if (!forms[d]) {
+            known = false;
+            break;
+          }
+          sum.i += forms[d]->i * stride;
+          sum.j += forms[d]->j * stride;
+          sum.c += forms[d]->c * stride;
+        }
+        stride *= size;
+      }
+      if (known)
+        src[g] = sum;
+      continue;
+    }
+    // collapse: result[g] merges src dims `group`; only one may be non-unit.
+    int64_t nonUnit = -1, count = 0;
+    for (int64_t d : group)
+      if (srcTy.getDimSize(d) != 1) {
+        nonUnit = d;
+        ++count;
+      }
+    if (count > 1)
+      continue;
+    for (int64_t d : group)
+      src[d] = Lin{0, 0, 0};
+    if (nonUnit >= 0)
+      src[nonUnit] = forms[g];
+  }
+  return src;
+}
+
+/// Follows `p` when it is a block argument reading a tensor that an
+/// all-parallel identity-output op produced (possibly through static
+/// reshapes): the point its body yields, with its loops' index forms.
+std::optional<Point> enterProducer(const Point &p) {
+  OpOperand *operand = inputOperandOf(p.op, p.v);
+  if (!operand)
+    return std::nullopt;
+  Value t = operand->get();
+  Env forms = envThrough(p.op.getMatchingIndexingMap(operand), p.env);
+  while (Operation *def = t.getDefiningOp()) {
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+      break;
+    forms = formsThroughReshape(def, forms);
+    t = def->getOperand(0);
+  }
+  linalg::LinalgOp producer = elementwiseProducer(t);
+  if (!producer)
+    return std::nullopt;
+  return Point{yieldedValue(producer), producer, forms};
+}
+
+/// True when `p` reads a whole score-domain tensor element by element.
+bool readsIdentity(const Point &p, Value *tensor = nullptr) {
+  OpOperand *operand = inputOperandOf(p.op, p.v);
+  if (!operand || !p.op.getMatchingIndexingMap(operand).isIdentity())
+    return false;
+  if (tensor)
+    *tensor = operand->get();
+  return true;
+}
+
+/// Strips casts, then enters single-use elementwise producers read through
+/// the identity map, as far as they go.
+Point lookThrough(Point p) {
+  p.v = stripCasts(p.v);
+  Value t;
+  while (readsIdentity(p, &t) && t.hasOneUse()) {
+    std::optional<Point> next = enterProducer(p);
+    if (!next)
+      break;
+    p = *next;
+    p.v = stripCasts(p.v);
+  }
+  return p;
+}
+
+/// The constant a point holds (a scalar constant, or an element of a
+/// constant tensor whatever the map).
+std::optional<double> constantOf(const Point &p) {
+  Value v = stripCasts(p.v);
+  if (std::optional<double> c = scalarConstant(v))
+    return c;
+  if (OpOperand *operand = inputOperandOf(p.op, v))
+    return tensorConstant(operand->get());
+  return std::nullopt;
+}
+
+/// An integer index as a linear form of i and j.
+std::optional<Point> enterProducer(const Point &p);
+
+std::optional<Lin> linOfValue(const Point &p) {
+  Value v = p.v;
+  Operation *def = v.getDefiningOp();
+  if (!def) {
+    // An element of an index tensor some generator computed.
+    if (std::optional<Point> inner = enterProducer(p))
+      return linOfValue(*inner);
+    return std::nullopt;
+  }
+  if (auto index = dyn_cast<linalg::IndexOp>(def)) {
+    if (index.getDim() >= p.env.size())
+      return std::nullopt;
+    return p.env[index.getDim()];
+  }
+  IntegerAttr intAttr;
+  if (matchPattern(v, m_Constant(&intAttr)))
+    return Lin{0, 0, intAttr.getValue().getSExtValue()};
+  // Width changes are transparent for the small indices of a score matrix.
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp>(def))
+    return linOfValue({def->getOperand(0), p.op, p.env});
+  if (isa<arith::AddIOp, arith::SubIOp>(def)) {
+    std::optional<Lin> a = linOfValue({def->getOperand(0), p.op, p.env});
+    std::optional<Lin> b = linOfValue({def->getOperand(1), p.op, p.env});
+    if (!a || !b)
+      return std::nullopt;
+    int64_t s = isa<arith::AddIOp>(def) ? 1 : -1;
+    return Lin{a->i + s * b->i, a->j + s * b->j, a->c + s * b->c};
+  }
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Masks
+//===----------------------------------------------------------------------===//
+
+/// What a mask leaves visible, as far as the raise is concerned.
+enum class Visibility { All, Causal };
+
+/// The score matrix a mask applies to.
+struct MaskDomain {
+  int64_t nq, nk; // static, or the mask is not raised
+  bool finfoMin;  // the lowest finite value masks like -inf
+};
+
+/// Checks `visible(i, j)` against the known kinds over the whole domain.
+/// Enumerates, so only for masks stored as constants (bounded by their own
+/// size).
+std::optional<Visibility>
+classifyByEnumeration(MaskDomain dom,
+                      function_ref<std::optional<bool>(int64_t, int64_t)> vis) {
+  bool all = true, causal = true;
+  for (int64_t i = 0; i < dom.nq; ++i)
+    for (int64_t j = 0; j < dom.nk; ++j) {
+      std::optional<bool> v = vis(i, j);
+      if (!v)
+        return std::nullopt;
+      all &= *v;
+      causal &= *v == (j <= i);
+      if (!all && !causal)
+        return std::nullopt;
+    }
+  if (all)
+    return Visibility::All;
+  return Visibility::Causal;
+}
+
+/// Reads element (i, j) of a constant tensor that `operand` reads: the map's
+/// results must be linear forms of i and j, or constants, or index a unit dim.
+std::optional<SmallVector<int64_t>>
+elementIndex(DenseElementsAttr dense, AffineMap map, const Env &env, int64_t i,
+             int64_t j) {
+  auto type = cast<ShapedType>(dense.getType());
+  SmallVector<int64_t> index;
+  for (auto [dim, e] : llvm::enumerate(map.getResults())) {
+    std::optional<Lin> lin = linOfExpr(e, env);
+    int64_t size = type.getDimSize(dim);
+    if (!lin) {
+      if (size != 1)
+        return std::nullopt;
+      index.push_back(0);
+      continue;
+    }
+    int64_t at = lin->i * i + lin->j * j + lin->c;
+    if (at < 0 || at >= size)
+      return std::nullopt;
+    index.push_back(at);
+  }
+  return index;
+}
+
+int64_t flatten(ShapedType type, ArrayRef<int64_t> index) {
+  int64_t flat = 0;
+  for (auto [size, at] : llvm::zip(type.getShape(), index))
+    flat = flat * size + at;
+  return flat;
+}
+
+constexpr int64_t kMaxEnumeratedMask = int64_t(1) << 22;
+
+/// Visibility of a constant mask tensor read by `operand`; `elementVisible`
+/// interprets one element.
+std::optional<Visibility>
+classifyConstantMask(const Point &p, OpOperand *operand, MaskDomain dom,
+                     function_ref<std::optional<bool>(DenseElementsAttr,
+                                                      int64_t)>
+                         elementVisible) {
+  DenseElementsAttr dense;
+  if (!matchPattern(operand->get(), m_Constant(&dense)) ||
+      !dense.getType().hasStaticShape() || dom.nq * dom.nk > kMaxEnumeratedMask)
+    return std::nullopt;
+  AffineMap map = p.op.getMatchingIndexingMap(operand);
+  auto type = cast<ShapedType>(dense.getType());
+  return classifyByEnumeration(dom, [&](int64_t i, int64_t j)
+                                        -> std::optional<bool> {
+    std::optional<SmallVector<int64_t>> index =
+        elementIndex(dense, map, p.env, i, j);
+    if (!index)
+      return std::nullopt;
+    return elementVisible(dense, flatten(type, *index));
+  });
+}
+
+/// Visibility of a comparison of two linear forms: exactly the lower
+/// triangle j <= i (written i >= j, i + 1 > j, j - i <= 0, ...), when
+/// `visibleWhenTrue`; its complement j > i when masked when true.
+std::optional<Visibility> classifyCmp(arith::CmpIPredicate pred, Lin lhs,
+                                      Lin rhs, bool visibleWhenTrue) {
+  using P = arith::CmpIPredicate;
+  // Unsigned comparisons agree with the signed ones when both sides are
+  // non-negative for all i, j >= 0.
+  auto nonNegative = [](Lin l) { return l.i >= 0 && l.j >= 0 && l.c >= 0; };
+  bool isUnsigned = pred == P::uge || pred == P::ugt || pred == P::ule ||
+                    pred == P::ult;
+  if (isUnsigned && !(nonNegative(lhs) && nonNegative(rhs)))
+    return std::nullopt;
+  if (!visibleWhenTrue)
+    pred = arith::invertPredicate(pred);
+  // Now: visible iff lhs (pred) rhs, i.e. d (pred) 0 with d = lhs - rhs.
+  Lin d{lhs.i - rhs.i, lhs.j - rhs.j, lhs.c - rhs.c};
+  switch (pred) {
+  case P::sle: case P::ule: case P::slt: case P::ult:
+    d = Lin{-d.i, -d.j, -d.c};
+    pred = (pred == P::sle || pred == P::ule) ? P::sge : P::sgt;
+    break;
+  case P::sge: case P::uge: pred = P::sge; break;
+  case P::sgt: case P::ugt: pred = P::sgt; break;
+  default:
+    return std::nullopt;
+  }
+  // visible iff d >= 0 (or d > 0, i.e. d - 1 >= 0) with d = i - j + c.
+  if (pred == P::sgt)
+    d.c -= 1;
+  if (d.i == 1 && d.j == -1 && d.c == 0)
+    return Visibility::Causal;
+  return std::nullopt;
+}
+
+std::optional<Visibility> classifyPredicate(const Point &p, MaskDomain dom,
+                                            bool visibleWhenTrue);
+
+/// An i1 constant true: a scalar, or any element of a splat/filled tensor.
+bool isTrue(const Point &p) {
+  IntegerAttr attr;
+  if (matchPattern(p.v, m_Constant(&attr)))
+    return attr.getType().isInteger(1) && attr.getValue().isAllOnes();
+  OpOperand *operand = inputOperandOf(p.op, p.v);
+  if (!operand)
+    return false;
+  Value t = operand->get();
+  if (auto fill = t.getDefiningOp<linalg::FillOp>())
+    return matchPattern(fill.value(), m_Constant(&attr)) &&
+           attr.getType().isInteger(1) && attr.getValue().isAllOnes();
+  DenseElementsAttr dense;
+  return matchPattern(t, m_Constant(&dense)) && dense.isSplat() &&
+         dense.getElementType().isInteger(1) && dense.getSplatValue<bool>();
+}
+
+/// A boolean-valued point: a comparison of indices, a negation, or an
+/// element of a (constant or generated) i1 tensor.
+std::optional<Visibility> classifyPredicate(const Point &p, MaskDomain dom,
+                                            bool visibleWhenTrue) {
+  Value v = p.v;
+  if (auto cmp = v.getDefiningOp<arith::CmpIOp>()) {
+    std::optional<Lin> lhs = linOfValue({cmp.getLhs(), p.op, p.env});
+    std::optional<Lin> rhs = linOfValue({cmp.getRhs(), p.op, p.env});
+    if (!lhs || !rhs)
+      return std::nullopt;
+    return classifyCmp(cmp.getPredicate(), *lhs, *rhs, visibleWhenTrue);
+  }
+  if (auto x = v.getDefiningOp<arith::XOrIOp>()) {
+    IntegerAttr one;
+    for (int side = 0; side < 2; ++side)
+      if (matchPattern(x->getOperand(side), m_Constant(&one)) &&
+          one.getValue().isAllOnes())
+        return classifyPredicate({x->getOperand(1 - side), p.op, p.env}, dom,
+                                 !visibleWhenTrue);
+    return std::nullopt;
+  }
+  if (auto a = v.getDefiningOp<arith::AndIOp>()) {
+    // `x and true` (torch-mlir's tril of an all-true mask).
+    for (int side = 0; side < 2; ++side)
+      if (isTrue({a->getOperand(side), p.op, p.env}))
+        return classifyPredicate({a->getOperand(1 - side), p.op, p.env}, dom,
+                                 visibleWhenTrue);
+    return std::nullopt;
+  }
+  OpOperand *operand = inputOperandOf(p.op, v);
+  if (!operand)
+    return std::nullopt;
+  if (std::optional<Point> inner = enterProducer(p))
+    return classifyPredicate(*inner, dom, visibleWhenTrue);
+  return classifyConstantMask(
+      p, operand, dom,
+      [&](DenseElementsAttr dense, int64_t flat) -> std::optional<bool> {
+        if (!dense.getElementType().isInteger(1))
+          return std::nullopt;
+        return (dense.getValues<bool>()[flat]) == visibleWhenTrue;
+      });
+}
+
+/// An additive mask term: 0 where visible, a masking value elsewhere. As a
+/// select between two constants, or an element of a constant or generated
+/// tensor.
+std::optional<Visibility> classifyAdditiveMask(const Point &p,
+                                               MaskDomain dom) {
+  Value v = stripCasts(p.v);
+  if (auto select = v.getDefiningOp<arith::SelectOp>()) {
+    Type type = select.getType();
+    std::optional<double> onTrue =
+        constantOf({select.getTrueValue(), p.op, p.env});
+    std::optional<double> onFalse =
+        constantOf({select.getFalseValue(), p.op, p.env});
+    if (!onTrue || !onFalse)
+      return std::nullopt;
+    Point cond{select.getCondition(), p.op, p.env};
+    if (*onTrue == 0.0 && isMaskingValue(*onFalse, type, dom.finfoMin))
+      return classifyPredicate(cond, dom, /*visibleWhenTrue=*/true);
+    if (*onFalse == 0.0 && isMaskingValue(*onTrue, type, dom.finfoMin))
+      return classifyPredicate(cond, dom, /*visibleWhenTrue=*/false);
+    return std::nullopt;
+  }
+  OpOperand *operand = inputOperandOf(p.op, v);
+  if (!operand)
+    return std::nullopt;
+  if (std::optional<Point> inner = enterProducer({v, p.op, p.env}))
+    return classifyAdditiveMask(*inner, dom);
+  return classifyConstantMask(
+      {v, p.op, p.env}, operand, dom,
+      [&](DenseElementsAttr dense, int64_t flat) -> std::optional<bool> {
+        if (!isa<FloatType>(dense.getElementType()))
+          return std::nullopt;
+        double x = dense.getValues<APFloat>()[flat].convertToDouble();
+        if (x == 0.0)
+          return true;
+        if (isMaskingValue(x, dense.getElementType(), dom.finfoMin))
+          return false;
+        return std::nullopt;
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions and reductions
+//===----------------------------------------------------------------------===//
+
+/// `out = lhs x rhs` over batch dims: lhs read as [batch..., m, k], rhs as
+/// [batch..., n, k] (`rhsNK`) or [batch..., k, n], out as [batch..., m, n].
+struct Contraction {
+  linalg::LinalgOp op;
+  Value lhs, rhs;
+  bool rhsNK = false;
+  unsigned batchRank = 0;
+};
+
+bool isZeroInit(Value init) {
+  std::optional<double> c = tensorConstant(init);
+  return c && *c == 0.0;
+}
+
+/// The body `yield(acc + cast(a) * cast(b))`, in any operand order.
+bool isMulAddBody(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  Value lhsArg = body->getArgument(0), rhsArg = body->getArgument(1),
+        accArg = body->getArgument(2);
+  auto add = yieldedValue(op).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value product = add.getLhs() == accArg   ? add.getRhs()
+                  : add.getRhs() == accArg ? add.getLhs()
+                                           : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul || !add->hasOneUse() || !mul->hasOneUse())
+    return false;
+  Value a = stripCasts(mul.getLhs()), b = stripCasts(mul.getRhs());
+  return (a == lhsArg && b == rhsArg) || (a == rhsArg && b == lhsArg);
+}
+
+std::optional<Contraction> matchContraction(Operation *maybeOp) {
+  linalg::LinalgOp op = singleResultLinalg(maybeOp);
+  if (!op || op.getNumDpsInputs() != 2 || op.getNumReductionLoops() != 1 ||
+      !isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType())))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 2)
+    return std::nullopt;
+  unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  // Batch loops in the order the result lays them out.
+  AffineMap out = maps[2];
+  unsigned rank = out.getNumResults();
+  if (rank != dims->batch.size() + 2 || !out.isProjectedPermutation())
+    return std::nullopt;
+  SmallVector<AffineExpr> batch(out.getResults().take_front(rank - 2));
+  MLIRContext *ctx = op->getContext();
+  auto expect = [&](ArrayRef<unsigned> tail) {
+    SmallVector<AffineExpr> results(batch);
+    for (unsigned d : tail)
+      results.push_back(getAffineDimExpr(d, ctx));
+    return AffineMap::get(op.getNumLoops(), 0, results, ctx);
+  };
+  if (out != expect({m, n}) || maps[0] != expect({m, k}))
+    return std::nullopt;
+  bool rhsNK = maps[1] == expect({n, k});
+  if (!rhsNK && maps[1] != expect({k, n}))
+    return std::nullopt;
+  if (!isMulAddBody(op) || !isZeroInit(op.getDpsInitOperand(0)->get()))
+    return std::nullopt;
+  return Contraction{op, op.getDpsInputOperand(0)->get(),
+                     op.getDpsInputOperand(1)->get(), rhsNK, rank - 2};
+}
+
+enum class RowKind { Max, Sum, All };
+
+bool isTrueInit(Value init) {
+  IntegerAttr attr;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return matchPattern(fill.value(), m_Constant(&attr)) &&
+           attr.getType().isInteger(1) && attr.getValue().isAllOnes();
+  DenseElementsAttr dense;
+  return matchPattern(init, m_Constant(&dense)) && dense.isSplat() &&
+         dense.getElementType().isInteger(1) && dense.getSplatValue<bool>();
+}
+
+/// `row = reduce(input)` over the last dim: init filled with the identity of
+/// the reduction, body `yield(combine(cast(in), acc))`. Other results of the
+/// op (torch-mlir computes the argmax next to the max) must be unused.
+/// Returns the input and the result's indexing map (which a consumer must
+/// read it through).
+std::optional<std::pair<Value, AffineMap>> matchRowReduce(Value row,
+                                                          RowKind kind) {
+  auto result = dyn_cast<OpResult>(row);
+  if (!result)
+    return std::nullopt;
+  auto op = dyn_cast<linalg::LinalgOp>(result.getOwner());
+  if (!op || !op.hasPureTensorSemantics() || !op.getBlock() ||
+      op.getNumDpsInputs() != 1 || op.getNumReductionLoops() != 1 ||
+      op.getNumDpsInits() != op->getNumResults())
+    return std::nullopt;
+  unsigned k = result.getResultNumber();
+  for (OpResult other : op->getResults())
+    if (other != result && !other.use_empty())
+      return std::nullopt;
+  unsigned loops = op.getNumLoops();
+  if (op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return std::nullopt;
+  OpOperand *input = op.getDpsInputOperand(0);
+  OpOperand *init = op.getDpsInitOperand(k);
+  if (!op.getMatchingIndexingMap(input).isIdentity())
+    return std::nullopt;
+  // The init drops the reduced dim, or keeps it as a unit dim (keepdim).
+  AffineMap outMap = op.getMatchingIndexingMap(init);
+  MLIRContext *ctx = op->getContext();
+  SmallVector<AffineExpr> keep;
+  for (unsigned d = 0; d + 1 < loops; ++d)
+    keep.push_back(getAffineDimExpr(d, ctx));
+  AffineMap dropLast = AffineMap::get(loops, 0, keep, ctx);
+  keep.push_back(getAffineConstantExpr(0, ctx));
+  AffineMap keepUnit = AffineMap::get(loops, 0, keep, ctx);
+  if (outMap != dropLast && outMap != keepUnit)
+    return std::nullopt;
+
+  Block *body = op.getBlock();
+  Value in = body->getArgument(0), acc = body->getArgument(1 + k);
+  Operation *combine =
+      body->getTerminator()->getOperand(k).getDefiningOp();
+  if (!combine || combine->getNumOperands() != 2 ||
+      combine->getBlock() != body)
+    return std::nullopt;
+  Value a = stripCasts(combine->getOperand(0)),
+        b = stripCasts(combine->getOperand(1));
+  if (!((a == in && b == acc) || (a == acc && b == in)))
+    return std::nullopt;
+  if (kind == RowKind::All) {
+    if (!isa<arith::AndIOp>(combine) || !isTrueInit(init->get()))
+      return std::nullopt;
+    return std::make_pair(input->get(), outMap);
+  }
+  std::optional<double> initValue = tensorConstant(init->get());
+  if (!initValue)
+    return std::nullopt;
+  Type elemTy = getElementTypeOrSelf(row.getType());
+  if (kind == RowKind::Max) {
+    // maximumf and maxnumf differ only on NaN, which no masked score is.
+    if (!isa<arith::MaximumFOp, arith::MaxNumFOp>(combine) ||
+        !isMaskingValue(*initValue, elemTy))
+      return std::nullopt;
+  } else if (!isa<arith::AddFOp>(combine) || *initValue != 0.0) {
+    return std::nullopt;
+  }
+  return std::make_pair(input->get(), outMap);
+}
+
+/// `p` reads the per-row tensor produced by a reduction of `kind` through
+/// the same map the reduction wrote it with (or, after an expand_shape that
+/// appends the kept unit dim, through that map plus a trailing 0); returns
+/// the reduced tensor.
+std::optional<Value> readsRowReduce(const Point &p, RowKind kind) {
+  OpOperand *operand = inputOperandOf(p.op, p.v);
+  if (!operand)
+    return std::nullopt;
+  Value t = operand->get();
+  AffineMap readMap = p.op.getMatchingIndexingMap(operand);
+  if (auto expand = t.getDefiningOp<tensor::ExpandShapeOp>()) {
+    SmallVector<ReassociationIndices> groups =
+        expand.getReassociationIndices();
+    int64_t rank = expand.getResultType().getRank();
+    bool appendsUnit =
+        t.hasOneUse() && rank >= 2 &&
+        expand.getResultType().getDimSize(rank - 1) == 1 &&
+        groups.back() == ReassociationIndices{rank - 2, rank - 1} &&
+        llvm::all_of(ArrayRef(groups).drop_back(),
+                     [](const ReassociationIndices &g) { return g.size() == 1; });
+    auto last = dyn_cast<AffineConstantExpr>(readMap.getResults().back());
+    if (!appendsUnit || !last || last.getValue() != 0)
+      return std::nullopt;
+    readMap = readMap.dropResult(rank - 1);
+    t = expand.getSrc();
+  }
+  if (!t.hasOneUse())
+    return std::nullopt;
+  std::optional<std::pair<Value, AffineMap>> reduce = matchRowReduce(t, kind);
+  if (!reduce || readMap != reduce->second)
+    return std::nullopt;
+  return reduce->first;
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax
+//===----------------------------------------------------------------------===//
+
+Env scoreEnv(unsigned rank) {
+  Env env(rank - 2, std::nullopt);
+  env.push_back(Lin{1, 0, 0});
+  env.push_back(Lin{0, 1, 0});
+  return env;
+}
+
+/// softmax over the last dim of X, named or decomposed into
+/// M = rowmax(X), E = exp(X - M), L = rowsum(E), P = E / L. Returns X.
+std::optional<Value> matchSoftmax(Value p, Operation *extraReader) {
+  auto rank = cast<ShapedType>(p.getType()).getRank();
+  if (auto softmax = p.getDefiningOp<linalg::SoftmaxOp>()) {
+    if (softmax.getDimension() != static_cast<uint64_t>(rank - 1) ||
+        !softmax.getInput().hasOneUse() || extraReader)
+      return std::nullopt;
+    return softmax.getInput();
+  }
+  linalg::LinalgOp div = elementwiseProducer(p);
+  if (!div)
+    return std::nullopt;
+  Env env = scoreEnv(rank);
+  auto divf = stripCasts(yieldedValue(div)).getDefiningOp<arith::DivFOp>();
+  if (!divf)
+    return std::nullopt;
+  // Numerator: E, read whole; denominator: rowsum(E).
+  Value e;
+  Point numerator{stripCasts(divf.getLhs()), div, env};
+  Point denominator = lookThrough({divf.getRhs(), div, env});
+  if (!readsIdentity(numerator, &e))
+    return std::nullopt;
+  std::optional<Value> summed = readsRowReduce(denominator, RowKind::Sum);
+  if (!summed || *summed != e || !llvm::hasNItems(e.getUses(), 2))
+    return std::nullopt;
+
+  // E = exp(X - M), through any split into elementwise ops.
+  linalg::LinalgOp expOp = elementwiseProducer(e);
+  if (!expOp)
+    return std::nullopt;
+  Point inExp = lookThrough({yieldedValue(expOp), expOp, env});
+  auto exp = inExp.v.getDefiningOp<math::ExpOp>();
+  if (!exp)
+    return std::nullopt;
+  Point inSub = lookThrough({exp.getOperand(), inExp.op, inExp.env});
+  auto sub = inSub.v.getDefiningOp<arith::SubFOp>();
+  if (!sub)
+    return std::nullopt;
+  Value x;
+  Point xPoint = lookThrough({sub.getLhs(), inSub.op, inSub.env});
+  Point mPoint = lookThrough({sub.getRhs(), inSub.op, inSub.env});
+  if (!readsIdentity(xPoint, &x))
+    return std::nullopt;
+  std::optional<Value> maxed = readsRowReduce(mPoint, RowKind::Max);
+  unsigned uses = extraReader ? 3 : 2;
+  if (!maxed || *maxed != x || !llvm::hasNItems(x.getUses(), uses) ||
+      (extraReader && !llvm::is_contained(x.getUsers(), extraReader)))
+    return std::nullopt;
+  return x;
+}
+
+//===----------------------------------------------------------------------===//
+// Scores: scale and mask, back to Q K^T
+//===----------------------------------------------------------------------===//
+
+struct ScoreChain {
+  double scale = 1.0;
+  Visibility visibility = Visibility::All;
+  bool sawMask = false;
+  Value scores; // the Q K^T result
+};
+
+/// One factor of the scale: finite and positive, so that it commutes with
+/// the masking values (-inf * c = -inf).
+bool acceptFactor(double c, ScoreChain &chain, bool invert) {
+  if (!std::isfinite(c) || c <= 0.0)
+    return false;
+  chain.scale *= invert ? 1.0 / c : c;
+  return true;
+}
+
+bool analyzeScores(Point p, MaskDomain dom, ScoreChain &chain);
+
+/// Looks through expand_shape/collapse_shape ops that only regroup the batch
+/// dims (the last two dims stay groups of their own), each used once (the
+/// first one may be shared when `sharedFirst`).
+Value throughBatchReshapes(Value t, bool sharedFirst = false) {
+  for (bool first = true;; first = false) {
+    Operation *def = t.getDefiningOp();
+    if (!def || !isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def) ||
+        (!(first && sharedFirst) && !t.hasOneUse()))
+      return t;
+    SmallVector<ReassociationIndices> groups =
+        isa<tensor::ExpandShapeOp>(def)
+            ? cast<tensor::ExpandShapeOp>(def).getReassociationIndices()
+            : cast<tensor::CollapseShapeOp>(def).getReassociationIndices();
+    if (groups.size() < 2 || groups.back().size() != 1 ||
+        groups[groups.size() - 2].size() != 1)
+      return t;
+    t = def->getOperand(0);
+  }
+}
+
+/// A whole score-domain tensor on the way back to Q K^T.
+bool analyzeScoreTensor(Value t, MaskDomain dom, ScoreChain &chain,
+                        bool shared = false) {
+  if (!shared && !t.hasOneUse())
+    return false;
+  Value source = throughBatchReshapes(t, shared);
+  if (source != t && !source.hasOneUse())
+    return false;
+  if (matchContraction(source.getDefiningOp())) {
+    chain.scores = source;
+    return true;
+  }
+  linalg::LinalgOp producer = elementwiseProducer(source);
+  if (!producer)
+    return false;
+  auto rank = cast<ShapedType>(source.getType()).getRank();
+  return rank >= 2 && analyzeScores({yieldedValue(producer), producer,
+                                     scoreEnv(rank)},
+                                    dom, chain);
+}
+
+bool addMask(std::optional<Visibility> v, ScoreChain &chain) {
+  if (!v || chain.sawMask)
+    return false;
+  chain.sawMask = true;
+  chain.visibility = *v;
+  return true;
+}
+
+/// One step back along the scores: a tensor boundary, a multiply or divide
+/// by a constant, an additive mask, or a select that masks.
+bool analyzeScores(Point p, MaskDomain dom, ScoreChain &chain) {
+  p.v = stripCasts(p.v);
+  Value t;
+  if (readsIdentity(p, &t))
+    return analyzeScoreTensor(t, dom, chain);
+  Operation *def = p.v.getDefiningOp();
+  if (!def || def->getBlock() != p.op.getBlock())
+    return false;
+  auto at = [&](Value v) { return Point{v, p.op, p.env}; };
+  if (auto mul = dyn_cast<arith::MulFOp>(def)) {
+    for (int side = 0; side < 2; ++side)
+      if (std::optional<double> c = constantOf(at(def->getOperand(side))))
+        return acceptFactor(*c, chain, false) &&
+               analyzeScores(at(def->getOperand(1 - side)), dom, chain);
+    return false;
+  }
+  if (auto div = dyn_cast<arith::DivFOp>(def)) {
+    std::optional<double> c = constantOf(at(div.getRhs()));
+    return c && acceptFactor(*c, chain, true) &&
+           analyzeScores(at(div.getLhs()), dom, chain);
+  }
+  if (isa<arith::AddFOp>(def)) {
+    for (int side = 0; side < 2; ++side) {
+      Value maskSide = def->getOperand(side);
+      // The scores side is the one that leads back to Q K^T; try the mask
+      // reading on the other side first.
+      if (std::optional<Visibility> v =
+              classifyAdditiveMask(at(maskSide), dom))
+        return addMask(v, chain) &&
+               analyzeScores(at(def->getOperand(1 - side)), dom, chain);
+    }
+    return false;
+  }
+  if (auto select = dyn_cast<arith::SelectOp>(def)) {
+    Type type = select.getType();
+    Point cond = at(select.getCondition());
+    std::optional<double> onTrue = constantOf(at(select.getTrueValue()));
+    std::optional<double> onFalse = constantOf(at(select.getFalseValue()));
+    if (onFalse && isMaskingValue(*onFalse, type, dom.finfoMin))
+      return addMask(classifyPredicate(cond, dom, true), chain) &&
+             analyzeScores(at(select.getTrueValue()), dom, chain);
+    if (onTrue && isMaskingValue(*onTrue, type, dom.finfoMin))
+      return addMask(classifyPredicate(cond, dom, false), chain) &&
+             analyzeScores(at(select.getFalseValue()), dom, chain);
+    return false;
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Operands: layout ops, GQA broadcasts, casts and scale factors
+//===----------------------------------------------------------------------===//
+
+struct PeelOptions {
+  bool allowFactor = false; // fold `x * c` into the scale (Q and K)
+  bool allowGroup = false;  // peel a head broadcast (K and V)
+  Type elemType;            // fa.attention's element type
+};
+
+/// A single-input, all-parallel op whose two maps are permutations:
+/// a copy, transpose, cast or scaling of a whole tensor. Returns, for each
+/// result dim, the input dim it reads.
+std::optional<SmallVector<int64_t>> permutationOf(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 1 || op.getNumReductionLoops() != 0)
+    return std::nullopt;
+  AffineMap in = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!in.isPermutation() || !out.isPermutation())
+    return std::nullopt;
+  SmallVector<int64_t> inputDimOfLoop(op.getNumLoops());
+  for (auto [dim, e] : llvm::enumerate(in.getResults()))
+    inputDimOfLoop[cast<AffineDimExpr>(e).getPosition()] = dim;
+  SmallVector<int64_t> result;
+  for (AffineExpr e : out.getResults())
+    result.push_back(inputDimOfLoop[cast<AffineDimExpr>(e).getPosition()]);
+  return result;
+}
+
+/// The body of a whole-tensor copy: `yield(f(in))` with `f` casts and, when
+/// allowed, multiplications or divisions by constants. Accumulates those.
+bool isScaledCopyBody(linalg::LinalgOp op, bool allowFactor, double &factor) {
+  Value in = op.getBlock()->getArgument(0);
+  Value v = stripCasts(yieldedValue(op));
+  double f = 1.0;
+  while (v != in) {
+    Operation *def = v.getDefiningOp();
+    if (!allowFactor || !def || !isa<arith::MulFOp, arith::DivFOp>(def))
+      return false;
+    int side = -1;
+    std::optional<double> c;
+    if ((c = scalarConstant(stripCasts(def->getOperand(1)))))
+      side = 0;
+    else if (isa<arith::MulFOp>(def) &&
+             (c = scalarConstant(stripCasts(def->getOperand(0)))))
+      side = 1;
+    if (side < 0 || !std::isfinite(*c) || *c <= 0.0)
+      return false;
+    f *= isa<arith::DivFOp>(def) ? 1.0 / *c : *c;
+    v = stripCasts(def->getOperand(side));
+  }
+  factor *= f;
+  return true;
+}
+
+/// Element type of a tensor value.
+Type elemOf(Value v) { return getElementTypeOrSelf(v.getType()); }
+
+/// One step back through a layout, cast or scale op; false when `view.base`
+/// has no producer this knows how to see through.
+bool peelOne(OperandView &view, const PeelOptions &options) {
+  Value x = view.base;
+  Operation *def = x.getDefiningOp();
+  if (!def)
+    return false;
+  auto shapeOf = [](Value v) { return cast<ShapedType>(v.getType()); };
+  auto isUnit = [&](Value v, int64_t d) { return shapeOf(v).getDimSize(d) == 1; };
+  // Dims of a value not listed in a view must be static unit dims; they sit
+  // in front of the batch factors when the rewrite reshapes.
+  auto listed = [&](int64_t d) { return llvm::is_contained(view.dims, d); };
+
+  if (linalg::LinalgOp op = singleResultLinalg(def)) {
+    if (op.getNumDpsInputs() != 1)
+      return false;
+    Value input = op.getDpsInputOperand(0)->get();
+    // A whole-tensor copy: permutation, cast, scaling.
+    if (std::optional<SmallVector<int64_t>> perm = permutationOf(op)) {
+      // Never look past a rounding the program does; an extension is seen
+      // through when it starts from fa.attention's element type.
+      if (elemOf(input) != elemOf(x) &&
+          (elemOf(input) != options.elemType ||
+           elemOf(input).getIntOrFloatBitWidth() >
+               elemOf(x).getIntOrFloatBitWidth()))
+        return false;
+      double factor = view.factor;
+      if (!isScaledCopyBody(op, options.allowFactor, factor))
+        return false;
+      view.factor = factor;
+      for (int64_t &d : view.dims)
+        d = (*perm)[d];
+      view.base = input;
+      return true;
+    }
+    // A head broadcast (GQA/MQA): the input misses one loop (or reads it at
+    // 0 from a unit dim), which must be the innermost batch factor.
+    if (!options.allowGroup || view.group != 1 ||
+        op.getNumReductionLoops() != 0 || elemOf(input) != elemOf(x) ||
+        yieldedValue(op) != op.getBlock()->getArgument(0))
+      return false;
+    AffineMap in = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+    AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    if (!out.isIdentity() || view.numBatchFactors() == 0)
+      return false;
+    int64_t repeated = view.dims[view.numBatchFactors() - 1];
+    int64_t groupSize = shapeOf(x).getDimSize(repeated);
+    if (ShapedType::isDynamic(groupSize))
+      return false;
+    SmallVector<int64_t> inputDimOfLoop(op.getNumLoops(), -1);
+    for (auto [dim, e] : llvm::enumerate(in.getResults())) {
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        inputDimOfLoop[d.getPosition()] = dim;
+      else if (!isa<AffineConstantExpr>(e) ||
+               cast<AffineConstantExpr>(e).getValue() != 0 ||
+               !isUnit(input, dim))
+        return false;
+    }
+    for (unsigned loop = 0; loop < op.getNumLoops(); ++loop) {
+      bool missing = inputDimOfLoop[loop] < 0;
+      if (missing != (static_cast<int64_t>(loop) == repeated))
+        return false;
+      if (missing)
+        continue;
+      // Every other loop must be read exactly once (no diagonal reads).
+      if (llvm::count_if(in.getResults(), [&](AffineExpr e) {
+            auto d = dyn_cast<AffineDimExpr>(e);
+            return d && d.getPosition() == loop;
+          }) != 1)
+        return false;
+    }
+    SmallVector<int64_t> dims;
+    for (int64_t d : view.dims)
+      if (d != repeated)
+        dims.push_back(inputDimOfLoop[d]);
+    view.dims = dims;
+    view.group = groupSize;
+    view.base = input;
+    return true;
+  }
+
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def)) {
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    Value src = collapse.getSrc();
+    SmallVector<int64_t> dims;
+    unsigned numBatch = view.numBatchFactors();
+    for (auto [pos, d] : llvm::enumerate(view.dims)) {
+      ReassociationIndices &g = groups[d];
+      if (pos >= numBatch && g.size() != 1)
+        return false; // N or D merged with something
+      llvm::append_range(dims, g);
+    }
+    // The unlisted result dims are unit dims; so must their sources be.
+    for (auto [d, g] : llvm::enumerate(groups))
+      if (!listed(d) && llvm::any_of(g, [&](int64_t s) { return !isUnit(src, s); }))
+        return false;
+    view.dims.assign(dims.begin(), dims.end());
+    // N and D kept their positions at the end.
+    view.base = src;
+    return true;
+  }
+
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
+    // Seen through when it only adds unit dims, or splits one batch factor
+    // into batch factors listed next to each other in the same order.
+    SmallVector<ReassociationIndices> groups =
+        expand.getReassociationIndices();
+    SmallVector<int64_t> sourceOf(shapeOf(x).getRank());
+    for (auto [s, g] : llvm::enumerate(groups))
+      for (int64_t d : g)
+        sourceOf[d] = s;
+    for (int64_t d = 0; d < shapeOf(x).getRank(); ++d)
+      if (!listed(d) && !isUnit(x, d))
+        return false;
+    SmallVector<int64_t> dims;
+    unsigned numBatch = view.numBatchFactors();
+    unsigned newBatch = 0;
+    for (auto [pos, d] : llvm::enumerate(view.dims)) {
+      int64_t s = sourceOf[d];
+      bool continuesRun = pos > 0 && sourceOf[view.dims[pos - 1]] == s;
+      if (continuesRun) {
+        // A second factor from the same source dim: only among batch
+        // factors, in increasing order.
+        if (pos >= numBatch || view.dims[pos - 1] >= d)
+          return false;
+        continue;
+      }
+      if (llvm::is_contained(dims, s))
+        return false;
+      dims.push_back(s);
+      if (pos < numBatch)
+        ++newBatch;
+    }
+    // N and D must each come from a source dim of their own.
+    if (dims.size() != newBatch + 2)
+      return false;
+    view.dims = dims;
+    view.base = expand.getSrc();
+    return true;
+  }
+  return false;
+}
+
+OperandView peelOperand(Value x, SmallVector<int64_t> dims,
+                        const PeelOptions &options) {
+  OperandView view{x, std::move(dims)};
+  // Bounded: every step moves to a producer, so the walk ends at a block
+  // argument or an op it does not know; the bound is for safety only.
+  for (int steps = 0; steps < 64; ++steps) {
+    OperandView next = view;
+    if (!peelOne(next, options))
+      break;
+    view = next;
+  }
+  return view;
+}
+
+//===----------------------------------------------------------------------===//
+// The whole attention
+//===----------------------------------------------------------------------===//
+
+/// The single-input elementwise op that only casts `t` (or null).
+linalg::LinalgOp castOnlyOp(Operation *op) {
+  linalg::LinalgOp linalgOp = singleResultLinalg(op);
+  if (!linalgOp || linalgOp.getNumDpsInputs() != 1 ||
+      linalgOp.getNumReductionLoops() != 0 ||
+      !linalgOp.getIndexingMapsArray()[0].isIdentity() ||
+      !linalgOp.getIndexingMapsArray()[1].isIdentity())
+    return {};
+  if (stripCasts(yieldedValue(linalgOp)) != linalgOp.getBlock()->getArgument(0))
+    return {};
+  return linalgOp;
+}
+
+bool isSupportedElem(Type t) { return t.isF16() || t.isBF16() || t.isF32(); }
+
+SmallVector<int64_t> iota(unsigned n) {
+  SmallVector<int64_t> v(n);
+  for (unsigned i = 0; i < n; ++i)
+    v[i] = i;
+  return v;
+}
+
+/// PyTorch's decomposition of scaled_dot_product_attention zeroes the rows
+/// whose scores are all -inf: P = select(all(X == -inf) per row, 0, P').
+/// fa.attention gives such rows 0 too (and no row the raise accepts is
+/// empty), so P' stands for P. Returns the op reading X for the test (an
+/// extra use of X the softmax matcher must allow), sets `x` and moves `p`.
+Operation *matchEmptyRowZeroing(Value &p, Value &x) {
+  linalg::LinalgOp zeroing = elementwiseProducer(p);
+  if (!zeroing)
+    return nullptr;
+  auto select =
+      stripCasts(yieldedValue(zeroing)).getDefiningOp<arith::SelectOp>();
+  if (!select)
+    return nullptr;
+  Env env = scoreEnv(cast<ShapedType>(p.getType()).getRank());
+  std::optional<double> zero =
+      constantOf({select.getTrueValue(), zeroing, env});
+  Value kept;
+  if (!zero || *zero != 0.0 ||
+      !readsIdentity({select.getFalseValue(), zeroing, env}, &kept) ||
+      !kept.hasOneUse())
+    return nullptr;
+  std::optional<Value> isNegInf =
+      readsRowReduce({select.getCondition(), zeroing, env}, RowKind::All);
+  if (!isNegInf || !isNegInf->hasOneUse())
+    return nullptr;
+  linalg::LinalgOp test = elementwiseProducer(*isNegInf);
+  if (!test)
+    return nullptr;
+  auto cmp = stripCasts(yieldedValue(test)).getDefiningOp<arith::CmpFOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OEQ)
+    return nullptr;
+  std::optional<double> negInf = constantOf({cmp.getRhs(), test, env});
+  Value scores;
+  if (!negInf || !std::isinf(*negInf) || *negInf > 0 ||
+      !readsIdentity({stripCasts(cmp.getLhs()), test, env}, &scores))
+    return nullptr;
+  x = scores;
+  p = kept;
+  return test;
+}
+
+} // namespace
+
+std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
+    linalg::LinalgOp pvOp, const MatchOptions &options) {
+  std::optional<Contraction> pv = matchContraction(pvOp);
+  if (!pv)
+    return std::nullopt;
+  AttentionMatch match;
+  match.batchRank = pv->batchRank;
+  unsigned rank = pv->batchRank + 2;
+
+  // O, and a rounding of it right after (f32 P V, result in f16/bf16).
+  match.root = pvOp;
+  Value result = pvOp->getResult(0);
+  if (result.hasOneUse())
+    if (linalg::LinalgOp cast = castOnlyOp(*result.user_begin()))
+      if (isSupportedElem(elemOf(cast->getResult(0))) &&
+          elemOf(cast->getResult(0)).getIntOrFloatBitWidth() <
+              elemOf(result).getIntOrFloatBitWidth())
+        match.root = cast;
+  Type elemType = elemOf(match.root->getResult(0));
+  if (!isSupportedElem(elemType))
+    return std::nullopt;
+
+  // P, through roundings of the probabilities and batch reshapes.
+  Value p = pv->lhs;
+  while (true) {
+    if (!p.hasOneUse())
+      return std::nullopt;
+    Value next = throughBatchReshapes(p);
+    if (linalg::LinalgOp cast = castOnlyOp(next.getDefiningOp()))
+      next = cast.getDpsInputOperand(0)->get();
+    if (next == p)
+      break;
+    p = next;
+  }
+  Value zeroedX;
+  Operation *zeroing = matchEmptyRowZeroing(p, zeroedX);
+  std::optional<Value> x = matchSoftmax(p, zeroing);
+  if (!x || (zeroing && zeroedX != *x))
+    return std::nullopt;
+
+  // Back from X to Q K^T.
+  auto scoreType = cast<ShapedType>(x->getType());
+  int64_t xRank = scoreType.getRank();
+  MaskDomain dom{scoreType.getDimSize(xRank - 2), scoreType.getDimSize(xRank - 1),
+                 options.finfoMinMasks};
+  ScoreChain chain;
+  if (!analyzeScoreTensor(*x, dom, chain, /*shared=*/true))
+    return std::nullopt;
+  std::optional<Contraction> qk = matchContraction(chain.scores.getDefiningOp());
+  if (!qk)
+    return std::nullopt;
+  unsigned qkRank = qk->batchRank + 2;
+  if (chain.visibility == Visibility::Causal) {
+    // Ours is bottom-right aligned, a lower-triangular mask top-left: the
+    // same only when Nq == Nk.
+    auto s = cast<ShapedType>(chain.scores.getType());
+    if (s.isDynamicDim(qkRank - 2) ||
+        s.getDimSize(qkRank - 2) != s.getDimSize(qkRank - 1))
+      return std::nullopt;
+    match.causal = true;
+  }
+
+  // Q [batch, Nq, D], K [batch, Nk, D] (or transposed), V [batch, Nk, Dv].
+  auto orders = [](unsigned r) {
+    SmallVector<int64_t> natural = iota(r), swapped = iota(r);
+    std::swap(swapped[r - 2], swapped[r - 1]);
+    return std::make_pair(natural, swapped);
+  };
+  auto [qkNatural, qkSwapped] = orders(qkRank);
+  auto [pvNatural, pvSwapped] = orders(rank);
+  PeelOptions qkOptions{true, false, elemType};
+  match.query = peelOperand(qk->lhs, qkNatural, qkOptions);
+  qkOptions.allowGroup = true;
+  match.key = peelOperand(qk->rhs, qk->rhsNK ? qkNatural : qkSwapped, qkOptions);
+  match.value = peelOperand(pv->rhs, pv->rhsNK ? pvSwapped : pvNatural,
+                            PeelOptions{false, true, elemType});
+  if (match.key.group != match.value.group)
+    return std::nullopt;
+
+  match.scale = chain.scale * match.query.factor * match.key.factor;
+  if (!std::isfinite(match.scale) || match.scale <= 0.0)
+    return std::nullopt;
+
+  // What fa.attention can represent: element types never narrowed on the
+  // way in, static head dims.
+  for (OperandView *view : {&match.query, &match.key, &match.value}) {
+    Type t = elemOf(view->base);
+    // Narrower inputs are extended (f16/bf16 programs computing in f32);
+    // wider ones would have to be rounded, which the program does not do.
+    if (t != elemType && !(elemType.isF32() && (t.isF16() || t.isBF16())))
+      return std::nullopt;
+    auto shape = cast<ShapedType>(view->base.getType());
+    if (shape.isDynamicDim(view->dims.back()))
+      return std::nullopt;
+  }
+  return match;
+}

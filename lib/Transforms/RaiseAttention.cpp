@@ -1,0 +1,291 @@
+//===- RaiseAttention.cpp - unfused attention -> fa.attention -------------===//
+//
+// The rewrite half of --fa-raise-attention: AttentionMatchers.cpp finds an
+// attention written with upstream ops and describes where Q, K and V come
+// from; this file builds the [B, H, N, D] operands fa.attention wants from
+// those tensors, creates the op and hands its O back to the program in the
+// program's own layout. The ops that computed the scores, the softmax and
+// P V are left to die (their only use was the chain that is replaced).
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionMatchers.h"
+#include "fa/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace mlir {
+namespace fa {
+#define GEN_PASS_DEF_FARAISEATTENTION
+#include "fa/Transforms/Passes.h.inc"
+} // namespace fa
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::raise;
+
+namespace {
+
+/// Shapes used below: the static sizes of a tensor value.
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<ShapedType>(v.getType()).getShape();
+}
+
+/// `x` with its dims permuted so that dim k of the result is dim perm[k].
+Value transposed(OpBuilder &b, Location loc, Value x,
+                 ArrayRef<int64_t> perm) {
+  bool identity = true;
+  for (auto [k, d] : llvm::enumerate(perm))
+    identity &= static_cast<int64_t>(k) == d;
+  if (identity)
+    return x;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  SmallVector<OpFoldResult> permuted;
+  for (int64_t d : perm)
+    permuted.push_back(sizes[d]);
+  Value init = tensor::EmptyOp::create(b, loc, permuted,
+                                       getElementTypeOrSelf(x.getType()));
+  return linalg::TransposeOp::create(b, loc, x, init, perm).getResult()[0];
+}
+
+/// [F..., N, D] with `numBatch` leading batch factors -> [F / heads, heads,
+/// N, D], flattening the factors in order.
+Value toHeads(OpBuilder &b, Location loc, Value x, unsigned numBatch,
+              int64_t heads) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  auto type = cast<RankedTensorType>(x.getType());
+  OpFoldResult n = tensor::getMixedSize(b, loc, x, numBatch);
+  OpFoldResult d = tensor::getMixedSize(b, loc, x, numBatch + 1);
+  if (numBatch == 2 && shape[1] == heads)
+    return x;
+  if (numBatch == 0) {
+    auto result = RankedTensorType::get({1, 1, shape[0], shape[1]},
+                                        type.getElementType());
+    return tensor::ExpandShapeOp::create(
+        b, loc, result, x, {{0, 1, 2}, {3}},
+        {b.getIndexAttr(1), b.getIndexAttr(1), n, d});
+  }
+  if (numBatch > 1) {
+    ReassociationIndices batch;
+    for (unsigned k = 0; k < numBatch; ++k)
+      batch.push_back(k);
+    x = tensor::CollapseShapeOp::create(
+        b, loc, x,
+        SmallVector<ReassociationIndices>{batch, {numBatch}, {numBatch + 1}});
+  }
+  int64_t flat = shapeOf(x)[0];
+  OpFoldResult outer;
+  int64_t outerStatic = ShapedType::kDynamic;
+  if (ShapedType::isDynamic(flat)) {
+    Value total = tensor::DimOp::create(b, loc, x, 0);
+    Value h = arith::ConstantIndexOp::create(b, loc, heads);
+    outer = arith::DivUIOp::create(b, loc, total, h).getResult();
+  } else {
+    outerStatic = flat / heads;
+    outer = b.getIndexAttr(outerStatic);
+  }
+  auto result = RankedTensorType::get(
+      {outerStatic, heads, shapeOf(x)[1], shapeOf(x)[2]},
+      type.getElementType());
+  return tensor::ExpandShapeOp::create(b, loc, result, x, {{0, 1}, {2}, {3}},
+                                       {outer, b.getIndexAttr(heads), n, d});
+}
+
+/// The operand in fa.attention's layout [B, heads, N, D] and element type.
+Value buildOperand(OpBuilder &b, Location loc, const OperandView &view,
+                   int64_t heads, Type elemType) {
+  // Unlisted dims are static unit dims: outermost batch factors.
+  unsigned rank = shapeOf(view.base).size();
+  SmallVector<int64_t> perm;
+  for (unsigned d = 0; d < rank; ++d)
+    if (!llvm::is_contained(view.dims, d))
+      perm.push_back(d);
+  unsigned numBatch = perm.size() + view.numBatchFactors();
+  llvm::append_range(perm, view.dims);
+  Value x = transposed(b, loc, view.base, perm);
+  if (getElementTypeOrSelf(x.getType()) != elemType)
+    x = arith::ExtFOp::create(
+        b, loc, cast<RankedTensorType>(x.getType()).clone(elemType), x);
+  return toHeads(b, loc, x, numBatch, heads);
+}
+
+/// The size of the innermost batch factor of a view (1 when there is none),
+/// or kDynamic.
+int64_t innermostFactor(const OperandView &view) {
+  if (view.numBatchFactors() == 0)
+    return 1;
+  return shapeOf(view.base)[view.dims[view.numBatchFactors() - 1]];
+}
+
+/// The head count of K/V, when it can be chosen: with GQA the innermost
+/// batch factor of K and V; otherwise the innermost factor Q, K and V share
+/// (so [B, H] stays as the program had it), or 1.
+std::optional<std::pair<int64_t, int64_t>>
+chooseHeads(const AttentionMatch &m) {
+  int64_t group = m.key.group;
+  int64_t kvHeads = innermostFactor(m.key);
+  if (group > 1) {
+    if (ShapedType::isDynamic(kvHeads) || innermostFactor(m.value) != kvHeads)
+      return std::nullopt;
+    return std::make_pair(kvHeads * group, kvHeads);
+  }
+  int64_t qHeads = innermostFactor(m.query);
+  if (!ShapedType::isDynamic(qHeads) && qHeads == kvHeads &&
+      innermostFactor(m.value) == qHeads)
+    return std::make_pair(qHeads, qHeads);
+  return std::make_pair(int64_t(1), int64_t(1));
+}
+
+/// O [B, H, Nq, Dv] back in the shape `type` of the replaced result:
+/// [Nq, Dv], [B*H, Nq, Dv] or [B', H', Nq, Dv].
+Value toProgramLayout(OpBuilder &b, Location loc, Value o,
+                      RankedTensorType type) {
+  unsigned rank = type.getRank();
+  ArrayRef<int64_t> shape = shapeOf(o);
+  Value result = o;
+  if (rank == 2) {
+    result = tensor::CollapseShapeOp::create(
+        b, loc, o, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+  } else if (rank == 3) {
+    result = tensor::CollapseShapeOp::create(
+        b, loc, o, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+  } else if (shape[1] != type.getDimSize(1)) {
+    Value flat = tensor::CollapseShapeOp::create(
+        b, loc, o, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+    int64_t inner = type.getDimSize(1);
+    OpFoldResult outer;
+    if (type.isDynamicDim(0)) {
+      Value total = tensor::DimOp::create(b, loc, flat, 0);
+      Value h = arith::ConstantIndexOp::create(b, loc, inner);
+      outer = arith::DivUIOp::create(b, loc, total, h).getResult();
+    } else {
+      outer = b.getIndexAttr(type.getDimSize(0));
+    }
+    auto expanded = RankedTensorType::get(
+        {type.getDimSize(0), inner, shapeOf(flat)[1], shapeOf(flat)[2]},
+        type.getElementType());
+    result = tensor::ExpandShapeOp::create(
+        b, loc, expanded, flat, {{0, 1}, {2}, {3}},
+        {outer, b.getIndexAttr(inner), tensor::getMixedSize(b, loc, flat, 1),
+         tensor::getMixedSize(b, loc, flat, 2)});
+  }
+  if (result.getType() != type)
+    result = tensor::CastOp::create(b, loc, type, result);
+  return result;
+}
+
+void eraseDeadChain(RewriterBase &rewriter, SmallVector<Operation *> seeds,
+                    DenseSet<Operation *> &erased);
+
+/// Builds the fa.attention for `m` and replaces the root's result.
+LogicalResult raise(RewriterBase &rewriter, const AttentionMatch &m) {
+  Operation *root = m.root;
+  auto resultType = cast<RankedTensorType>(root->getResult(0).getType());
+  // A 4-D result with a dynamic head dim cannot be split back.
+  if (resultType.getRank() == 4 && resultType.isDynamicDim(1))
+    return failure();
+  std::optional<std::pair<int64_t, int64_t>> heads = chooseHeads(m);
+  if (!heads)
+    return failure();
+  // With GQA the query's batch must split into [B, Hq]: Hq must divide it.
+  Type elemType = resultType.getElementType();
+  Location loc = root->getLoc();
+  rewriter.setInsertionPoint(root);
+  Value q = buildOperand(rewriter, loc, m.query, heads->first, elemType);
+  Value k = buildOperand(rewriter, loc, m.key, heads->second, elemType);
+  Value v = buildOperand(rewriter, loc, m.value, heads->second, elemType);
+
+  SmallVector<OpFoldResult> oSizes = tensor::getMixedSizes(rewriter, loc, q);
+  oSizes[3] = tensor::getMixedSize(rewriter, loc, v, 3);
+  Value init = tensor::EmptyOp::create(rewriter, loc, oSizes, elemType);
+  auto attention = AttentionOp::create(
+      rewriter, loc, TypeRange{init.getType()}, q, k, v, ValueRange{init},
+      rewriter.getF32FloatAttr(static_cast<float>(m.scale)),
+      m.causal ? rewriter.getUnitAttr() : UnitAttr(), IntegerAttr(),
+      IntegerAttr(), FloatAttr());
+  LogicalResult verified = success();
+  {
+    // A safety net, not a diagnostic: shapes that the matcher could not
+    // check (a batch that does not split into the chosen heads) leave the
+    // program as it was.
+    ScopedDiagnosticHandler quiet(root->getContext(),
+                                  [](Diagnostic &) { return success(); });
+    verified = mlir::verify(attention);
+  }
+  if (failed(verified)) {
+    rewriter.eraseOp(attention);
+    DenseSet<Operation *> erased;
+    eraseDeadChain(rewriter, {init.getDefiningOp(), q.getDefiningOp(),
+                              k.getDefiningOp(), v.getDefiningOp()},
+                   erased);
+    return failure();
+  }
+  Value o = toProgramLayout(rewriter, loc, attention->getResult(0),
+                            resultType);
+  rewriter.replaceOp(root, o);
+  return success();
+}
+
+/// Erases the ops that the replacement left without uses, walking back
+/// from `seeds`; ops that were dead before the raise are not reached.
+void eraseDeadChain(RewriterBase &rewriter, SmallVector<Operation *> seeds,
+                    DenseSet<Operation *> &erased) {
+  while (!seeds.empty()) {
+    Operation *op = seeds.pop_back_val();
+    if (!op || erased.contains(op) || !isOpTriviallyDead(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        seeds.push_back(def);
+    // Constants a body captures from outside (a scale, -inf).
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          if (!op->isAncestor(def))
+            seeds.push_back(def);
+    });
+    erased.insert(op);
+    rewriter.eraseOp(op);
+  }
+}
+
+struct FARaiseAttentionPass
+    : public fa::impl::FARaiseAttentionBase<FARaiseAttentionPass> {
+  using FARaiseAttentionBase::FARaiseAttentionBase;
+
+  void runOnOperation() override {
+    // Not a greedy pattern driver: that would also fold and erase unrelated
+    // dead code, and the pass promises to leave everything it does not
+    // raise exactly as it was.
+    SmallVector<linalg::LinalgOp> candidates;
+    getOperation()->walk(
+        [&](linalg::LinalgOp op) { candidates.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    DenseSet<Operation *> erased;
+    for (linalg::LinalgOp op : candidates) {
+      if (erased.contains(op))
+        continue;
+      std::optional<AttentionMatch> match =
+          matchAttention(op, MatchOptions{finfoMinMasks});
+      if (!match)
+        continue;
+      SmallVector<Operation *> seeds;
+      for (Value operand : match->root->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          seeds.push_back(def);
+      Operation *root = match->root;
+      if (failed(raise(rewriter, *match)))
+        continue;
+      erased.insert(root);
+      eraseDeadChain(rewriter, seeds, erased);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,353 @@
+// Near-misses --fa-raise-attention must leave exactly as they are: each is
+// the first (raised) function with one change. Checked: no fa.attention, and
+// for a few the untouched ops are still there.
+// RUN: fa-opt %s -split-input-file --fa-raise-attention | FileCheck %s
+
+// The template itself raises (so the variants below fail for their one change).
+// CHECK-LABEL: func.func @positive_control
+// CHECK: fa.attention {{.*}} scale(1.250000e-01) causal
+func.func @positive_control(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %m = arith.mulf %in, %c : f32
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// The scores are also returned: an extra use of an intermediate.
+// CHECK-LABEL: func.func @extra_use_of_scores
+// CHECK-NOT: fa.attention
+// CHECK: linalg.batch_matmul
+// CHECK: linalg.softmax
+// CHECK: linalg.batch_matmul
+func.func @extra_use_of_scores(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %m = arith.mulf %in, %c : f32
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o, %s : tensor<2x4x8xf32>, tensor<2x4x4xf32>
+}
+
+// -----
+
+// The softmax runs over the query axis.
+// CHECK-LABEL: func.func @softmax_over_queries
+// CHECK-NOT: fa.attention
+func.func @softmax_over_queries(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %m = arith.mulf %in, %c : f32
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %p = linalg.softmax dimension(1) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// The scale is a function argument, not a constant.
+// CHECK-LABEL: func.func @non_constant_scale
+// CHECK-NOT: fa.attention
+func.func @non_constant_scale(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>, %sc: f32) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %m = arith.mulf %in, %sc : f32
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// A negative scale would turn -inf into +inf after the mask.
+// CHECK-LABEL: func.func @negative_scale
+// CHECK-NOT: fa.attention
+func.func @negative_scale(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %cneg = arith.constant -0.125 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %m = arith.mulf %in, %cneg : f32
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// The mask keeps j >= i (upper triangle).
+// CHECK-LABEL: func.func @upper_triangular_mask
+// CHECK-NOT: fa.attention
+func.func @upper_triangular_mask(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %m = arith.mulf %in, %c : f32
+    %vis = arith.cmpi uge, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// The mask keeps j < i: the diagonal is masked, row 0 sees nothing.
+// CHECK-LABEL: func.func @strict_lower_mask
+// CHECK-NOT: fa.attention
+func.func @strict_lower_mask(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %m = arith.mulf %in, %c : f32
+    %vis = arith.cmpi ult, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// A lower-triangular (top-left) mask with Nq != Nk is not our bottom-right causal.
+// CHECK-LABEL: func.func @tril_with_nq_ne_nk
+// CHECK-NOT: fa.attention
+func.func @tril_with_nq_ne_nk(%q: tensor<2x3x8xf32>, %k: tensor<2x5x8xf32>, %v: tensor<2x5x8xf32>) -> tensor<2x3x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x5xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x5x8xf32>) outs(%e0 : tensor<2x8x5xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x3x5xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x3x8xf32>, tensor<2x8x5xf32>) outs(%f1 : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x3x5xf32>) outs(%e1 : tensor<2x3x5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %m = arith.mulf %in, %c : f32
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x5xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x3x5xf32>) outs(%e1 : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  %e2 = tensor.empty() : tensor<2x3x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x3x5xf32>, tensor<2x5x8xf32>) outs(%f2 : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  return %o : tensor<2x3x8xf32>
+}
+
+// -----
+
+// -1e4 is a bias, not a mask.
+// CHECK-LABEL: func.func @finite_mask_value
+// CHECK-NOT: fa.attention
+func.func @finite_mask_value(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %ninf = arith.constant -1.0e+04 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %m = arith.mulf %in, %c : f32
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Q K^T accumulates onto 1.0, not 0.
+// CHECK-LABEL: func.func @nonzero_accumulator
+// CHECK-NOT: fa.attention
+func.func @nonzero_accumulator(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %one = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%one : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %m = arith.mulf %in, %c : f32
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// P is multiplied by a keep mask (dropout) before P V.
+// CHECK-LABEL: func.func @dropout_on_p
+// CHECK-NOT: fa.attention
+func.func @dropout_on_p(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>, %keep: tensor<2x4x4xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %m = arith.mulf %in, %c : f32
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %p0 = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%p0, %keep : tensor<2x4x4xf32>, tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %r = arith.mulf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
