@@ -53,7 +53,7 @@ def visible_mask(nq, nk, c, device):
 
 def scores(q, k, c, dtype):
     """Scaled (and soft-capped) scores in `dtype`, K/V heads repeated."""
-    scale = 1.0 / math.sqrt(q.shape[-1])
+    scale = c.get("scale") or 1.0 / math.sqrt(q.shape[-1])
     s = torch.matmul(q.to(dtype), k.to(dtype).transpose(-1, -2)) * scale
     if c.get("softcap"):
         s = torch.tanh(s / c["softcap"]) * c["softcap"]
@@ -82,7 +82,7 @@ def torch_low_precision(q, k, v, c):
     mask = visible_mask(q.shape[2], k.shape[2], c, q.device)
     if not c.get("softcap"):
         with sdpa_kernel(SDPBackend.MATH):
-            o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+            o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=c.get("scale"))
         return o.nan_to_num(0.0)
     s = scores(q, k, c, q.dtype).masked_fill(~mask, float("-inf"))
     p = torch.softmax(s, dim=-1).nan_to_num(0.0).to(q.dtype)

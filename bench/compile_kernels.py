@@ -29,11 +29,21 @@ def attention_source(name, c):
     q = "tensor<?x%dx?x%dx%s>" % (c["hq"], d, dtype)
     kv = "tensor<?x%dx?x%dx%s>" % (c["hkv"], d, dtype)
     lse = "tensor<?x%dx?xf32>" % c["hq"]
-    attrs = " causal" if c["causal"] else ""
+    attrs = ""
+    if c.get("scale") is not None:
+        attrs += " scale(%r)" % float(c["scale"])
+    if c["causal"]:
+        attrs += " causal"
     if c.get("window"):
         attrs += " window(%d, %d)" % tuple(c["window"])
     if c.get("softcap"):
         attrs += " softcap(%r)" % float(c["softcap"])
+    if not c.get("lse", True):
+        return """func.func @{name}(%q: {q}, %k: {kv}, %v: {kv}, %o: {q}) -> {q} {{
+  %0 = fa.attention ins(%q, %k, %v : {q}, {kv}, {kv}) outs(%o : {q}){attrs} -> {q}
+  return %0 : {q}
+}}
+""".format(name=name, q=q, kv=kv, attrs=attrs)
     return """func.func @{name}(%q: {q}, %k: {kv}, %v: {kv}, %o: {q}, %l: {lse}) -> ({q}, {lse}) {{
   %0, %1 = fa.attention ins(%q, %k, %v : {q}, {kv}, {kv}) outs(%o, %l : {q}, {lse}){attrs} -> {q}, {lse}
   return %0, %1 : {q}, {lse}

@@ -6,7 +6,8 @@ check_gpu.py / bench.py (on the GPU machine) agree on names through it.
 A configuration is a dict: d (head dim), dtype ("f16" | "bf16"), causal,
 hq, hkv (head counts), window ((left, right), -1 = unbounded, or None),
 softcap (float or None), tiles ((block_m, block_n, warps, stages) or None
-for the pipeline's defaults).
+for the pipeline's defaults); optionally scale (float, default 1/sqrt(d))
+and lse (bool, default True: the op has the LSE output).
 """
 
 
@@ -18,6 +19,10 @@ def kernel_name(c):
         name += "_w%sx%s" % tuple("n" if w < 0 else str(w) for w in c["window"])
     if c.get("softcap"):
         name += "_cap%g" % c["softcap"]
+    if c.get("scale") is not None:
+        name += "_s%s" % ("%g" % c["scale"]).replace(".", "p").replace("-", "m")
+    if not c.get("lse", True):
+        name += "_nolse"
     if c.get("tiles"):
         name += "_m%dn%dw%ds%d" % tuple(c["tiles"])
     return name + "_kernel"

@@ -5,3 +5,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/scripts/ensure-build.sh"
 BUILD_DIR="${FA_BUILD_DIR:-$ROOT/build}"
 cmake --build "$BUILD_DIR" --target check-fa
+
+# The same suite on a build with AddressSanitizer and UndefinedBehaviorSanitizer
+# (docs/reliability.md); FA_SKIP_SANITIZERS=1 skips it for a quick local run.
+if [[ "${FA_SKIP_SANITIZERS:-0}" != 1 ]]; then
+  ASAN_DIR="${FA_ASAN_BUILD_DIR:-$ROOT/build-asan}"
+  FA_BUILD_DIR="$ASAN_DIR" FA_CMAKE_ARGS="-DFA_ENABLE_SANITIZERS=ON" "$ROOT/scripts/ensure-build.sh"
+  cmake --build "$ASAN_DIR" --target check-fa
+fi

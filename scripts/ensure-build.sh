@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian's LLVM/MLIR 22 packages, ninja, cmake, a C++
-# compiler, python3), then configures and builds fa-mlir into ./build.
+# compiler, python3), then configures and builds fa-mlir into ./build
+# ($FA_BUILD_DIR if set; $FA_CMAKE_ARGS are added to the first configure).
 # Sourced or run by compile-examples.sh and check.sh; safe to run again.
 set -euo pipefail
 
@@ -28,7 +29,8 @@ if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
     -DCMAKE_BUILD_TYPE=Release \
     -DMLIR_DIR="$LLVM_PREFIX/lib/cmake/mlir" \
     -DLLVM_EXTERNAL_LIT="$LLVM_PREFIX/bin/lit" \
-    -DPython3_EXECUTABLE="$(command -v python3)"
+    -DPython3_EXECUTABLE="$(command -v python3)" \
+    ${FA_CMAKE_ARGS:-}
 fi
 
 echo "== building"

@@ -19,6 +19,14 @@ config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py", "fa_fu
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 
+# A sanitizer build (-DFA_ENABLE_SANITIZERS=ON): any report kills the process
+# with SIGABRT, which `not` counts as a crash, so a test that expects a
+# diagnostic still fails when the sanitizer fires after it.
+if config.fa_sanitizers:
+    config.available_features.add("sanitizers")
+    config.environment["ASAN_OPTIONS"] = "abort_on_error=1:detect_leaks=1"
+    config.environment["UBSAN_OPTIONS"] = "abort_on_error=1:halt_on_error=1:print_stacktrace=1"
+
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 

@@ -150,15 +150,17 @@ def fa_passes(rng):
         "--fa-decompose-naive",
         "--fa-tile-q-outer=block-m=%s block-n=%s" % (n(["16", "32", "64", "128", "0", "2000", "7"]),
                                                      n(["16", "32", "64", "0", "5"])),
-        "--fa-tile-q-outer=auto-blocks=true",
+        "--fa-tile-q-outer=auto-blocks=true chip=%s" % n(["sm_80", "sm_86", "sm_120", "sm_7"]),
         "--fa-causal-block-skip",
         "--fa-map-warps=num-warps=%s" % n(["0", "1", "2", "4", "8", "3", "-1"]),
         "--fa-map-warps=query-home=%s" % n(["auto", "registers", "shared"]),
         "--fa-schedule-softmax=rescale=%s" % n(["auto", "before-exp", "after-exp"]),
         "--fa-pipeline-kv=stages=%s" % n(["0", "2", "3", "4", "1", "9"]),
-        "--fa-lower-to-gpu=chip=%s index-bitwidth=%s" % (n(["sm_80", "sm_86", "sm_90", "sm_75", "sm_100", "gfx90a", ""]),
+        "--fa-lower-to-gpu=chip=%s index-bitwidth=%s" % (n(["sm_80", "sm_86", "sm_90", "sm_90a", "sm_75", "sm_100", "sm_120", "gfx90a", ""]),
                                                          n(["32", "64", "16"])),
         "--fa-decompose-tiles",
+        "--fa-raise-attention",
+        "--fa-raise-attention=finfo-min-masks=%s" % n(["true", "false"]),
         "--canonicalize",
         "--cse",
     ]
@@ -168,18 +170,19 @@ def random_pipeline(rng, out_dir):
     r = rng.random()
     if r < 0.3:
         opts = ["output-dir=%s" % out_dir]
-        for key, vals in (("chip", ["sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_52", "x"]),
+        for key, vals in (("chip", ["sm_80", "sm_86", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_103a",
+                                    "sm_120", "sm_121a", "sm_100f", "sm_52", "x"]),
                           ("block-m", ["0", "64", "128", "256", "48"]), ("block-n", ["0", "32", "64", "24"]),
                           ("num-warps", ["0", "4", "8", "2"]), ("kv-stages", ["0", "2", "3", "4", "5"]),
                           ("query-home", ["auto", "shared", "registers", "x"]),
                           ("rescale", ["auto", "before-exp", "after-exp"]),
-                          ("features", ["+ptx80", "+ptx60", "+ptx99", "garbage"]),
+                          ("features", ["+ptx80", "+ptx60", "+ptx86", "+ptx90", "+ptx99", "garbage", ""]),
                           ("index-bitwidth", ["32", "64", "8"]), ("opt-level", ["0", "2", "3", "9"])):
             if rng.random() < 0.35:
                 opts.append("%s=%s" % (key, rng.choice(vals)))
-        return ["--fa-to-ptx=" + " ".join(opts)]
+        return [rng.choice(["--fa-to-ptx=", "--fa-linalg-to-ptx="]) + " ".join(opts)]
     if r < 0.4:
-        return ["--fa-lower-to-cpu"]
+        return [rng.choice(["--fa-lower-to-cpu", "--fa-linalg-to-cpu"])]
     passes = fa_passes(rng)
     chain = [passes[i] for i in sorted(rng.sample(range(len(passes)), rng.randint(1, 5)))]
     if rng.random() < 0.3:
@@ -217,6 +220,49 @@ def classify(fa_opt, text, args, timeout, out_dir):
     return "crash", "exit %d without a diagnostic: %s" % (p.returncode, report[:200])
 
 
+SPLIT = "\n// -----\n"
+
+
+def classify_batch(fa_opt, texts, args, timeout, out_dir):
+    """Runs several inputs in one process (--split-input-file): the process
+    start-up is most of a small case's time. A clean batch is split into ok
+    and diagnostic by the lines its errors point at; a batch that crashes or
+    hangs is re-run one input at a time, so that each report names one input.
+    Returns (kind, signature, text, args) per input; a crash that only the
+    whole batch shows is reported on the batch, with --split-input-file."""
+    joined = SPLIT.join(t.rstrip("\n") for t in texts)
+    batch_args = args + ["--split-input-file"]
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False, dir=out_dir) as f:
+        f.write(joined)
+        path = f.name
+    try:
+        p = subprocess.run([fa_opt, path] + batch_args + ["-o", os.devnull], capture_output=True,
+                           text=True, timeout=timeout * len(texts), errors="replace")
+        report, rc = p.stderr, p.returncode
+    except subprocess.TimeoutExpired:
+        report, rc = None, None
+    finally:
+        os.unlink(path)
+    clean = report is not None and rc in (0, 1) and not any(m in report for m in CRASH_MARKERS)
+    if clean and (rc == 0 or "error" in report):
+        # First line of each input in the joined file (1-based).
+        starts, line = [], 1
+        for t in texts:
+            starts.append(line)
+            line += t.rstrip("\n").count("\n") + 1 + SPLIT.count("\n") - 1
+        failed = set()
+        for m in re.finditer(re.escape(os.path.basename(path)) + r":(\d+):\d+: error", report):
+            failed.add(max([0] + [i for i, s in enumerate(starts) if s <= int(m.group(1))]))
+        if rc == 1 and not failed:  # an option or pipeline error: every input
+            failed = set(range(len(texts)))
+        return [("diagnostic" if i in failed else "ok", "", t, args) for i, t in enumerate(texts)]
+    results = [classify(fa_opt, t, args, timeout, out_dir) + (t, args) for t in texts]
+    if all(k in ("ok", "diagnostic") for k, _, _, _ in results):
+        kind = "hang" if report is None else "crash"
+        results[0] = (kind, "only in a batch of %d" % len(texts), joined, batch_args)
+    return results
+
+
 def minimize(fa_opt, text, args, timeout, kind, signature, out_dir):
     lines = text.split("\n")
     chunk = max(1, len(lines) // 2)
@@ -247,47 +293,67 @@ def main():
     p.add_argument("--cases", type=int, default=500)
     p.add_argument("--timeout", type=int, default=30)
     p.add_argument("--out", default=None, help="where reproducers go (default: a temporary dir)")
+    p.add_argument("--batch", type=int, default=1,
+                   help="inputs per fa-opt process (--split-input-file, one pipeline); a batch that "
+                        "crashes or hangs is re-run one input at a time")
     p.add_argument("--quiet", action="store_true")
     a = p.parse_args()
+    if a.batch < 1 or a.cases < 0 or a.timeout < 1:
+        p.error("--batch and --timeout must be positive and --cases not negative")
     rng = random.Random(a.seed)
     out = a.out or tempfile.mkdtemp(prefix="fa-fuzz-")
     os.makedirs(out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="fa-fuzz-work-")
     corpus = [open(f, errors="replace").read() for f in corpus_files()]
+    if not corpus:
+        p.error("no corpus under %s (test/**/*.mlir, examples/*.mlir)" % ROOT)
     counts, found = {}, {}
     start = time.time()
-    for i in range(a.cases):
-        source = i % 3
-        if source == 0:
-            text = gen_attention(rng)
-        elif source == 1:
-            text = mutate(rng, rng.choice(corpus))
-        else:
-            text = rng.choice(corpus)
+    def record(i, text, args, kind, signature):
+        key = (kind, signature.split(":")[0][:80], " ".join(a_.split("=")[0] for a_ in args))
+        if key in found:
+            return
+        small = minimize(a.fa_opt, text, args, a.timeout, kind, signature, work)
+        digest = hashlib.sha1((small + " ".join(args)).encode()).hexdigest()[:10]
+        path = os.path.join(out, "%s-%s.mlir" % (kind, digest))
+        with open(path, "w") as f:
+            f.write("// %s: %s\n// fa-opt %%s %s\n%s\n" % (kind, signature, " ".join(
+                "'%s'" % x for x in args), small))
+        found[key] = path
+        print("%s [%d] %s\n    %s" % (kind.upper(), i, signature, path), flush=True)
+
+    done, next_report = 0, 500
+    while done < a.cases:
+        texts = []
+        for i in range(done, min(done + a.batch, a.cases)):
+            source = i % 3
+            if source == 0:
+                texts.append(gen_attention(rng))
+            elif source == 1:
+                texts.append(mutate(rng, rng.choice(corpus)))
+            else:
+                texts.append(rng.choice(corpus))
         ptx_dir = os.path.join(work, "ptx")
         shutil.rmtree(ptx_dir, ignore_errors=True)
         args = random_pipeline(rng, ptx_dir)
-        kind, signature = classify(a.fa_opt, text, args, a.timeout, work)
-        # Nothing may be written outside the output directory.
-        stray = [f for f in os.listdir(work) if f not in ("ptx",) and not f.endswith(".mlir")]
-        if stray:
-            kind, signature = "crash", "files written outside output-dir: %s" % stray
-            for f in stray:
-                shutil.rmtree(os.path.join(work, f), ignore_errors=True)
-        counts[kind] = counts.get(kind, 0) + 1
-        if kind in ("crash", "hang"):
-            key = (kind, signature.split(":")[0][:80], " ".join(a_.split("=")[0] for a_ in args))
-            if key not in found:
-                small = minimize(a.fa_opt, text, args, a.timeout, kind, signature, work)
-                digest = hashlib.sha1((small + " ".join(args)).encode()).hexdigest()[:10]
-                path = os.path.join(out, "%s-%s.mlir" % (kind, digest))
-                with open(path, "w") as f:
-                    f.write("// %s: %s\n// fa-opt %%s %s\n%s\n" % (kind, signature, " ".join(
-                        "'%s'" % x for x in args), small))
-                found[key] = path
-                print("%s [%d] %s\n    %s" % (kind.upper(), i, signature, path), flush=True)
-        if not a.quiet and (i + 1) % 500 == 0:
-            print("%d cases, %s, %.1f cases/s" % (i + 1, counts, (i + 1) / (time.time() - start)), flush=True)
+        if len(texts) == 1:
+            results = [classify(a.fa_opt, texts[0], args, a.timeout, work) + (texts[0], args)]
+        else:
+            results = classify_batch(a.fa_opt, texts, args, a.timeout, work)
+        for j, (kind, signature, text, run_args) in enumerate(results):
+            # Nothing may be written outside the output directory.
+            stray = [f for f in os.listdir(work) if f not in ("ptx",) and not f.endswith(".mlir")]
+            if stray:
+                kind, signature = "crash", "files written outside output-dir: %s" % stray
+                for f in stray:
+                    shutil.rmtree(os.path.join(work, f), ignore_errors=True)
+            counts[kind] = counts.get(kind, 0) + 1
+            if kind in ("crash", "hang"):
+                record(done + j, text, run_args, kind, signature)
+        done += len(texts)
+        if not a.quiet and done >= next_report:
+            next_report += 500
+            print("%d cases, %s, %.1f cases/s" % (done, counts, done / (time.time() - start)), flush=True)
     shutil.rmtree(work, ignore_errors=True)
     print("seed %d: %d cases in %.0f s: %s; %d distinct crashes/hangs%s" % (
         a.seed, a.cases, time.time() - start, counts, len(found), (" in " + out) if found else ""))
