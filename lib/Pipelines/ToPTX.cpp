@@ -68,8 +68,15 @@ static std::optional<std::string> checkFeatures(StringRef chip,
   return std::nullopt;
 }
 
-LogicalResult mlir::fa::buildToPTXPipeline(OpPassManager &pm,
-                                           const ToPTXOptions &options) {
+LogicalResult mlir::fa::buildToPTXPipeline(
+    OpPassManager &pm, const ToPTXOptions &options,
+    function_ref<LogicalResult(const Twine &)> errorHandler) {
+  auto fail = [&](const Twine &message) -> LogicalResult {
+    if (errorHandler)
+      return errorHandler("fa-to-ptx: " + message);
+    llvm::errs() << "error: fa-to-ptx: " << message << "\n";
+    return failure();
+  };
   useShortSharedPointers();
   std::optional<QueryHome> queryHome =
       llvm::StringSwitch<std::optional<QueryHome>>(options.queryHome)
@@ -84,19 +91,14 @@ LogicalResult mlir::fa::buildToPTXPipeline(OpPassManager &pm,
           .Case("after-exp", RescalePlacement::AfterExp)
           .Default(std::nullopt);
   if (std::optional<std::string> bad =
-          checkFeatures(options.chip, options.features)) {
-    llvm::errs() << "error: fa-to-ptx: " << *bad << "\n";
-    return failure();
-  }
-  if (!queryHome || !rescale) {
-    llvm::errs() << "error: fa-to-ptx: option "
-                 << (!queryHome ? "query-home must be auto, registers or "
-                                  "shared, got '" + options.queryHome + "'"
-                                : "rescale must be auto, before-exp or "
-                                  "after-exp, got '" + options.rescale + "'")
-                 << "\n";
-    return failure();
-  }
+          checkFeatures(options.chip, options.features))
+    return fail(*bad);
+  if (!queryHome)
+    return fail("option query-home must be auto, registers or shared, got '" +
+                options.queryHome + "'");
+  if (!rescale)
+    return fail("option rescale must be auto, before-exp or after-exp, got '" +
+                options.rescale + "'");
   // L0 -> L1 -> L2 -> L3.
   FATileQOuterOptions tiling;
   tiling.autoBlocks = options.blockM == 0 && options.blockN == 0;
