@@ -14,6 +14,9 @@ use and kept; launches go to PyTorch's current stream unless one is given.
 """
 import ctypes
 import math
+import os
+import struct
+import threading
 
 from .plan import LaunchPlan, TensorInfo, attention_scalars, load_plan_file
 
@@ -60,6 +63,38 @@ def tensor_info(t):
     return TensorInfo(dtype, tuple(t.shape), tuple(t.stride()), t.data_ptr())
 
 
+# struct codes of the parameter kinds, each value in an 8-byte slot.
+_SLOT_CODES = {ctypes.c_void_p: "Q", ctypes.c_int32: "i4x", ctypes.c_int64: "q",
+               ctypes.c_float: "f4x"}
+
+
+class ParamBuffer:
+    """A kernel's flattened parameters in one buffer, and the array of
+    pointers into it that cuLaunchKernel takes as `kernelParams` (by
+    address). One struct.pack_into per launch instead of cuda-python
+    converting every value; the driver copies the values when the launch
+    is issued (or captured), so the buffer is reused, under a lock."""
+
+    def __init__(self, types):
+        self.struct = struct.Struct("=" + "".join(_SLOT_CODES[t] for t in types))
+        self.data = ctypes.create_string_buffer(max(8 * len(types), 8))
+        base = ctypes.addressof(self.data)
+        self.pointers = (ctypes.c_void_p * max(len(types), 1))(
+            *[base + 8 * i for i in range(len(types))])
+        self.address = ctypes.addressof(self.pointers)
+        self.lock = threading.Lock()
+
+    def pack(self, values):
+        """Writes `values`; returns the kernelParams address."""
+        self.struct.pack_into(self.data, 0, *values)
+        return self.address
+
+
+# FA_MLIR_LAUNCH_PARAMS=tuples passes (values, ctypes) tuples to cuda-python
+# instead (slower; the reference the packed buffer is tested against).
+_TUPLE_PARAMS = os.environ.get("FA_MLIR_LAUNCH_PARAMS") == "tuples"
+
+
 class _DeviceKernels:
     """The plan's kernels loaded into one device's primary context."""
 
@@ -92,7 +127,24 @@ class LoadedPlan:
         self.tensors = self.plan.tensors
         self.scalars = self.plan.scalars
         self.index_type = ctypes.c_int32 if self.plan.index_bitwidth == 32 else ctypes.c_int64
-        self._types = {"ptr": ctypes.c_void_p, "index": self.index_type, "f32": ctypes.c_float}
+        # The ctypes of each kernel's flattened parameters (parameter ABI):
+        # fixed by the plan, so computed once, not per launch.
+        kinds = {"ptr": ctypes.c_void_p, "index": self.index_type, "f32": ctypes.c_float}
+        self._param_types = []
+        for kernel in self.plan.kernels:
+            types = []
+            for p in kernel["params"]:
+                if p in self.plan.tensors:
+                    rank = len(self.plan.tensors[p]["shape"])
+                    types += [kinds["ptr"]] * 2 + [kinds["index"]] * (1 + 2 * rank)
+                else:
+                    types.append(kinds["f32"])
+            self._param_types.append(tuple(types))
+        self._buffers = [ParamBuffer(t) for t in self._param_types]
+        # Tensor signatures (dtype, shape, strides, address mod 16) that
+        # passed plan.check, with their grids: a repeated call skips the
+        # checks' Python work.
+        self._checked = {}
         self._devices = {}
 
     def load(self, device=None):
@@ -116,35 +168,52 @@ class LoadedPlan:
         arrays = {}
         device = None
         for name in self.plan.tensors:
-            if name not in arguments:
+            t = arguments.get(name)
+            if t is None:
                 raise ValueError("missing tensor %r" % name)
-            t = arguments[name]
             if not isinstance(t, torch.Tensor) or not t.is_cuda:
                 raise TypeError("%s: expected a CUDA tensor, got %s" % (
                     name, t.device if isinstance(t, torch.Tensor) else type(t).__name__))
+            index = t.get_device()
             if device is None:
-                device = t.device.index
-            elif t.device.index != device:
+                device = index
+            elif index != device:
                 raise ValueError("%s is on cuda:%d, the other tensors on cuda:%d" % (
-                    name, t.device.index, device))
-            arrays[name] = tensor_info(t)
-        self.plan.check(arrays)
+                    name, index, device))
+            dtype = _DTYPE_NAMES.get(t.dtype)
+            if dtype is None:
+                raise TypeError("%s: unsupported dtype %s" % (name, t.dtype))
+            arrays[name] = TensorInfo(dtype, t.shape, t.stride(), t.data_ptr())
+        signature = tuple((a.dtype, a.shape, a.strides, a.data_ptr & 15)
+                          for a in arrays.values())
+        grids = self._checked.get(signature)
+        if grids is None:
+            self.plan.check(arrays)
+            shapes = {n: a.shape for n, a in arrays.items()}
+            grids = [self.plan.grid(k, shapes) for k in self.plan.kernels]
+            if len(self._checked) > 1024:
+                self._checked.clear()
+            self._checked[signature] = grids
         scalars = self.plan.scalar_values(
             {n: v for n, v in arguments.items() if n in self.plan.scalars})
-        kernels = self.load(device)
-        shapes = {n: t.shape for n, t in arrays.items()}
+        kernels = self._devices.get(device) or self.load(device)
         if stream is None:
-            with torch.cuda.device(device):
-                stream = torch.cuda.current_stream().cuda_stream
-        for kernel, function in zip(self.plan.kernels, kernels.functions):
-            grid = self.plan.grid(kernel, shapes)
+            stream = torch.cuda.current_stream(device).cuda_stream
+        for i, kernel in enumerate(self.plan.kernels):
+            grid = grids[i]
             if grid is None:
                 continue  # Nothing to compute (an empty batch or sequence).
-            values, kinds = self.plan.params(kernel, arrays, scalars)
-            types = tuple(self._types[k] for k in kinds)
-            check_cuda(cu.cuLaunchKernel(function, *grid, *kernel["block"],
-                                         int(kernel["dynamic_shared_memory"]), stream,
-                                         (tuple(values), types), 0))
+            values, _ = self.plan.params(kernel, arrays, scalars)
+            function = kernels.functions[i]
+            shared = int(kernel["dynamic_shared_memory"])
+            if _TUPLE_PARAMS:
+                check_cuda(cu.cuLaunchKernel(function, *grid, *kernel["block"], shared, stream,
+                                             (tuple(values), self._param_types[i]), 0))
+                continue
+            buffer = self._buffers[i]
+            with buffer.lock:
+                check_cuda(cu.cuLaunchKernel(function, *grid, *kernel["block"], shared, stream,
+                                             buffer.pack(values), 0))
 
     def attention(self, q, k, v, out=None, lse=None, scale=None, softcap=None, stream=None):
         """fa.attention: O (and LSE if the plan has it) for q, k, v
