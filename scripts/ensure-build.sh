@@ -25,7 +25,8 @@ fi
 
 # The Python module (python_bindings/, FA_ENABLE_PYTHON) needs the Python
 # headers and nanobind; check.sh runs its tests with pytest. Pinned versions,
-# installed for the python3 on PATH only when missing.
+# installed for the python3 on PATH only when missing (never torch: the CPU
+# tests do without it).
 PYTHON="$(command -v python3)"
 if ! "$PYTHON" -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'; then
   echo "== installing: python3-dev"
@@ -37,6 +38,9 @@ fi
 py_missing=()
 "$PYTHON" -c 'import nanobind' 2>/dev/null || py_missing+=("nanobind==3.1.0")
 "$PYTHON" -c 'import pytest' 2>/dev/null || py_missing+=("pytest==9.2.0")
+# cuda-python's driver bindings (no GPU needed): the test that the runtime's
+# packed kernel parameters equal cuda-python's own packing.
+"$PYTHON" -c 'import cuda.bindings.driver' 2>/dev/null || py_missing+=("cuda-bindings==13.4.4")
 if ((${#py_missing[@]})); then
   echo "== installing (pip): ${py_missing[*]}"
   if ! "$PYTHON" -m pip --version >/dev/null 2>&1; then

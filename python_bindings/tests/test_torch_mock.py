@@ -218,3 +218,29 @@ def test_transformers_strict_mode_raises(cpu_kernels, monkeypatch):
     ids = torch.randint(0, 97, (1, 4))
     with pytest.raises(NotImplementedError, match="cannot serve this call: an explicit"):
         ours(ids, attention_mask=torch.tensor([[0, 1, 1, 1]]))
+
+
+def test_transformers_backend_without_mask_means_top_left_causal(cpu_kernels):
+    # Nq < Nk with no mask (a prefill into an empty static cache): keys past
+    # Nq are empty slots that transformers' SDPA path never looks at.
+    import fa_mlir.transformers_backend as backend
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    class Module(torch.nn.Module):
+        is_causal = True
+        num_key_value_groups = 2
+
+    q, k, v = rand(1, 4, 5, 32), rand(1, 2, 9, 32), rand(1, 2, 9, 32)
+    k[:, :, 5:] = float("nan")  # empty cache slots: never read
+    v[:, :, 5:] = float("nan")
+    ours, _ = backend.attention_forward(Module(), q, k, v, None, scaling=0.2)
+    ref, _ = sdpa_attention_forward(Module(), q.float(), k.float(), v.float(), None,
+                                    scaling=0.2)
+    assert ours.shape == (1, 5, 4, 32)
+    assert not torch.isnan(ours).any() and close(ours, ref, torch.float16)
+    # Decode (Nq = 1) sees every key, as SDPA without is_causal does.
+    k[:, :, 5:] = rand(1, 2, 4, 32)
+    v[:, :, 5:] = rand(1, 2, 4, 32)
+    ours, _ = backend.attention_forward(Module(), q[:, :, :1], k, v, None)
+    ref, _ = sdpa_attention_forward(Module(), q[:, :, :1].float(), k.float(), v.float(), None)
+    assert close(ours, ref, torch.float16)
