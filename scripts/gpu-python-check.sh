@@ -50,14 +50,14 @@ print("device", torch.cuda.get_device_name() if torch.cuda.is_available() else "
 PY
   status=0
   # The GPU tests (a failure still lets the rest run).
-  timeout 420 python3 -m pytest -q -p no:cacheprovider -rs --durations=15 \
+  timeout 360 python3 -m pytest -q -p no:cacheprovider -rs --durations=15 \
       --junitxml="$OUT/pytest-gpu.xml" python_bindings/tests/gpu 2>&1 \
     | tee "$OUT/pytest-gpu.log" || status=1
   # The CPU tests that need torch (the reference in the kernel's place).
-  timeout 120 python3 -m pytest -q -p no:cacheprovider python_bindings/tests/test_torch_mock.py \
+  timeout 90 python3 -m pytest -q -p no:cacheprovider python_bindings/tests/test_torch_mock.py \
       python_bindings/tests/test_plan.py python_bindings/tests/test_spec.py 2>&1 \
     | tee "$OUT/pytest-torch-cpu.log" || status=1
-  timeout 150 python3 python_bindings/tools/timings.py gpu --json "$OUT/python-timings.json" \
+  timeout 120 python3 python_bindings/tools/timings.py gpu --json "$OUT/python-timings.json" \
       2>&1 | tee "$OUT/timings.log" || status=1
   echo "results in $OUT (exit $status)"
   exit "$status"
