@@ -15,11 +15,11 @@ compiler version; `--list DIR` prints it.
 """
 import argparse
 import itertools
-import json
+import shutil
 import sys
 import time
 
-from .kernels import KernelDir, attention_config, default_cache, describe
+from .kernels import KernelDir, attention_config, describe
 
 _YES_NO = {"yes": [True], "no": [False], "both": [False, True]}
 
@@ -94,6 +94,8 @@ def main(argv=None):
     p.add_argument("--chip", default=None, help="sm_80 (default), sm_86, sm_87, sm_89, sm_90")
     p.add_argument("--options", type=_options, default={},
                    help="more fa-to-ptx options, e.g. block-m=64,block-n=64")
+    p.add_argument("--force", action="store_true",
+                   help="recompile configurations DIR already has")
     p.add_argument("--list", metavar="DIR", help="print DIR/index.json and exit")
     a = p.parse_args(argv)
     if a.list:
@@ -112,9 +114,14 @@ def main(argv=None):
     start = time.perf_counter()
     for config in todo:
         t0 = time.perf_counter()
-        if target.lookup(config):
-            print("  have     %s" % describe(config), flush=True)
+        have = target.lookup(config)
+        if have and not a.force:
+            print("  have     %s%s" % (describe(config), "" if have[2]["compiler_version"] == version
+                                       else "  (from %s)" % have[2]["compiler_version"]),
+                  flush=True)
             continue
+        if have:
+            shutil.rmtree(target.entry_path(config))
         compiled = compiler.compile(config.spec, options=config.pipeline_options()).plan()
         target.store(config, compiled, version)
         print("  %5.2f s  %s" % (time.perf_counter() - t0, describe(config)), flush=True)

@@ -22,7 +22,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 from .errors import CompileError, CompilerUnavailableError, Diagnostic
 from .spec import AttentionSpec

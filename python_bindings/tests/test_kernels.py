@@ -105,6 +105,11 @@ def test_aot_directory_loads_on_a_machine_without_the_compiler(compiler, tmp_pat
                         "32", "--dtypes", "f16", "--heads", "4:2", "--causal", "both"],
                        env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout.count("have") == 2, r.stdout
+    r = subprocess.run([sys.executable, "-m", "fa_mlir.aot", "--out", str(out), "--head-dims",
+                        "32", "--dtypes", "f16", "--heads", "4:2", "--causal", "yes", "--force"],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "have" not in r.stdout, r.stdout
+    assert len(KernelDir(out).read_index()["entries"]) == 2
     # A GPU machine: no native module, the directory in FA_MLIR_KERNEL_DIR.
     code = ("import sys\n"
             "sys.modules['_fa_mlir_compiler'] = None\n"

@@ -6,6 +6,9 @@ when a plan is first loaded.
 from .plan import (GRID_LIMITS, PLAN_FORMAT, PLAN_VERSION, LaunchPlan, PlanFormatError,
                    TensorInfo, attention_scalars, evaluate, load_plan_file)
 
+__all__ = ["GRID_LIMITS", "PLAN_FORMAT", "PLAN_VERSION", "LaunchPlan", "LoadedPlan", "Plan",
+           "PlanFormatError", "TensorInfo", "attention_scalars", "evaluate", "load_plan_file"]
+
 
 def __getattr__(name):
     if name in ("Plan", "LoadedPlan"):

@@ -52,17 +52,6 @@ def check_cuda(result):
     return None
 
 
-def tensor_info(t):
-    """plan.TensorInfo of a torch tensor (TypeError for anything else)."""
-    torch, _ = _imports()
-    if not isinstance(t, torch.Tensor):
-        raise TypeError("expected a torch.Tensor, got %s" % type(t).__name__)
-    dtype = _DTYPE_NAMES.get(t.dtype)
-    if dtype is None:
-        raise TypeError("unsupported dtype %s (float16, bfloat16 or float32)" % t.dtype)
-    return TensorInfo(dtype, tuple(t.shape), tuple(t.stride()), t.data_ptr())
-
-
 # struct codes of the parameter kinds, each value in an 8-byte slot.
 _SLOT_CODES = {ctypes.c_void_p: "Q", ctypes.c_int32: "i4x", ctypes.c_int64: "q",
                ctypes.c_float: "f4x"}
