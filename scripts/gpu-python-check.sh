@@ -7,7 +7,8 @@
 #       native module and compiles the kernels the GPU tests use into
 #       build/aot-gpu-tests (python_bindings/tests/gpu/cases.py lists them)
 #   bash scripts/gpu-python-check.sh gpu    # on the GPU machine, with
-#       build/aot-gpu-tests carried along: pytest python_bindings/tests/gpu,
+#       build/aot-gpu-tests (and build/gpu-pylib, pytest for a machine
+#       without it) carried along: pytest python_bindings/tests/gpu,
 #       the torch CPU tests, and tools/timings.py; results in $OUT (default
 #       build/gpu-python-out): pytest logs and JUnit XML, python-timings.json
 #
@@ -20,6 +21,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${FA_BUILD_DIR:-$ROOT/build}"
 KERNELS="${FA_GPU_TEST_KERNELS:-$BUILD_DIR/aot-gpu-tests}"
+PYLIB="$BUILD_DIR/gpu-pylib"
 
 case "${1:-}" in
 aot)
@@ -28,7 +30,13 @@ aot)
   cmake --build "$BUILD_DIR" --target _fa_mlir_compiler
   FA_MLIR_NATIVE_DIR="$BUILD_DIR/python_packages" \
     python3 "$ROOT/python_bindings/tests/gpu/aot_kernels.py" --out "$KERNELS"
-  echo "next, on the GPU machine: bash scripts/gpu-python-check.sh gpu (carry ${KERNELS#$ROOT/})"
+  # pytest for a GPU machine that lacks it and cannot reach PyPI (pure
+  # Python; used there only when `import pytest` fails).
+  if [[ ! -d "$PYLIB/pytest" ]]; then
+    python3 -m pip install -q --no-compile --target "$PYLIB" "pytest==9.2.0"
+  fi
+  echo "next, on the GPU machine: bash scripts/gpu-python-check.sh gpu" \
+       "(carry ${KERNELS#$ROOT/} and ${PYLIB#$ROOT/})"
   ;;
 gpu)
   OUT="${OUT:-$BUILD_DIR/gpu-python-out}"
@@ -40,6 +48,13 @@ gpu)
   fi
   export FA_MLIR_KERNEL_DIR="$KERNELS"
   export PYTHONPATH="$ROOT/python_bindings${PYTHONPATH:+:$PYTHONPATH}"
+  if ! python3 -c 'import pytest' 2>/dev/null; then
+    if [[ ! -d "$PYLIB/pytest" ]]; then
+      echo "error: no pytest here and no $PYLIB (made by the aot step)" >&2
+      exit 2
+    fi
+    export PYTHONPATH="$PYTHONPATH:$PYLIB"
+  fi
   cd "$ROOT"
   python3 - <<'PY' 2>&1 | tee "$OUT/environment.txt"
 import platform, torch, transformers
@@ -55,7 +70,8 @@ PY
     | tee "$OUT/pytest-gpu.log" || status=1
   # The CPU tests that need torch (the reference in the kernel's place).
   timeout 90 python3 -m pytest -q -p no:cacheprovider python_bindings/tests/test_torch_mock.py \
-      python_bindings/tests/test_plan.py python_bindings/tests/test_spec.py 2>&1 \
+      python_bindings/tests/test_plan.py python_bindings/tests/test_spec.py \
+      python_bindings/tests/test_launch_params.py python_bindings/tests/test_import.py 2>&1 \
     | tee "$OUT/pytest-torch-cpu.log" || status=1
   timeout 120 python3 python_bindings/tools/timings.py gpu --json "$OUT/python-timings.json" \
       2>&1 | tee "$OUT/timings.log" || status=1
