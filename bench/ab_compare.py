@@ -11,7 +11,7 @@ that launch gaps do not count); the table reports the median of the rounds.
 The first variant is also timed a second time in every round ("<name>~"):
 the spread between the two is the noise floor of the run.
 
-Variants: NAME=plan:DIR (kernels with launch plans, fa_runtime.Plan) or
+Variants: NAME=plan:DIR (kernels with launch plans, fa_mlir.runtime.Plan) or
 NAME=legacy:DIR (kernels of commit ffb817e and before,
 legacy_runtime.Kernel).
 
@@ -30,7 +30,7 @@ import torch.nn.functional as F
 import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from bench import DTYPES, TOLERANCE, flops, shape_list
+from bench import DTYPES, TOLERANCE, Plan, flops, shape_list
 
 SHORT_MS = 0.1  # Kernels shorter than this are timed through CUDA graphs.
 
@@ -44,7 +44,6 @@ def make_variant(spec, d, dtype, causal, heads):
     kind, directory = spec.split(":", 1)
     mask = "causal" if causal else "full"
     if kind == "plan":
-        from fa_runtime import Plan
         plan = Plan(directory, "fa_d%d_%s_%s_h%dx%d_kernel" % (d, dtype, mask, heads, heads))
         return lambda q, k, v, out, lse: plan.attention(q, k, v, out, lse)
     if kind == "legacy":

@@ -27,7 +27,11 @@ import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import triton_fa2
-from fa_runtime import Plan
+# The runtime lives in python_bindings/fa_mlir (pure Python, torch and
+# cuda-python only); the GPU machine uses it from the source tree.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "python_bindings"))
+from fa_mlir.runtime import Plan  # noqa: E402
 
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
 TOLERANCE = {"f16": 2e-2, "bf16": 6e-2}

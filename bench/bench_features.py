@@ -26,6 +26,7 @@ the tables give the median.
 import argparse
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -36,7 +37,11 @@ import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import configs
-from fa_runtime import Plan
+# The runtime lives in python_bindings/fa_mlir (pure Python, torch and
+# cuda-python only); the GPU machine uses it from the source tree.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "python_bindings"))
+from fa_mlir.runtime import Plan  # noqa: E402
 
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
 TOLERANCE = {"f16": 2e-2, "bf16": 6e-2}

@@ -22,6 +22,7 @@ Prints a table and exits non-zero if any case fails.
 import argparse
 import json
 import math
+import os
 import sys
 import time
 
@@ -30,7 +31,11 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import configs
-from fa_runtime import Plan
+# The runtime lives in python_bindings/fa_mlir (pure Python, torch and
+# cuda-python only); the GPU machine uses it from the source tree.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                "python_bindings"))
+from fa_mlir.runtime import Plan  # noqa: E402
 
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
 

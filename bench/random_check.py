@@ -158,7 +158,7 @@ def poison(torch, c, q, k, v, gen):
 
 def run_one(torch, plans, directory, c, seed):
     import check_gpu
-    from fa_runtime import Plan
+    from fa_mlir.runtime import Plan
     name = configs.kernel_name(c)
     if name not in plans:
         plans[name] = Plan(directory, name)

@@ -63,9 +63,17 @@ void mlir::fa::registerFAPipelines() {
       [](OpPassManager &pm, StringRef optionsStr,
          function_ref<LogicalResult(const Twine &)> errorHandler) {
         ToPTXOptions options;
-        if (failed(options.parseFromString(optionsStr)))
-          return failure();
-        return buildToPTXPipeline(pm, options);
+        // Option syntax errors go to the registry's handler too, so that
+        // callers of parsePassPipeline (the Python module) get the message.
+        std::string message;
+        llvm::raw_string_ostream os(message);
+        if (failed(options.parseFromString(optionsStr, os))) {
+          StringRef detail = StringRef(message).trim();
+          return errorHandler("fa-to-ptx: cannot parse the options '" +
+                              optionsStr + "'" +
+                              (detail.empty() ? "" : ": " + detail));
+        }
+        return buildToPTXPipeline(pm, options, errorHandler);
       },
       [](function_ref<void(const ::mlir::detail::PassOptions &)> optHandler) {
         optHandler(ToPTXOptions());

@@ -72,8 +72,15 @@ static FailureOr<std::string> checkFeatures(StringRef chipName,
   return features.str();
 }
 
-LogicalResult mlir::fa::buildToPTXPipeline(OpPassManager &pm,
-                                           const ToPTXOptions &options) {
+LogicalResult mlir::fa::buildToPTXPipeline(
+    OpPassManager &pm, const ToPTXOptions &options,
+    function_ref<LogicalResult(const Twine &)> errorHandler) {
+  auto fail = [&](const Twine &message) -> LogicalResult {
+    if (errorHandler)
+      return errorHandler("fa-to-ptx: " + message);
+    llvm::errs() << "error: fa-to-ptx: " << message << "\n";
+    return failure();
+  };
   useShortSharedPointers();
   std::optional<QueryHome> queryHome =
       llvm::StringSwitch<std::optional<QueryHome>>(options.queryHome)
@@ -90,24 +97,17 @@ LogicalResult mlir::fa::buildToPTXPipeline(OpPassManager &pm,
   std::string message;
   FailureOr<std::string> features =
       checkFeatures(options.chip, options.features, message);
-  if (failed(features)) {
-    llvm::errs() << "error: fa-to-ptx: " << message << "\n";
-    return failure();
-  }
-  if (options.optLevel > 3) {
-    llvm::errs() << "error: fa-to-ptx: option opt-level must be 0 to 3, got "
-                 << options.optLevel << "\n";
-    return failure();
-  }
-  if (!queryHome || !rescale) {
-    llvm::errs() << "error: fa-to-ptx: option "
-                 << (!queryHome ? "query-home must be auto, registers or "
-                                  "shared, got '" + options.queryHome + "'"
-                                : "rescale must be auto, before-exp or "
-                                  "after-exp, got '" + options.rescale + "'")
-                 << "\n";
-    return failure();
-  }
+  if (failed(features))
+    return fail(message);
+  if (options.optLevel > 3)
+    return fail("option opt-level must be 0 to 3, got " +
+                Twine(options.optLevel));
+  if (!queryHome)
+    return fail("option query-home must be auto, registers or shared, got '" +
+                options.queryHome + "'");
+  if (!rescale)
+    return fail("option rescale must be auto, before-exp or after-exp, got '" +
+                options.rescale + "'");
   // L0 -> L1 -> L2 -> L3.
   FATileQOuterOptions tiling;
   tiling.autoBlocks = options.blockM == 0 && options.blockN == 0;

@@ -87,9 +87,12 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
 
 /// fa.attention -> PTX: tiling, causal block skipping, warp mapping, the GPU
 /// kernel, upstream NVVM lowering, gpu-module-to-binary{format=isa}.
-/// Fails, with a message on stderr, for a bad option value.
-LogicalResult buildToPTXPipeline(OpPassManager &pm,
-                                 const ToPTXOptions &options);
+/// Fails for a bad option value, with the message passed to `errorHandler`
+/// (the pass registry's, so that parsePassPipeline reports it) or, without
+/// one, printed on stderr.
+LogicalResult buildToPTXPipeline(
+    OpPassManager &pm, const ToPTXOptions &options,
+    function_ref<LogicalResult(const Twine &)> errorHandler = nullptr);
 
 /// linalg on tensors -> PTX: --fa-raise-attention, then the pipeline above.
 LogicalResult buildLinalgToPTXPipeline(OpPassManager &pm,

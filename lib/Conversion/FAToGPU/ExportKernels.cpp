@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fa/Conversion/KernelExport.h"
 #include "fa/Conversion/Passes.h"
 
 #include "LaunchPlan.h"
@@ -107,6 +108,58 @@ bool isSafeFileName(StringRef name) {
   });
 }
 
+} // namespace
+
+FailureOr<SmallVector<fa::ExportedKernel>>
+fa::collectExportedKernels(ModuleOp module) {
+  SmallVector<ExportedKernel> kernels;
+  WalkResult walk = module.walk([&](gpu::LaunchFuncOp launch) {
+    auto plan = launch->getAttrOfType<DictionaryAttr>(
+        fa::LaunchPlan::kAttrName);
+    if (!plan)
+      return WalkResult::advance();
+    auto name = plan.getAs<StringAttr>("name");
+    if (!name || !isSafeFileName(name.getValue())) {
+      launch.emitError("fa-export-kernels: the launch plan's name is not a "
+                       "PTX identifier");
+      return WalkResult::interrupt();
+    }
+    auto binary = SymbolTable::lookupNearestSymbolFrom<gpu::BinaryOp>(
+        launch, launch.getKernelModuleName());
+    if (!binary || binary.getObjects().empty()) {
+      mlir::emitError(launch.getLoc(), "fa-export-kernels: no gpu.binary for ")
+          << launch.getKernelModuleName()
+          << "; run gpu-module-to-binary{format=isa} first";
+      return WalkResult::interrupt();
+    }
+    auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+    if (object.getFormat() != gpu::CompilationTarget::Assembly) {
+      mlir::emitError(launch.getLoc(), "fa-export-kernels: the binary of ")
+          << launch.getKernelModuleName()
+          << " is not PTX; use gpu-module-to-binary{format=isa}";
+      return WalkResult::interrupt();
+    }
+    StringRef kernel = launch.getKernelName().getValue();
+    if (!isSafeFileName(kernel)) {
+      launch.emitError("fa-export-kernels: kernel name '")
+          << kernel << "' is not a PTX identifier";
+      return WalkResult::interrupt();
+    }
+    std::string json;
+    llvm::raw_string_ostream os(json);
+    os << llvm::formatv("{0:2}", toJson(plan)) << "\n";
+    kernels.push_back(ExportedKernel{name.getValue().str(), std::move(json),
+                                     kernel.str(),
+                                     object.getObject().getValue().str()});
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return kernels;
+}
+
+namespace {
+
 struct FAExportKernelsPass
     : fa::impl::FAExportKernelsBase<FAExportKernelsPass> {
   using Base::Base;
@@ -118,50 +171,15 @@ struct FAExportKernelsPass
           << outputDir << ": " << ec.message();
       return signalPassFailure();
     }
-    WalkResult walk = module.walk([&](gpu::LaunchFuncOp launch) {
-      auto plan = launch->getAttrOfType<DictionaryAttr>(
-          fa::LaunchPlan::kAttrName);
-      if (!plan)
-        return WalkResult::advance();
-      auto name = plan.getAs<StringAttr>("name");
-      if (!name || !isSafeFileName(name.getValue())) {
-        launch.emitError("fa-export-kernels: the launch plan's name is not a "
-                         "PTX identifier");
-        return WalkResult::interrupt();
-      }
-      auto binary = SymbolTable::lookupNearestSymbolFrom<gpu::BinaryOp>(
-          launch, launch.getKernelModuleName());
-      if (!binary || binary.getObjects().empty()) {
-        mlir::emitError(launch.getLoc(), "fa-export-kernels: no gpu.binary for ")
-            << launch.getKernelModuleName()
-            << "; run gpu-module-to-binary{format=isa} first";
-        return WalkResult::interrupt();
-      }
-      auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
-      if (object.getFormat() != gpu::CompilationTarget::Assembly) {
-        mlir::emitError(launch.getLoc(), "fa-export-kernels: the binary of ")
-            << launch.getKernelModuleName()
-            << " is not PTX; use gpu-module-to-binary{format=isa}";
-        return WalkResult::interrupt();
-      }
-      StringRef kernel = launch.getKernelName().getValue();
-      if (!isSafeFileName(kernel)) {
-        launch.emitError("fa-export-kernels: kernel name '")
-            << kernel << "' is not a PTX identifier";
-        return WalkResult::interrupt();
-      }
-      std::string json;
-      llvm::raw_string_ostream os(json);
-      os << llvm::formatv("{0:2}", toJson(plan)) << "\n";
-      if (failed(writeFile(launch, outputDir, kernel.str() + ".ptx",
-                           object.getObject().getValue())) ||
-          failed(writeFile(launch, outputDir, name.getValue().str() + ".json",
-                           json)))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      signalPassFailure();
+    FailureOr<SmallVector<fa::ExportedKernel>> kernels =
+        fa::collectExportedKernels(module);
+    if (failed(kernels))
+      return signalPassFailure();
+    for (const fa::ExportedKernel &k : *kernels)
+      if (failed(writeFile(module, outputDir, k.kernelName + ".ptx", k.ptx)) ||
+          failed(writeFile(module, outputDir, k.planName + ".json",
+                           k.planJson)))
+        return signalPassFailure();
   }
 };
 

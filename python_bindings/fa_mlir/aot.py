@@ -1,0 +1,135 @@
+"""Precompiles fa_mlir.attention kernels into a directory (ahead of time).
+
+Run where the compiler module is; copy DIR to the GPU machine and set
+FA_MLIR_KERNEL_DIR=DIR there (or call fa_mlir.add_kernel_dir(DIR)): the
+runtime then needs neither MLIR nor the compiler. The configurations are
+the ones fa_mlir.attention looks up (kernels.attention_config), every
+combination of the lists given:
+
+  python -m fa_mlir.aot --out DIR --head-dims 64,128 --dtypes f16,bf16 \\
+      --heads 32:8,16:16 --causal both [--windows none,256:0] [--softcap both]
+
+B, Nq, Nk, the softmax scale and the soft cap's value are not part of a
+configuration (read at run time). DIR/index.json lists the entries with the
+compiler version; `--list DIR` prints it.
+"""
+import argparse
+import itertools
+import shutil
+import sys
+import time
+
+from .kernels import KernelDir, attention_config, describe
+
+_YES_NO = {"yes": [True], "no": [False], "both": [False, True]}
+
+
+def _ints(text):
+    return [int(x) for x in text.split(",") if x]
+
+
+def _heads(text):
+    out = []
+    for item in text.split(","):
+        if not item:
+            continue
+        parts = item.replace("x", ":").split(":")
+        if len(parts) == 1:
+            parts = parts * 2
+        if len(parts) != 2:
+            raise argparse.ArgumentTypeError("heads are Hq:Hkv pairs, got %r" % item)
+        out.append((int(parts[0]), int(parts[1])))
+    return out
+
+
+def _windows(text):
+    out = []
+    for item in text.split(","):
+        if item in ("none", ""):
+            out.append(None)
+        else:
+            left, right = item.split(":")
+            out.append((int(left), int(right)))
+    return out
+
+
+def _options(text):
+    out = {}
+    for item in text.split(","):
+        if item:
+            key, _, value = item.partition("=")
+            out[key] = value
+    return out
+
+
+def configurations(a):
+    """Every distinct configuration the arguments describe."""
+    seen, out = set(), []
+    for d, dtype, (hq, hkv), causal, window, softcap in itertools.product(
+            a.head_dims, a.dtypes, a.heads, _YES_NO[a.causal], a.windows, _YES_NO[a.softcap]):
+        config = attention_config(dtype, hq, hkv, d, a.v_head_dim, causal=causal,
+                                  window=window, softcap=softcap, chip=a.chip,
+                                  options=a.options)
+        if config.key() not in seen:
+            seen.add(config.key())
+            out.append(config)
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m fa_mlir.aot", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out", help="the kernel directory to write (created)")
+    p.add_argument("--head-dims", type=_ints, default=[64, 128])
+    p.add_argument("--v-head-dim", type=int, default=None)
+    p.add_argument("--dtypes", type=lambda t: [x for x in t.split(",") if x],
+                   default=["f16", "bf16"])
+    p.add_argument("--heads", type=_heads, default=[(32, 32)],
+                   help="Hq:Hkv pairs, comma separated (e.g. 32:8,16:16)")
+    p.add_argument("--causal", choices=sorted(_YES_NO), default="both")
+    p.add_argument("--windows", type=_windows, default=[None],
+                   help="left:right windows or none, comma separated (e.g. none,256:0)")
+    p.add_argument("--softcap", choices=sorted(_YES_NO), default="no",
+                   help="kernels with a soft cap (its value is a run-time parameter)")
+    p.add_argument("--chip", default=None, help="sm_80 (default), sm_86, sm_87, sm_89, sm_90")
+    p.add_argument("--options", type=_options, default={},
+                   help="more fa-to-ptx options, e.g. block-m=64,block-n=64")
+    p.add_argument("--force", action="store_true",
+                   help="recompile configurations DIR already has")
+    p.add_argument("--list", metavar="DIR", help="print DIR/index.json and exit")
+    a = p.parse_args(argv)
+    if a.list:
+        index = KernelDir(a.list).read_index()
+        print("compiler: %s" % index["compiler_version"])
+        for e in index["entries"]:
+            print("  %-48s %s" % (e["plan"], e["key"]))
+        return 0
+    if not a.out:
+        p.error("--out DIR is required")
+
+    from . import compiler
+    version = compiler.version()  # CompilerUnavailableError without the module.
+    target = KernelDir(a.out)
+    todo = configurations(a)
+    start = time.perf_counter()
+    for config in todo:
+        t0 = time.perf_counter()
+        have = target.lookup(config)
+        if have and not a.force:
+            print("  have     %s%s" % (describe(config), "" if have[2]["compiler_version"] == version
+                                       else "  (from %s)" % have[2]["compiler_version"]),
+                  flush=True)
+            continue
+        if have:
+            shutil.rmtree(target.entry_path(config))
+        compiled = compiler.compile(config.spec, options=config.pipeline_options()).plan()
+        target.store(config, compiled, version)
+        print("  %5.2f s  %s" % (time.perf_counter() - t0, describe(config)), flush=True)
+    path = target.write_index(version)
+    print("%d configurations in %.1f s; index: %s" % (len(todo), time.perf_counter() - start,
+                                                      path))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

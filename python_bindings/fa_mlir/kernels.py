@@ -1,0 +1,283 @@
+"""Where compiled kernels live: in memory, in kernel directories, on disk.
+
+Pure Python (no torch, no compiler needed to read).
+
+A *kernel directory* holds one sub-directory per configuration, named by the
+configuration's digest (KernelConfig.key()):
+
+    DIR/index.json                      written by `python -m fa_mlir.aot`
+    DIR/<key>/meta.json                 configuration + compiler version
+    DIR/<key>/<plan>.json               the launch plan (docs/launch-plan.md)
+    DIR/<key>/<kernel>.ptx              the PTX it names
+
+The same layout serves two uses. An AOT directory (FA_MLIR_KERNEL_DIR, or
+`add_kernel_dir`) is made on a compiler machine and read on a GPU machine
+without one: any compiler version is accepted there (it is recorded). The
+disk cache (FA_MLIR_CACHE_DIR, default ~/.cache/fa_mlir) keeps one kernel
+directory per compiler version, `<cache>/<digest of version>/`, so a
+rebuilt compiler never reads its predecessor's kernels.
+"""
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+
+from .errors import MissingKernelError
+from .spec import AttentionSpec, KernelConfig, digest
+
+INDEX_FORMAT = "fa-mlir-kernel-dir"
+INDEX_VERSION = 1
+
+
+class KernelDir:
+    """A kernel directory (see the module's docstring)."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+
+    def entry_path(self, config):
+        return os.path.join(self.path, config.key())
+
+    def lookup(self, config):
+        """(plan dict, {kernel: PTX text}, meta dict) for `config`, or None.
+        An entry whose meta.json names another configuration is ignored."""
+        entry = self.entry_path(config)
+        try:
+            with open(os.path.join(entry, "meta.json")) as f:
+                meta = json.load(f)
+        except (OSError, ValueError):
+            return None
+        if meta.get("format") != INDEX_FORMAT or meta.get("config") != config.as_dict():
+            return None
+        with open(os.path.join(entry, meta["plan"])) as f:
+            plan = json.load(f)
+        ptx = {}
+        for kernel in plan["kernels"]:
+            name = os.path.basename(kernel["ptx"])
+            with open(os.path.join(entry, name)) as f:
+                ptx[kernel["name"]] = f.read()
+        return plan, ptx, meta
+
+    def store(self, config, compiled_plan, compiler_version):
+        """Writes `compiled_plan` (compiler.CompiledPlan) for `config`:
+        into a temporary directory first, renamed into place, so readers
+        never see half an entry. An entry already there is kept."""
+        os.makedirs(self.path, exist_ok=True)
+        final = self.entry_path(config)
+        tmp = tempfile.mkdtemp(prefix=".tmp-", dir=self.path)
+        try:
+            compiled_plan.write(tmp)
+            meta = {"format": INDEX_FORMAT, "version": INDEX_VERSION,
+                    "config": config.as_dict(), "key": config.key(),
+                    "plan": compiled_plan.name + ".json",
+                    "kernels": sorted(compiled_plan.ptx),
+                    "compiler_version": compiler_version,
+                    "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
+            with open(os.path.join(tmp, "meta.json"), "w") as f:
+                json.dump(meta, f, indent=1, sort_keys=True)
+            try:
+                os.rename(tmp, final)
+            except OSError:
+                if not os.path.isdir(final):
+                    raise
+                # Another process stored it first: keep theirs.
+        finally:
+            if os.path.isdir(tmp):
+                shutil.rmtree(tmp, ignore_errors=True)
+        return final
+
+    def entries(self):
+        """meta.json of every entry, sorted by plan name."""
+        out = []
+        if not os.path.isdir(self.path):
+            return out
+        for name in sorted(os.listdir(self.path)):
+            meta_path = os.path.join(self.path, name, "meta.json")
+            if name.startswith(".") or not os.path.isfile(meta_path):
+                continue
+            with open(meta_path) as f:
+                out.append(json.load(f))
+        return sorted(out, key=lambda m: m["plan"])
+
+    def write_index(self, compiler_version):
+        index = {"format": INDEX_FORMAT, "version": INDEX_VERSION,
+                 "compiler_version": compiler_version,
+                 "entries": [{"key": m["key"], "plan": m["plan"], "config": m["config"],
+                              "compiler_version": m["compiler_version"]}
+                             for m in self.entries()]}
+        path = os.path.join(self.path, "index.json")
+        with open(path + ".tmp", "w") as f:
+            json.dump(index, f, indent=1, sort_keys=True)
+        os.replace(path + ".tmp", path)
+        return path
+
+    def read_index(self):
+        with open(os.path.join(self.path, "index.json")) as f:
+            index = json.load(f)
+        if index.get("format") != INDEX_FORMAT or index.get("version") != INDEX_VERSION:
+            raise ValueError("%s/index.json is not a version-%d %s index" % (
+                self.path, INDEX_VERSION, INDEX_FORMAT))
+        return index
+
+
+def attention_config(dtype, q_heads, kv_heads, head_dim, v_head_dim=None, causal=False,
+                     window=None, softcap=False, chip=None, options=None):
+    """The kernel configuration fa_mlir.attention runs for these inputs.
+
+    B, Nq and Nk are dynamic; the softmax scale and the soft cap's value are
+    kernel parameters (launch.attention_scalars), so the configuration only
+    says whether there is a cap (compiled with the placeholder cap 1.0) and
+    has no scale. LSE is always computed (the custom op returns it)."""
+    spec = AttentionSpec(q_heads=q_heads, kv_heads=kv_heads, head_dim=head_dim,
+                         v_head_dim=v_head_dim, dtype=dtype, causal=causal, window=window,
+                         softcap=1.0 if softcap else None, with_lse=True)
+    opts = dict(options or {})
+    opts["chip"] = chip or opts.get("chip") or os.environ.get("FA_MLIR_CHIP", "sm_80")
+    return KernelConfig.make(spec, opts)
+
+
+def describe(config):
+    """A one-line description of an attention configuration."""
+    s = config.spec
+    text = "%s, q_heads=%d, kv_heads=%d, head_dim=%d" % (s.dtype, s.q_heads, s.kv_heads,
+                                                          s.head_dim)
+    if s.v_head_dim != s.head_dim:
+        text += ", v_head_dim=%d" % s.v_head_dim
+    text += ", causal=%s, window=%s, softcap=%s" % (s.causal, s.window, s.softcap is not None)
+    opts = config.pipeline_options()
+    text += ", " + ", ".join("%s=%s" % kv for kv in sorted(opts.items()))
+    return text
+
+
+def aot_command(config):
+    """The `python -m fa_mlir.aot` command that compiles `config`."""
+    s = config.spec
+    opts = config.pipeline_options()
+    cmd = "python -m fa_mlir.aot --out DIR --dtypes %s --heads %d:%d --head-dims %d" % (
+        s.dtype, s.q_heads, s.kv_heads, s.head_dim)
+    if s.v_head_dim != s.head_dim:
+        cmd += " --v-head-dim %d" % s.v_head_dim
+    cmd += " --causal %s" % ("yes" if s.causal else "no")
+    if s.window:
+        cmd += " --windows %d:%d" % s.window
+    if s.softcap is not None:
+        cmd += " --softcap yes"
+    if opts.get("chip", "sm_80") != "sm_80":
+        cmd += " --chip %s" % opts["chip"]
+    extra = sorted((k, v) for k, v in opts.items() if k != "chip")
+    if extra:
+        cmd += " --options " + ",".join("%s=%s" % kv for kv in extra)
+    return cmd
+
+
+class KernelCache:
+    """Compiled plans by configuration: memory, then kernel directories,
+    then (with the compiler) the disk cache and a compile on a miss.
+
+    `find(config)` returns (plan, ptx, where) torch-free; `get(config)`
+    returns a launchable runtime.LoadedPlan (kept in memory)."""
+
+    def __init__(self):
+        self._memory = {}
+        self._dirs = []
+        self._lock = threading.Lock()
+        self.stats = {"memory_hits": 0, "dir_hits": 0, "disk_hits": 0, "compiles": 0,
+                      "compile_seconds": [], "load_seconds": []}
+
+    # -- where to look ----------------------------------------------------
+    def add_kernel_dir(self, path):
+        path = os.fspath(path)
+        if path not in self._dirs:
+            self._dirs.append(path)
+
+    def kernel_dirs(self):
+        env = [p for p in os.environ.get("FA_MLIR_KERNEL_DIR", "").split(os.pathsep) if p]
+        return self._dirs + [p for p in env if p not in self._dirs]
+
+    @staticmethod
+    def cache_root():
+        """FA_MLIR_CACHE_DIR, else ~/.cache/fa_mlir; None when
+        FA_MLIR_CACHE_DIR is set to "off" (no disk cache)."""
+        root = os.environ.get("FA_MLIR_CACHE_DIR")
+        if root == "off":
+            return None
+        if root:
+            return root
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                                 ".cache")
+        return os.path.join(base, "fa_mlir")
+
+    def disk_cache(self, compiler_version):
+        root = self.cache_root()
+        return None if root is None else KernelDir(os.path.join(root, digest(compiler_version)))
+
+    # -- lookups ----------------------------------------------------------
+    def find(self, config):
+        """(plan dict, {kernel: PTX}, where) for `config`: from a kernel
+        directory, the disk cache, or compiled now; MissingKernelError when
+        none has it and the compiler is not here."""
+        for d in self.kernel_dirs():
+            hit = KernelDir(d).lookup(config)
+            if hit:
+                self.stats["dir_hits"] += 1
+                return hit[0], hit[1], d
+        from . import compiler
+        if not compiler.available():
+            raise MissingKernelError(
+                "no compiled kernel for fa_mlir.attention with %s, in the kernel directories "
+                "%s (FA_MLIR_KERNEL_DIR, fa_mlir.add_kernel_dir), and the compiler is not "
+                "available here to compile one. On a machine with the compiler run\n  %s\n"
+                "and point FA_MLIR_KERNEL_DIR at DIR here." % (
+                    describe(config), self.kernel_dirs() or "(none)", aot_command(config)))
+        version = compiler.version()
+        cache = self.disk_cache(version)
+        if cache is not None:
+            hit = cache.lookup(config)
+            if hit:
+                self.stats["disk_hits"] += 1
+                return hit[0], hit[1], cache.path
+        start = time.perf_counter()
+        compiled = compiler.compile(config.spec, options=config.pipeline_options()).plan()
+        self.stats["compiles"] += 1
+        self.stats["compile_seconds"].append(time.perf_counter() - start)
+        if cache is not None:
+            try:
+                cache.store(config, compiled, version)
+            except OSError as e:  # A read-only home must not stop a run.
+                import warnings
+                warnings.warn("fa_mlir: cannot write the kernel cache %s: %s" % (cache.path, e))
+        return compiled.plan, compiled.ptx, "compiled"
+
+    def get(self, config):
+        """The runtime.LoadedPlan for `config` (loaded on first use)."""
+        key = config.key()
+        loaded = self._memory.get(key)
+        if loaded is not None:
+            self.stats["memory_hits"] += 1
+            return loaded
+        with self._lock:
+            loaded = self._memory.get(key)
+            if loaded is None:
+                from .runtime.launch import LoadedPlan
+                plan, ptx, where = self.find(config)
+                start = time.perf_counter()
+                loaded = LoadedPlan(plan, ptx)
+                loaded.load()
+                self.stats["load_seconds"].append(time.perf_counter() - start)
+                loaded.source = where
+                self._memory[key] = loaded
+        return loaded
+
+    def clear_memory(self):
+        self._memory.clear()
+
+
+default_cache = KernelCache()
+
+
+def add_kernel_dir(path):
+    """Adds a directory of precompiled kernels (python -m fa_mlir.aot) to
+    those fa_mlir.attention searches first."""
+    default_cache.add_kernel_dir(path)

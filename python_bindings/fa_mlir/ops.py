@@ -1,0 +1,243 @@
+"""fa_mlir.attention: the compiled FlashAttention-2 forward on PyTorch tensors.
+
+Imported on first use of fa_mlir.attention (it imports torch). The kernel
+for a call's configuration comes from kernels.default_cache: memory, then
+kernel directories (FA_MLIR_KERNEL_DIR), then the disk cache or a compile
+when the compiler module is here.
+
+`fa_mlir::attention` is a torch.library custom op with a fake (meta)
+implementation, so torch.compile(fullgraph=True) traces through it and CUDA
+graphs capture its launch; it has no backward (calling backward raises).
+"""
+import math
+import os
+
+import torch
+
+from . import kernels as _kernels
+from .runtime.plan import attention_scalars
+
+DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16"}
+LAYOUTS = ("bhnd", "bnhd")
+HEAD_DIMS = tuple(range(16, 257, 16))
+# Where the kernels run. Only the CPU tests that stand a reference in for the
+# kernel (tests/test_torch_mock.py) widen this.
+DEVICE_TYPES = ("cuda",)
+
+_plans = {}  # (dtype, Hq, Hkv, D, Dv, causal, window, capped) -> LoadedPlan
+
+
+def check_inputs(q, k, v, layout):
+    """Checks what the tensors' metadata says (works on fake tensors too):
+    type, device, dtype, rank, sizes, heads, head dim, last-dim stride.
+    Returns q, k, v as [B, H, N, D] views. Base alignment, strides and the
+    index width are checked against the plan before the launch."""
+    if layout not in LAYOUTS:
+        raise ValueError("layout must be 'bhnd' ([B, H, N, D], SDPA's) or 'bnhd' "
+                         "([B, N, H, D], flash_attn_func's), got %r" % (layout,))
+    dims = "[B, H, N, D]" if layout == "bhnd" else "[B, N, H, D]"
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError("%s must be a torch.Tensor, got %s" % (name, type(t).__name__))
+        if t.device.type not in DEVICE_TYPES:
+            raise ValueError("%s is on %s: fa_mlir.attention runs on CUDA tensors" % (
+                name, t.device))
+        if t.dim() != 4:
+            raise ValueError("%s must have 4 dimensions %s (layout=%r), got shape %s" % (
+                name, dims, layout, tuple(t.shape)))
+    if q.dtype not in DTYPES:
+        raise TypeError("q has dtype %s: fa_mlir.attention takes float16 or bfloat16" % q.dtype)
+    if k.dtype != q.dtype or v.dtype != q.dtype:
+        raise TypeError("q, k and v must have one dtype, got %s, %s, %s" % (
+            q.dtype, k.dtype, v.dtype))
+    if k.device != q.device or v.device != q.device:
+        raise ValueError("q, k and v must be on one device, got %s, %s, %s" % (
+            q.device, k.device, v.device))
+    if layout == "bnhd":
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+    b, hq, nq, d = q.shape
+    if k.shape[0] != b or v.shape[0] != b:
+        raise ValueError("batch sizes differ: q %d, k %d, v %d" % (b, k.shape[0], v.shape[0]))
+    if k.shape[1] != v.shape[1]:
+        raise ValueError("k and v must have the same number of heads, got %d and %d" % (
+            k.shape[1], v.shape[1]))
+    if k.shape[2] != v.shape[2]:
+        raise ValueError("k and v must have the same sequence length, got %d and %d" % (
+            k.shape[2], v.shape[2]))
+    hkv = k.shape[1]
+    if hkv == 0 or hq % hkv:
+        raise ValueError("the query heads (%d) must be a multiple of the key/value heads (%d)"
+                         % (hq, hkv))
+    if k.shape[3] != d:
+        raise ValueError("q and k must have the same head dim, got %d and %d" % (d, k.shape[3]))
+    if v.shape[3] != d:
+        raise ValueError("v's head dim (%d) differs from q's (%d): fa_mlir.attention needs "
+                         "them equal" % (v.shape[3], d))
+    if d not in HEAD_DIMS:
+        raise ValueError("head dim %d is not supported: the kernels take multiples of 16 "
+                         "from 16 to 256" % d)
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.stride(-1) != 1:
+            raise ValueError("%s's last dimension (the head dim) must be contiguous (stride "
+                             "1), got strides %s; call .contiguous() first" % (
+                                 name, tuple(t.stride())))
+    return q, k, v
+
+
+def _window(window, causal):
+    if window is None:
+        return -1, -1
+    if not isinstance(window, (tuple, list)) or len(window) != 2 or any(
+            isinstance(w, bool) or not isinstance(w, int) for w in window):
+        raise TypeError("window must be None or a pair of ints (left, right), got %r"
+                        % (window,))
+    left, right = window
+    if left < -1 or right < -1:
+        raise ValueError("window sizes must be >= 0, or -1 for unbounded, got %r" % (window,))
+    return left, (0 if causal and right != 0 else right)
+
+
+def plan_for(dtype, hq, hkv, d, dv, causal, window, capped):
+    """The loaded plan of a configuration (memoised by a plain tuple: the
+    configuration's digest is computed on the first call only)."""
+    key = (dtype, hq, hkv, d, dv, causal, window, capped)
+    plan = _plans.get(key)
+    if plan is None:
+        config = _kernels.attention_config(
+            dtype, hq, hkv, d, dv, causal=causal,
+            window=None if window == (-1, -1) else window, softcap=capped)
+        plan = _kernels.default_cache.get(config)
+        _plans[key] = plan
+    return plan
+
+
+def attention_impl(q, k, v, causal, scale, window_left, window_right, softcap, layout):
+    """The real implementation (custom op body): (O, LSE) for [B, H, N, D]
+    inputs, or [B, N, H, D] with layout "bnhd" (O alike; LSE [B, Hq, Nq])."""
+    qh, kh, vh = check_inputs(q, k, v, layout)
+    return _run(q, qh, kh, vh, causal, scale, window_left, window_right, softcap, layout)
+
+
+def _run(q, qh, kh, vh, causal, scale, window_left, window_right, softcap, layout):
+    """attention_impl after check_inputs (qh, kh, vh: [B, H, N, D] views)."""
+    b, hq, nq, d = qh.shape
+    hkv, nk, dv = kh.shape[1], kh.shape[2], vh.shape[3]
+    if layout == "bnhd":
+        out = torch.empty((b, nq, hq, dv), dtype=q.dtype, device=q.device)
+        oh = out.transpose(1, 2)
+    else:
+        out = oh = torch.empty((b, hq, nq, dv), dtype=q.dtype, device=q.device)
+    lse = torch.empty((b, hq, nq), dtype=torch.float32, device=q.device)
+    if nk == 0:
+        # No key at all: every row sees none (fa.attention: O = 0, LSE = -inf).
+        out.zero_()
+        lse.fill_(float("-inf"))
+        return out, lse
+    capped = softcap > 0.0
+    plan = plan_for(DTYPES[q.dtype], hq, hkv, d, dv, causal, (window_left, window_right),
+                    capped)
+    scalars = attention_scalars(plan.plan, scale, softcap if capped else None)
+    plan(q=qh, k=kh, v=vh, o=oh, lse=lse, **scalars)
+    return out, lse
+
+
+@torch.library.custom_op("fa_mlir::attention", mutates_args=())
+def attention_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool,
+                 scale: float, window_left: int, window_right: int, softcap: float,
+                 layout: str) -> tuple[torch.Tensor, torch.Tensor]:
+    return attention_impl(q, k, v, causal, scale, window_left, window_right, softcap, layout)
+
+
+@attention_op.register_fake
+def _attention_fake(q, k, v, causal, scale, window_left, window_right, softcap, layout):
+    qh, kh, vh = check_inputs(q, k, v, layout)
+    b, hq, nq, _ = qh.shape
+    dv = vh.shape[3]
+    shape = (b, nq, hq, dv) if layout == "bnhd" else (b, hq, nq, dv)
+    return q.new_empty(shape), q.new_empty((b, hq, nq), dtype=torch.float32)
+
+
+def _no_backward(ctx, grad_out, grad_lse):
+    raise NotImplementedError(
+        "fa_mlir.attention has no backward pass yet (forward only): use "
+        "torch.nn.functional.scaled_dot_product_attention to train, or call "
+        "fa_mlir.attention under torch.no_grad()")
+
+
+def _setup_context(ctx, inputs, output):
+    pass
+
+
+torch.library.register_autograd("fa_mlir::attention", _no_backward,
+                                setup_context=_setup_context)
+
+
+def _fast_path(q, k, v):
+    """True when calling the implementation directly is indistinguishable
+    from calling the custom op: eager, plain tensors, no autograd to record,
+    no torch function or dispatch mode active. Saves the dispatcher's host
+    overhead on every eager call."""
+    if _NO_FAST_PATH or torch.compiler.is_compiling():
+        return False
+    if type(q) is not torch.Tensor or type(k) is not torch.Tensor or type(v) is not torch.Tensor:
+        return False
+    if torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or v.requires_grad):
+        return False
+    try:
+        return (torch._C._len_torch_function_stack() == 0
+                and torch._C._len_torch_dispatch_stack() == 0)
+    except AttributeError:  # A torch without these: always dispatch.
+        return False
+
+
+_NO_FAST_PATH = os.environ.get("FA_MLIR_NO_FAST_PATH", "") not in ("", "0")
+
+
+def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
+              dropout_p=0.0, return_lse=False, layout="bhnd"):
+    """Scaled dot-product attention (forward) with fa-mlir's kernels.
+
+    q [B, Hq, Nq, D], k [B, Hkv, Nk, D], v [B, Hkv, Nk, D] on one CUDA
+    device, float16 or bfloat16 (layout="bhnd", SDPA's); with layout="bnhd"
+    they are [B, N, H, D] (flash_attn_func's) and so is the output. GQA/MQA:
+    Hq a multiple of Hkv. D a multiple of 16 up to 256. Any strides with a
+    contiguous last dimension, 16-byte aligned, other strides multiples of 8
+    elements.
+
+    causal: bottom-right aligned when Nq != Nk, as FlashAttention-2 (query
+        row i sees key j iff j <= i + Nk - Nq); SDPA's is_causal is top-left.
+        A row that sees no key gets O = 0 and LSE = -inf.
+    scale: softmax scale, default 1/sqrt(D).
+    window: (left, right) sliding window, FlashAttention-2's window_size
+        (-1 = unbounded side), bottom-right aligned like causal.
+    softcap: c > 0 caps the scores as c * tanh(scale * s / c) (Gemma 2).
+    dropout_p: must be 0.0 (NotImplementedError otherwise).
+    return_lse: also return LSE [B, Hq, Nq] (float32, natural log).
+
+    Returns O (and LSE). No backward: calling backward raises. Bad input
+    raises TypeError/ValueError before any launch; a configuration with no
+    kernel and no compiler raises fa_mlir.MissingKernelError.
+    """
+    if dropout_p != 0.0:
+        raise NotImplementedError("fa_mlir.attention has no dropout (dropout_p must be 0.0)")
+    if not isinstance(causal, bool):
+        raise TypeError("causal must be a bool, got %r" % (causal,))
+    qh, kh, vh = check_inputs(q, k, v, layout)
+    if scale is None:
+        scale = 1.0 / math.sqrt(qh.shape[-1])
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (
+            math.isfinite(scale) and scale > 0):
+        raise ValueError("scale must be a positive finite number, got %r" % (scale,))
+    if softcap is None:
+        softcap = 0.0
+    if isinstance(softcap, bool) or not isinstance(softcap, (int, float)) or not (
+            math.isfinite(softcap) and softcap >= 0):
+        raise ValueError("softcap must be None or a positive finite number, got %r" % (softcap,))
+    left, right = _window(window, causal)
+    scale, softcap = float(scale), float(softcap)
+    if _fast_path(q, k, v):
+        out, lse = _run(q, qh, kh, vh, causal, scale, left, right, softcap, layout)
+    else:
+        out, lse = torch.ops.fa_mlir.attention(q, k, v, causal, scale, left, right, softcap,
+                                               layout)
+    return (out, lse) if return_lse else out

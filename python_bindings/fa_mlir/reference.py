@@ -1,0 +1,96 @@
+"""fa.attention's semantics in plain PyTorch (fp32): the tests' reference.
+
+Bottom-right aligned causal mask and sliding window, soft cap as
+cap * tanh(scale * s / cap), GQA by repeating K/V heads; a row that sees no
+key gets O = 0 and LSE = -inf. Slow and memory-hungry (materialises the
+scores): for tests only.
+"""
+import math
+
+import torch
+
+
+def visible(nq, nk, causal=False, window=None, device=None):
+    """[nq, nk] bool: query row i sees key j."""
+    i = torch.arange(nq, device=device)[:, None] + (nk - nq)
+    j = torch.arange(nk, device=device)[None, :]
+    left, right = window if window is not None else (-1, -1)
+    if causal:
+        right = 0
+    mask = torch.ones(nq, nk, dtype=torch.bool, device=device)
+    if right >= 0:
+        mask &= j <= i + right
+    if left >= 0:
+        mask &= j >= i - left
+    return mask
+
+
+def attention_reference(q, k, v, causal=False, scale=None, window=None, softcap=None,
+                        layout="bhnd", dtype=torch.float32):
+    """(O, LSE) computed in `dtype`; O in `dtype`, in q's layout."""
+    if layout == "bnhd":
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+    group = q.shape[1] // k.shape[1]
+    k = k.repeat_interleave(group, dim=1).to(dtype)
+    v = v.repeat_interleave(group, dim=1).to(dtype)
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    s = torch.matmul(q.to(dtype), k.transpose(-1, -2)) * scale
+    if softcap:
+        s = torch.tanh(s / softcap) * softcap
+    mask = visible(q.shape[2], k.shape[2], causal, window, q.device)
+    s = s.masked_fill(~mask, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    p = torch.softmax(s, dim=-1).nan_to_num(0.0)
+    o = torch.matmul(p, v)
+    if layout == "bnhd":
+        o = o.transpose(1, 2)
+    return o, lse
+
+
+class ReferencePlan:
+    """Stands in for a loaded kernel plan (runtime.LoadedPlan) in tests
+    without a GPU: computes fa.attention with attention_reference from what
+    the kernel would be passed (the scalars decoded back into a scale and a
+    cap), and writes O and LSE in place."""
+
+    def __init__(self, causal, window, capped):
+        from .runtime.plan import LaunchPlan
+        names = ["softcap_scale", "softcap", "softmax_scale_log2"] if capped \
+            else ["softmax_scale_log2"]
+        self.plan = LaunchPlan({
+            "format": "fa-mlir-launch-plan", "version": 1, "name": "reference",
+            "chip": "none", "index_bitwidth": 32, "tensors": [], "workspaces": [],
+            "kernels": [], "scalars": [{"name": n, "dtype": "f32", "value": 1.0}
+                                       for n in names]})
+        self.causal, self.capped = causal, capped
+        self.window = None if window in (None, (-1, -1)) else tuple(window)
+        self.calls = 0
+
+    def __call__(self, q, k, v, o, lse, **scalars):
+        from .runtime.plan import LOG2E
+        self.calls += 1
+        if self.capped:
+            cap = scalars["softcap"]
+            scale = scalars["softcap_scale"] * cap
+            if abs(scalars["softmax_scale_log2"] - LOG2E) > 1e-6:
+                raise AssertionError("softmax_scale_log2 must be log2(e) with a cap")
+        else:
+            cap, scale = None, scalars["softmax_scale_log2"] / LOG2E
+        out, l = attention_reference(q, k, v, self.causal, scale, self.window, cap)
+        o.copy_(out)
+        lse.copy_(l)
+
+
+def use_reference_kernels(monkeypatch):
+    """Makes fa_mlir.attention run ReferencePlans, on CPU tensors too
+    (pytest's monkeypatch undoes it). Returns {configuration: plan}."""
+    from . import ops
+    plans = {}
+
+    def plan_for(dtype, hq, hkv, d, dv, causal, window, capped):
+        key = (dtype, hq, hkv, d, dv, causal, window, capped)
+        return plans.setdefault(key, ReferencePlan(causal, window, capped))
+
+    monkeypatch.setattr(ops, "DEVICE_TYPES", ("cuda", "cpu"))
+    monkeypatch.setattr(ops, "plan_for", plan_for)
+    return plans

@@ -1,0 +1,236 @@
+"""Runs launch plans on PyTorch tensors with the CUDA driver (cuda-python).
+
+Pure Python: torch and `cuda.bindings.driver` are imported when the first
+plan is loaded, never by `import fa_mlir`, so the compiler half and the CPU
+tests need neither.
+
+    plan = Plan("build/kernels", "fa_d64_f16_causal_h8x2_kernel")  # files
+    out, lse = plan.attention(q, k, v)          # fa.attention's tensors
+    plan(q=q, k=k, v=v, o=out, lse=lse)         # any plan: tensors by name
+
+The plan, not this file, says everything about the launch (plan.py checks
+the tensors against it before any launch). PTX is loaded per device on first
+use and kept; launches go to PyTorch's current stream unless one is given.
+"""
+import ctypes
+import math
+import os
+import struct
+import threading
+
+from .plan import LaunchPlan, TensorInfo, attention_scalars, load_plan_file
+
+_torch = None
+_cu = None
+_DTYPE_NAMES = None
+
+
+def _imports():
+    """torch and cuda.bindings.driver, imported on first use."""
+    global _torch, _cu, _DTYPE_NAMES
+    if _torch is None:
+        try:
+            import torch
+            from cuda.bindings import driver
+        except ImportError as e:
+            raise ImportError(
+                "running fa-mlir kernels needs PyTorch and cuda-python "
+                "(pip install torch cuda-python): %s" % e) from e
+        _DTYPE_NAMES = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32"}
+        _cu, _torch = driver, torch
+    return _torch, _cu
+
+
+def check_cuda(result):
+    """The value(s) of a cuda-python driver call; RuntimeError on an error."""
+    err = result[0] if isinstance(result, tuple) else result
+    if err != _cu.CUresult.CUDA_SUCCESS:
+        _, name = _cu.cuGetErrorName(err)
+        raise RuntimeError("CUDA driver error: %s" % (name.decode() if name else err))
+    if isinstance(result, tuple):
+        return result[1] if len(result) == 2 else result[1:]
+    return None
+
+
+# struct codes of the parameter kinds, each value in an 8-byte slot.
+_SLOT_CODES = {ctypes.c_void_p: "Q", ctypes.c_int32: "i4x", ctypes.c_int64: "q",
+               ctypes.c_float: "f4x"}
+
+
+class ParamBuffer:
+    """A kernel's flattened parameters in one buffer, and the array of
+    pointers into it that cuLaunchKernel takes as `kernelParams` (by
+    address). One struct.pack_into per launch instead of cuda-python
+    converting every value; the driver copies the values when the launch
+    is issued (or captured), so the buffer is reused, under a lock."""
+
+    def __init__(self, types):
+        self.struct = struct.Struct("=" + "".join(_SLOT_CODES[t] for t in types))
+        self.data = ctypes.create_string_buffer(max(8 * len(types), 8))
+        base = ctypes.addressof(self.data)
+        self.pointers = (ctypes.c_void_p * max(len(types), 1))(
+            *[base + 8 * i for i in range(len(types))])
+        self.address = ctypes.addressof(self.pointers)
+        self.lock = threading.Lock()
+
+    def pack(self, values):
+        """Writes `values`; returns the kernelParams address."""
+        self.struct.pack_into(self.data, 0, *values)
+        return self.address
+
+
+# FA_MLIR_LAUNCH_PARAMS=tuples passes (values, ctypes) tuples to cuda-python
+# instead (slower; the reference the packed buffer is tested against).
+_TUPLE_PARAMS = os.environ.get("FA_MLIR_LAUNCH_PARAMS") == "tuples"
+
+
+class _DeviceKernels:
+    """The plan's kernels loaded into one device's primary context."""
+
+    def __init__(self, plan, ptx):
+        self.modules, self.functions = [], []
+        for kernel in plan.kernels:
+            image = ptx[kernel["name"]]
+            if isinstance(image, str):
+                image = image.encode()
+            module = check_cuda(_cu.cuModuleLoadData(image + b"\0"))
+            self.modules.append(module)
+            function = check_cuda(_cu.cuModuleGetFunction(module, kernel["name"].encode()))
+            check_cuda(_cu.cuFuncSetAttribute(
+                function,
+                _cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                int(kernel["dynamic_shared_memory"])))
+            self.functions.append(function)
+
+
+class LoadedPlan:
+    """A launch plan with its PTX, runnable on torch tensors."""
+
+    def __init__(self, plan, ptx):
+        torch, _ = _imports()
+        self.plan = plan if isinstance(plan, LaunchPlan) else LaunchPlan(plan)
+        missing = [k["name"] for k in self.plan.kernels if k["name"] not in ptx]
+        if missing:
+            raise ValueError("no PTX for kernel(s) %s" % ", ".join(missing))
+        self.ptx = dict(ptx)
+        self.tensors = self.plan.tensors
+        self.scalars = self.plan.scalars
+        self.index_type = ctypes.c_int32 if self.plan.index_bitwidth == 32 else ctypes.c_int64
+        # The ctypes of each kernel's flattened parameters (parameter ABI):
+        # fixed by the plan, so computed once, not per launch.
+        kinds = {"ptr": ctypes.c_void_p, "index": self.index_type, "f32": ctypes.c_float}
+        self._param_types = []
+        for kernel in self.plan.kernels:
+            types = []
+            for p in kernel["params"]:
+                if p in self.plan.tensors:
+                    rank = len(self.plan.tensors[p]["shape"])
+                    types += [kinds["ptr"]] * 2 + [kinds["index"]] * (1 + 2 * rank)
+                else:
+                    types.append(kinds["f32"])
+            self._param_types.append(tuple(types))
+        self._buffers = [ParamBuffer(t) for t in self._param_types]
+        # Tensor signatures (dtype, shape, strides, address mod 16) that
+        # passed plan.check, with their grids: a repeated call skips the
+        # checks' Python work.
+        self._checked = {}
+        self._devices = {}
+
+    def load(self, device=None):
+        """Loads the PTX into `device`'s context (default: the current
+        device) unless it is there; returns the per-device kernels."""
+        torch, _ = _imports()
+        index = torch.cuda.current_device() if device is None else device
+        kernels = self._devices.get(index)
+        if kernels is None:
+            with torch.cuda.device(index):
+                torch.cuda.init()
+                torch.empty(1, device="cuda")  # Makes the primary context current.
+                kernels = _DeviceKernels(self.plan, self.ptx)
+            self._devices[index] = kernels
+        return kernels
+
+    def __call__(self, stream=None, **arguments):
+        """Runs the plan's kernels, in order, on tensors (and optionally
+        scalars) given by name; scalars default to their compile-time value."""
+        torch, cu = _imports()
+        arrays = {}
+        device = None
+        for name in self.plan.tensors:
+            t = arguments.get(name)
+            if t is None:
+                raise ValueError("missing tensor %r" % name)
+            if not isinstance(t, torch.Tensor) or not t.is_cuda:
+                raise TypeError("%s: expected a CUDA tensor, got %s" % (
+                    name, t.device if isinstance(t, torch.Tensor) else type(t).__name__))
+            index = t.get_device()
+            if device is None:
+                device = index
+            elif index != device:
+                raise ValueError("%s is on cuda:%d, the other tensors on cuda:%d" % (
+                    name, index, device))
+            dtype = _DTYPE_NAMES.get(t.dtype)
+            if dtype is None:
+                raise TypeError("%s: unsupported dtype %s" % (name, t.dtype))
+            arrays[name] = TensorInfo(dtype, t.shape, t.stride(), t.data_ptr())
+        signature = tuple((a.dtype, a.shape, a.strides, a.data_ptr & 15)
+                          for a in arrays.values())
+        grids = self._checked.get(signature)
+        if grids is None:
+            self.plan.check(arrays)
+            shapes = {n: a.shape for n, a in arrays.items()}
+            grids = [self.plan.grid(k, shapes) for k in self.plan.kernels]
+            if len(self._checked) > 1024:
+                self._checked.clear()
+            self._checked[signature] = grids
+        scalars = self.plan.scalar_values(
+            {n: v for n, v in arguments.items() if n in self.plan.scalars})
+        kernels = self._devices.get(device) or self.load(device)
+        if stream is None:
+            stream = torch.cuda.current_stream(device).cuda_stream
+        for i, kernel in enumerate(self.plan.kernels):
+            grid = grids[i]
+            if grid is None:
+                continue  # Nothing to compute (an empty batch or sequence).
+            values, _ = self.plan.params(kernel, arrays, scalars)
+            function = kernels.functions[i]
+            shared = int(kernel["dynamic_shared_memory"])
+            if _TUPLE_PARAMS:
+                check_cuda(cu.cuLaunchKernel(function, *grid, *kernel["block"], shared, stream,
+                                             (tuple(values), self._param_types[i]), 0))
+                continue
+            buffer = self._buffers[i]
+            with buffer.lock:
+                check_cuda(cu.cuLaunchKernel(function, *grid, *kernel["block"], shared, stream,
+                                             buffer.pack(values), 0))
+
+    def attention(self, q, k, v, out=None, lse=None, scale=None, softcap=None, stream=None):
+        """fa.attention: O (and LSE if the plan has it) for q, k, v
+        ([B, H, N, D], any strides the plan accepts), allocated unless given.
+        `scale` (and, for a plan compiled with a cap, `softcap`) override the
+        compiled values."""
+        torch, _ = _imports()
+        if out is None:
+            out = torch.empty(tuple(q.shape[:3]) + tuple(v.shape[3:]), dtype=q.dtype,
+                              device=q.device)
+        arguments = dict(q=q, k=k, v=v, o=out)
+        if "lse" in self.plan.tensors:
+            if lse is None:
+                lse = torch.empty(tuple(q.shape[:3]), dtype=torch.float32, device=q.device)
+            arguments["lse"] = lse
+        if scale is not None or softcap is not None:
+            if scale is None:
+                scale = 1.0 / math.sqrt(q.shape[-1])
+            arguments.update(attention_scalars(self.plan, scale, softcap))
+        self(stream=stream, **arguments)
+        return out, (lse if "lse" in self.plan.tensors else None)
+
+
+class Plan(LoadedPlan):
+    """The plan DIR/<name>.json with the PTX files it names, as
+    `fa-opt --fa-to-ptx{output-dir=DIR}` writes them."""
+
+    def __init__(self, directory, name):
+        plan, ptx = load_plan_file(directory, name)
+        super().__init__(plan, ptx)
+        self.load()

@@ -1,0 +1,230 @@
+"""Launch plans (docs/launch-plan.md) read and checked without a GPU.
+
+Everything here is pure Python and knows nothing of torch or CUDA: a tensor
+is described by a `TensorInfo` (dtype name, shape, strides in elements, base
+address), so the checks, the grid arithmetic and the packing of kernel
+parameters run (and are tested) on a machine without either. `launch.py`
+turns torch tensors into `TensorInfo`s and hands the packed parameters to the
+CUDA driver.
+"""
+import json
+import math
+import os
+from collections import namedtuple
+
+PLAN_FORMAT = "fa-mlir-launch-plan"
+PLAN_VERSION = 1
+# Grid limits of every CUDA GPU: x up to 2^31 - 1 blocks, y and z 65535.
+GRID_LIMITS = (2 ** 31 - 1, 65535, 65535)
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
+
+# What the plan needs to know of a tensor. `strides` are in elements, like
+# torch's; `data_ptr` is the address of element [0, ..., 0].
+TensorInfo = namedtuple("TensorInfo", "dtype shape strides data_ptr")
+
+_OPS = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "divui": lambda a, b: a // b,
+    "divsi": lambda a, b: int(a / b),
+    "floordivsi": lambda a, b: a // b,
+    "ceildivui": lambda a, b: -(-a // b),
+    "ceildivsi": lambda a, b: -(-a // b),
+    "remui": lambda a, b: a % b,
+    "remsi": lambda a, b: int(math.fmod(a, b)),
+    "minsi": min, "minui": min, "maxsi": max, "maxui": max,
+}
+
+
+class PlanFormatError(ValueError):
+    """A launch plan this runtime cannot follow (unknown format, version,
+    operator, or a malformed field)."""
+
+
+def evaluate(expr, shapes):
+    """A grid or workspace expression of the plan, for tensors of the given
+    shapes ({name: tuple of sizes})."""
+    if isinstance(expr, bool):
+        raise PlanFormatError("a boolean is not a grid expression: %r" % (expr,))
+    if isinstance(expr, int):
+        return expr
+    if not isinstance(expr, dict):
+        raise PlanFormatError("not a grid expression: %r" % (expr,))
+    if "dim" in expr:
+        name, index = expr["dim"]
+        if name not in shapes:
+            raise PlanFormatError("grid expression names unknown tensor %r" % name)
+        return shapes[name][index]
+    op = expr.get("op")
+    if op not in _OPS:
+        raise PlanFormatError("unknown operator %r in a grid expression" % (op,))
+    args = [evaluate(a, shapes) for a in expr.get("args", [])]
+    if len(args) != 2:
+        raise PlanFormatError("operator %r takes two arguments, got %d" % (op, len(args)))
+    if op in ("divui", "divsi", "floordivsi", "ceildivui", "ceildivsi", "remui", "remsi") \
+            and args[1] == 0:
+        raise ValueError("grid expression divides by zero: %r" % (expr,))
+    return _OPS[op](*args)
+
+
+class LaunchPlan:
+    """A parsed launch plan: its tensors, scalars and kernels, with the
+    checks every launch must pass and the kernel parameters it packs."""
+
+    def __init__(self, plan):
+        if not isinstance(plan, dict) or plan.get("format") != PLAN_FORMAT \
+                or plan.get("version") != PLAN_VERSION:
+            raise PlanFormatError("not a version-%d %s (format %r, version %r)" % (
+                PLAN_VERSION, PLAN_FORMAT,
+                plan.get("format") if isinstance(plan, dict) else None,
+                plan.get("version") if isinstance(plan, dict) else None))
+        self.plan = plan
+        self.name = plan["name"]
+        self.chip = plan.get("chip")
+        self.tensors = {t["name"]: t for t in plan["tensors"]}
+        self.scalars = {s["name"]: s for s in plan["scalars"]}
+        for t in plan["tensors"]:
+            if t["dtype"] not in ELEMENT_BYTES:
+                raise PlanFormatError("tensor %r has unsupported dtype %r" % (t["name"], t["dtype"]))
+        for s in plan["scalars"]:
+            if s["dtype"] != "f32":
+                raise PlanFormatError("scalar %r has unsupported dtype %r" % (s["name"], s["dtype"]))
+        if plan["workspaces"]:
+            raise PlanFormatError("plans with workspaces are not supported by this runtime yet")
+        self.kernels = plan["kernels"]
+        for k in self.kernels:
+            for p in k["params"]:
+                if p not in self.tensors and p not in self.scalars:
+                    raise PlanFormatError("kernel %s takes unknown parameter %r" % (k["name"], p))
+            if len(k["grid"]) != 3 or len(k["block"]) != 3:
+                raise PlanFormatError("kernel %s: grid and block must have 3 entries" % k["name"])
+        self.index_bitwidth = int(plan["index_bitwidth"])
+        if self.index_bitwidth not in (32, 64):
+            raise PlanFormatError("index_bitwidth must be 32 or 64, got %d" % self.index_bitwidth)
+        self.index_limit = 2 ** (self.index_bitwidth - 1)
+
+    @classmethod
+    def from_file(cls, path):
+        with open(path) as f:
+            return cls(json.load(f))
+
+    def ptx_files(self):
+        """{kernel name: PTX file name} as the plan records them."""
+        return {k["name"]: k["ptx"] for k in self.kernels}
+
+    # -- checks ----------------------------------------------------------
+    def check(self, arrays):
+        """Raises ValueError/TypeError naming the first tensor in `arrays`
+        ({name: TensorInfo}) the kernels cannot take."""
+        for name, spec in self.tensors.items():
+            if name not in arrays:
+                raise ValueError("missing tensor %r" % name)
+            t = arrays[name]
+            if t.dtype != spec["dtype"]:
+                raise TypeError("%s: expected %s, got %s" % (name, spec["dtype"], t.dtype))
+            shape = spec["shape"]
+            if len(t.shape) != len(shape) or any(
+                    s is not None and s != n for s, n in zip(shape, t.shape)):
+                raise ValueError("%s: expected shape %s (None = any), got %s" % (
+                    name, shape, tuple(t.shape)))
+            numel = 1
+            for n in t.shape:
+                numel *= n
+            if not numel:
+                continue
+            if t.strides[-1] != 1:
+                raise ValueError("%s: the last dimension must be contiguous (stride 1), "
+                                 "got strides %s" % (name, tuple(t.strides)))
+            if any(st < 0 for st in t.strides):
+                raise ValueError("%s: negative strides %s" % (name, tuple(t.strides)))
+            if ELEMENT_BYTES[t.dtype] == 2:
+                # Rows move in 16-byte chunks (cp.async, vector stores).
+                if t.data_ptr % 16 or any(st % 8 for n, st in zip(t.shape[:-1], t.strides[:-1])
+                                          if n > 1):
+                    raise ValueError(
+                        "%s: the base address must be 16-byte aligned and every stride but "
+                        "the last a multiple of 8 elements, got address %% 16 = %d and "
+                        "strides %s" % (name, t.data_ptr % 16, tuple(t.strides)))
+            reach = 1 + sum((n - 1) * st for n, st in zip(t.shape, t.strides))
+            for n in list(t.shape) + [reach]:
+                if n >= self.index_limit:
+                    raise ValueError(
+                        "%s spans %d elements, more than the kernels' %d-bit indices "
+                        "address (%d); split the batch or compile with index-bitwidth=64" % (
+                            name, reach, self.index_bitwidth, self.index_limit - 1))
+
+    def scalar_values(self, overrides):
+        """{scalar name: float}: `overrides` first, else the compiled value."""
+        values = {}
+        for name, spec in self.scalars.items():
+            value = overrides.get(name, spec.get("value"))
+            if value is None:
+                raise ValueError("scalar %r has no compile-time value: pass it" % name)
+            values[name] = float(value)
+        return values
+
+    # -- launch geometry and parameters ------------------------------------
+    def grid(self, kernel, shapes):
+        """(x, y, z) blocks of `kernel` for tensors of `shapes`, or None when
+        one is 0 (nothing to compute: an empty batch or sequence)."""
+        grid = tuple(evaluate(e, shapes) for e in kernel["grid"])
+        if min(grid) <= 0:
+            return None
+        for g, limit in zip(grid, GRID_LIMITS):
+            if g > limit:
+                raise ValueError("grid %s exceeds the GPU's limits %s" % (grid, GRID_LIMITS))
+        return grid
+
+    def params(self, kernel, arrays, scalars):
+        """The kernel's arguments, flattened as the parameter ABI says:
+        (values, kinds) with kinds "ptr", "index" or "f32"."""
+        values, kinds = [], []
+        for param in kernel["params"]:
+            if param in self.tensors:
+                t = arrays[param]
+                # allocated pointer, aligned pointer, offset, sizes, strides.
+                values += [t.data_ptr, t.data_ptr, 0]
+                values += list(t.shape) + list(t.strides)
+                kinds += ["ptr", "ptr"] + ["index"] * (1 + 2 * len(t.shape))
+            else:
+                values.append(scalars[param])
+                kinds.append("f32")
+        return values, kinds
+
+
+def load_plan_file(directory, name):
+    """The plan DIR/<name>.json and its PTX {kernel name: bytes}."""
+    plan = LaunchPlan.from_file(os.path.join(directory, name + ".json"))
+    ptx = {}
+    for kernel, file_name in plan.ptx_files().items():
+        if os.path.basename(file_name) != file_name:
+            raise PlanFormatError("kernel %s: PTX file %r is not a plain file name" % (
+                kernel, file_name))
+        with open(os.path.join(directory, file_name), "rb") as f:
+            ptx[kernel] = f.read()
+    return plan, ptx
+
+
+LOG2E = math.log2(math.e)
+
+
+def attention_scalars(plan, scale, softcap=None):
+    """The scalar parameters of an fa.attention plan for softmax scale
+    `scale` and soft cap `softcap` (None: none). Without a cap the kernel
+    takes scale * log2(e); with one, scale / cap and cap for
+    cap * tanh(scale * s / cap), and log2(e) for the softmax of the capped
+    scores (test/Pipelines/to-ptx.mlir, SOFTCAP)."""
+    has_cap = "softcap" in plan.scalars
+    if "softmax_scale_log2" not in plan.scalars:
+        raise PlanFormatError("plan %s has no softmax_scale_log2 parameter" % plan.name)
+    if has_cap != (softcap is not None):
+        raise ValueError("plan %s was compiled %s a soft cap, called %s one" % (
+            plan.name, "with" if has_cap else "without", "with" if softcap is not None
+            else "without"))
+    if not has_cap:
+        return {"softmax_scale_log2": scale * LOG2E}
+    if "softcap_scale" not in plan.scalars:
+        raise PlanFormatError("plan %s has softcap but no softcap_scale parameter" % plan.name)
+    return {"softcap_scale": scale / softcap, "softcap": float(softcap),
+            "softmax_scale_log2": LOG2E}

@@ -1,0 +1,74 @@
+"""The GPU tests' cases and the kernels they need (pure Python).
+
+scripts/gpu-python-check.sh compiles `needed_configs()` ahead of time on the
+compiler machine (aot_kernels.py); the GPU machine, which has no compiler,
+then finds every kernel the tests use in that directory. A test that asks
+for a configuration not listed here fails with MissingKernelError: keep the
+tests' cases and this list one and the same.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+
+from fa_mlir.kernels import attention_config  # noqa: E402
+
+# FA_MLIR_GPU_TESTS_DRY_RUN=1 runs the GPU tests on the CPU with the fp32
+# reference standing in for the kernels (fa_mlir.reference): it checks the
+# tests themselves and everything around the launch, not the kernels.
+DRY_RUN = os.environ.get("FA_MLIR_GPU_TESTS_DRY_RUN") == "1"
+DEVICE = "cpu" if DRY_RUN else "cuda"
+
+# (dtype, Hq, Hkv, D, causal, window, softcap) -> list of (B, Nq, Nk)
+SHAPES = [(2, 128, 128), (1, 1, 300), (2, 300, 100), (2, 100, 300), (1, 1000, 1000),
+          (3, 17, 17), (1, 257, 513)]
+SMALL = [(2, 100, 300), (2, 300, 100), (1, 1, 77), (2, 128, 128)]
+
+MATRIX = []
+for dtype in ("f16", "bf16"):
+    for d in (64, 128):
+        for causal in (False, True):
+            MATRIX.append(((dtype, 8, 2, d, causal, None, None), SHAPES))
+MATRIX += [
+    (("f16", 4, 4, 64, False, None, None), SMALL),          # MHA
+    (("f16", 4, 4, 64, True, None, None), SMALL),
+    (("bf16", 8, 1, 128, True, None, None), SMALL),         # MQA
+    (("f16", 8, 2, 64, True, (32, 0), None), SMALL),        # sliding window, causal
+    (("bf16", 8, 2, 64, False, (50, 20), None), SMALL),     # window both sides
+    (("f16", 8, 2, 64, True, None, 30.0), SMALL),           # soft cap
+    (("f16", 8, 2, 64, True, None, 5.0), SMALL),            # same kernel, another cap
+    (("bf16", 8, 2, 128, False, None, 50.0), SMALL),
+]
+for d in (16, 32, 48, 80, 96, 160, 256):                     # other head dims
+    MATRIX.append((("bf16", 4, 4, d, True, None, None), [(2, 100, 300), (1, 200, 200)]))
+
+# The transformers test's model: Llama-style, GQA 8:2, head dim 32.
+LLAMA = dict(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_layers=2,
+             num_attention_heads=8, num_key_value_heads=2, max_position_embeddings=512)
+
+
+def kernel_config(dtype, hq, hkv, d, causal, window, softcap):
+    return attention_config(dtype, hq, hkv, d, causal=causal, window=window,
+                            softcap=softcap is not None)
+
+
+def needed_configs():
+    """Every kernel configuration the GPU tests and timings use."""
+    seen, out = set(), []
+    keys = [case for case, _ in MATRIX]
+    head_dim = LLAMA["hidden_size"] // LLAMA["num_attention_heads"]
+    for dtype in ("f16", "bf16"):
+        keys.append((dtype, LLAMA["num_attention_heads"], LLAMA["num_key_value_heads"],
+                     head_dim, True, None, None))
+    for key in keys:
+        config = kernel_config(*key)
+        if config.key() not in seen:
+            seen.add(config.key())
+            out.append(config)
+    return out
+
+
+def synchronize():
+    if not DRY_RUN:
+        import torch
+        torch.cuda.synchronize()

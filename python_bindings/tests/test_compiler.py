@@ -1,0 +1,159 @@
+"""The compiler in process: parsing, stages, PTX, options, diagnostics."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from fa_mlir import AttentionSpec, CompileError
+from fa_mlir.compiler import build_attention, stage_pipeline
+
+GQA = AttentionSpec(q_heads=8, kv_heads=2, head_dim=64, dtype="f16", causal=True)
+
+
+def test_parse_and_print_round_trip(compiler):
+    text = compiler.run_pipeline(GQA)
+    assert "fa.attention ins(" in text and "causal" in text
+    assert "func.func @fa_d64_f16_causal_h8x2(" in text
+    generic = compiler.run_pipeline(GQA, generic=True)
+    assert '"fa.attention"' in generic
+
+
+def test_each_stage_has_its_ops(compiler):
+    # L0: the op; L1: the Q-outer loop nest with tile ops; L2: causal block
+    # skipping (the mask only where needed); L3: warp layouts; L4: a GPU
+    # kernel and its launch; L5: PTX.
+    ir = {s: compiler.compile(GQA, stage=s, options={"block-m": 64, "block-n": 64})
+          for s in ("L0", "L1", "L2", "L3", "L4")}
+    assert "fa.attention" in ir["L0"] and "scf.forall" not in ir["L0"]
+    assert "scf.forall" in ir["L1"] and "fa.attention" not in ir["L1"]
+    assert "fa.qk" in ir["L1"]
+    assert ir["L2"] != ir["L1"]
+    assert "#fa.warp" in ir["L3"] or "#fa." in ir["L3"]
+    assert ir["L3"] != ir["L2"]
+    assert "gpu.launch_func" in ir["L4"] and "gpu.func" in ir["L4"]
+    assert "fa.launch_plan" in ir["L4"]
+    module = compiler.compile(GQA, stage="L5", options={"block-m": 64, "block-n": 64})
+    [plan] = module.plans
+    [ptx] = plan.ptx.values()
+    assert ".entry fa_d64_f16_causal_h8x2_kernel" in ptx and ".target sm_80" in ptx
+    assert plan.plan["kernels"][0]["grid"][0]["args"][1] == 64  # block-m
+
+
+def test_stage_pipelines_mirror_fa_to_ptx(compiler):
+    assert stage_pipeline("L0") == ""
+    assert stage_pipeline("L2") == "fa-tile-q-outer{auto-blocks=true},fa-causal-block-skip"
+    assert stage_pipeline("L5", {"chip": "sm_90", "block_m": 64}) == \
+        "fa-to-ptx{block-m=64 chip=sm_90}"
+    for stage in ("L1", "L2", "L3", "L4", "L5"):  # every one parses
+        assert compiler.canonical_pipeline(stage_pipeline(stage, {"num-warps": 4}))
+    with pytest.raises(ValueError, match="stage must be one of"):
+        stage_pipeline("L9")
+    with pytest.raises(ValueError, match="unknown fa-to-ptx option 'blockm'"):
+        stage_pipeline("L3", {"blockm": 64})
+
+
+def test_options_reach_the_kernel(compiler):
+    plan = compiler.compile(GQA, options={"block-m": 64, "block-n": 32, "num-warps": 2,
+                                          "kv-stages": 3, "chip": "sm_90",
+                                          "index-bitwidth": 64}).plan()
+    k = plan.plan["kernels"][0]
+    assert k["block"] == [64, 1, 1] and plan.plan["index_bitwidth"] == 64
+    assert plan.plan["chip"] == "sm_90" and ".target sm_90" in plan.ptx[k["name"]]
+
+
+def test_same_kernel_as_fa_opt(compiler, fa_opt, tmp_path):
+    text = GQA.mlir()
+    (tmp_path / "in.mlir").write_text(text)
+    subprocess.run([fa_opt, str(tmp_path / "in.mlir"), "--fa-to-ptx=output-dir=%s" % tmp_path,
+                    "-o", os.devnull], check=True)
+    plan = compiler.compile(text).plan()
+    name = plan.plan["kernels"][0]["name"]
+    assert plan.ptx[name] == (tmp_path / (name + ".ptx")).read_text()
+    assert plan.plan == json.loads((tmp_path / (plan.name + ".json")).read_text())
+    # write() lays out the files as fa-opt does.
+    out = tmp_path / "written"
+    plan.write(str(out))
+    assert (out / (name + ".ptx")).read_text() == plan.ptx[name]
+    assert json.loads((out / (plan.name + ".json")).read_text()) == plan.plan
+
+
+def test_pipeline_as_a_list_and_generic_passes(compiler):
+    text = compiler.compile(GQA, pipeline=["fa-tile-q-outer{block-m=64 block-n=32}", "cse"])
+    assert "scf.forall" in text
+    assert "fa.attention" in compiler.run_pipeline(GQA, "canonicalize")
+
+
+def test_static_shapes_without_lse(compiler):
+    spec = AttentionSpec(q_heads=4, head_dim=32, batch=2, q_len=100, kv_len=50,
+                         with_lse=False)
+    plan = compiler.compile(spec).plan()
+    assert [t["name"] for t in plan.plan["tensors"]] == ["q", "k", "v", "o"]
+    assert plan.plan["tensors"][0]["shape"] == [2, 4, 100, 32]
+
+
+# -- diagnostics ---------------------------------------------------------
+
+def test_syntax_error_carries_location_and_source_line(compiler):
+    text = build_attention(8, 64, "f16", name="f").replace("fa.attention ins", "fa.attentio ins")
+    with pytest.raises(CompileError) as info:
+        compiler.run_pipeline(text, source_name="mine.mlir")
+    d = info.value.diagnostics[0]
+    assert d.severity == "error" and "fa.attentio" in d.message
+    assert d.location.startswith("mine.mlir:2:") and d.line == 2 and d.column > 1
+    assert "fa.attentio ins" in str(info.value)  # the source line is shown
+    assert "^" in str(info.value)
+
+
+def test_verifier_error_names_the_rule(compiler):
+    text = build_attention(8, 64, "f16", kv_heads=2, name="f").replace(
+        "tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>)", "tensor<?x3x?x64xf16>, tensor<?x3x?x64xf16>)")
+    text = text.replace("%k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>",
+                        "%k: tensor<?x3x?x64xf16>, %v: tensor<?x3x?x64xf16>")
+    with pytest.raises(CompileError) as info:
+        compiler.compile(text)
+    assert any("3" in d.message and "head" in d.message for d in info.value.diagnostics), \
+        info.value.diagnostics
+    assert info.value.diagnostics[0].line == 2
+
+
+def test_unknown_pass_and_bad_option_values(compiler):
+    with pytest.raises(CompileError, match="fa-no-such-pass"):
+        compiler.run_pipeline(GQA, "fa-no-such-pass")
+    with pytest.raises(CompileError, match="query-home must be auto, registers or shared, "
+                                           "got 'sideways'"):
+        compiler.compile(GQA, options={"query-home": "sideways"})
+    with pytest.raises(CompileError, match="chip must be one of"):
+        compiler.compile(GQA, options={"chip": "sm_75"})
+    with pytest.raises(ValueError, match="block-m takes a non-negative integer, got 'abc'"):
+        compiler.compile(GQA, options={"block-m": "abc"})
+    with pytest.raises(CompileError, match="fa-to-ptx: cannot parse the options 'nonsense'"):
+        compiler.run_pipeline(GQA, "fa-to-ptx{nonsense}")
+    with pytest.raises(ValueError, match="bad value"):
+        compiler.compile(GQA, options={"chip": "sm_80 output-dir=/tmp"})
+
+
+def test_pass_failure_is_an_exception_not_a_crash(compiler):
+    # Shared memory beyond what sm_80 has: fa-lower-to-gpu refuses.
+    with pytest.raises(CompileError, match="shared memory"):
+        compiler.compile(AttentionSpec(q_heads=2, head_dim=256),
+                         options={"block-m": 128, "block-n": 128, "kv-stages": 4,
+                                  "num-warps": 8})
+
+
+def test_input_without_attention_gives_no_kernel(compiler):
+    with pytest.raises(CompileError, match="no kernel with a launch plan"):
+        compiler.compile("func.func @f() { return }")
+
+
+def test_wrong_argument_types(compiler):
+    with pytest.raises(TypeError, match="MLIR text"):
+        compiler.compile(42)
+    with pytest.raises(ValueError, match="a pipeline or a stage"):
+        compiler.compile(GQA, pipeline="cse", stage="L1")
+
+
+def test_version_names_the_compiler(compiler):
+    v = compiler.version()
+    assert v.startswith("fa-mlir ") and "LLVM 22" in v and "module " in v
+    assert v == compiler.version()

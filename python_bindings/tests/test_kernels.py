@@ -1,0 +1,142 @@
+"""Kernel directories, the disk cache, compile on a miss, and AOT."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from fa_mlir import MissingKernelError
+from fa_mlir.compiler import CompiledPlan
+from fa_mlir.kernels import INDEX_FORMAT, KernelCache, KernelDir, attention_config
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PACKAGE_ROOT = os.path.dirname(HERE)
+CONFIG = attention_config("f16", 4, 2, 32, causal=True)
+
+
+def fake_plan(name="p"):
+    plan = {"format": "fa-mlir-launch-plan", "version": 1, "name": name, "chip": "sm_80",
+            "index_bitwidth": 32, "tensors": [], "scalars": [], "workspaces": [],
+            "kernels": [{"name": name + "_k", "ptx": name + "_k.ptx", "grid": [1, 1, 1],
+                         "block": [32, 1, 1], "dynamic_shared_memory": 0, "params": []}]}
+    return CompiledPlan(name, plan, {name + "_k": "// ptx of %s\n" % name})
+
+
+def test_kernel_dir_store_and_lookup(tmp_path):
+    d = KernelDir(tmp_path / "k")
+    assert d.lookup(CONFIG) is None
+    entry = d.store(CONFIG, fake_plan(), "v1")
+    assert os.path.basename(entry) == CONFIG.key()
+    plan, ptx, meta = d.lookup(CONFIG)
+    assert plan["name"] == "p" and ptx == {"p_k": "// ptx of p\n"}
+    assert meta["compiler_version"] == "v1" and meta["config"] == CONFIG.as_dict()
+    # A second store keeps the first entry (another process won the race).
+    d.store(CONFIG, fake_plan("q"), "v2")
+    assert d.lookup(CONFIG)[2]["compiler_version"] == "v1"
+    assert not [n for n in os.listdir(d.path) if n.startswith(".tmp")]
+    index = json.loads(open(d.write_index("v1")).read())
+    assert index["format"] == INDEX_FORMAT and index["entries"][0]["key"] == CONFIG.key()
+
+
+def test_entry_for_another_configuration_is_ignored(tmp_path):
+    d = KernelDir(tmp_path)
+    d.store(CONFIG, fake_plan(), "v1")
+    other = attention_config("f16", 4, 2, 32, causal=False)
+    os.rename(d.entry_path(CONFIG), d.entry_path(other))  # meta.json names CONFIG
+    assert d.lookup(other) is None
+
+
+def test_kernel_dirs_come_first_then_missing_kernel_error(tmp_path, monkeypatch):
+    from fa_mlir import compiler
+    monkeypatch.setattr(compiler, "available", lambda: False)
+    KernelDir(tmp_path / "aot").store(CONFIG, fake_plan(), "v1")
+    cache = KernelCache()
+    monkeypatch.setenv("FA_MLIR_KERNEL_DIR", str(tmp_path / "aot"))
+    plan, ptx, where = cache.find(CONFIG)
+    assert where == str(tmp_path / "aot") and plan["name"] == "p"
+    missing = attention_config("bf16", 32, 8, 128, causal=False, window=(256, 0))
+    with pytest.raises(MissingKernelError) as info:
+        cache.find(missing)
+    text = str(info.value)
+    assert "bf16, q_heads=32, kv_heads=8, head_dim=128" in text
+    assert "python -m fa_mlir.aot --out DIR --dtypes bf16 --heads 32:8 --head-dims 128 " \
+           "--causal no --windows 256:0" in text
+    assert "FA_MLIR_KERNEL_DIR" in text
+
+
+def test_compile_on_miss_fills_the_disk_cache(compiler, tmp_path, monkeypatch):
+    monkeypatch.setenv("FA_MLIR_CACHE_DIR", str(tmp_path / "cache"))
+    cache = KernelCache()
+    plan, ptx, where = cache.find(CONFIG)
+    assert where == "compiled" and cache.stats["compiles"] == 1
+    assert ".entry" in ptx[plan["kernels"][0]["name"]]
+    # The entry is stored under the compiler's version, with the version.
+    disk = cache.disk_cache(compiler.version())
+    assert disk.lookup(CONFIG)[2]["compiler_version"] == compiler.version()
+    again = KernelCache()
+    plan2, ptx2, where2 = again.find(CONFIG)
+    assert where2 == disk.path and again.stats["compiles"] == 0 and ptx2 == ptx
+    # Another compiler version does not see it.
+    assert cache.disk_cache(compiler.version() + " changed").lookup(CONFIG) is None
+
+
+def test_disk_cache_can_be_turned_off(compiler, monkeypatch):
+    monkeypatch.setenv("FA_MLIR_CACHE_DIR", "off")
+    cache = KernelCache()
+    assert cache.disk_cache(compiler.version()) is None
+    assert cache.find(CONFIG)[2] == "compiled"
+    assert cache.find(CONFIG)[2] == "compiled"  # nothing stored
+    assert cache.stats["compiles"] == 2
+
+
+def test_aot_directory_loads_on_a_machine_without_the_compiler(compiler, tmp_path):
+    out = tmp_path / "aot"
+    env = dict(os.environ, PYTHONPATH=PACKAGE_ROOT)
+    r = subprocess.run([sys.executable, "-m", "fa_mlir.aot", "--out", str(out), "--head-dims",
+                        "32", "--dtypes", "f16", "--heads", "4:2", "--causal", "both"],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "2 configurations" in r.stdout
+    index = KernelDir(out).read_index()
+    assert index["compiler_version"] == compiler.version() and len(index["entries"]) == 2
+    # Again: nothing to compile.
+    r = subprocess.run([sys.executable, "-m", "fa_mlir.aot", "--out", str(out), "--head-dims",
+                        "32", "--dtypes", "f16", "--heads", "4:2", "--causal", "both"],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.count("have") == 2, r.stdout
+    r = subprocess.run([sys.executable, "-m", "fa_mlir.aot", "--out", str(out), "--head-dims",
+                        "32", "--dtypes", "f16", "--heads", "4:2", "--causal", "yes", "--force"],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "have" not in r.stdout, r.stdout
+    assert len(KernelDir(out).read_index()["entries"]) == 2
+    # A GPU machine: no native module, the directory in FA_MLIR_KERNEL_DIR.
+    code = ("import sys\n"
+            "sys.modules['_fa_mlir_compiler'] = None\n"
+            "from fa_mlir.kernels import KernelCache, attention_config\n"
+            "from fa_mlir import MissingKernelError\n"
+            "plan, ptx, where = KernelCache().find(attention_config('f16', 4, 2, 32, causal=True))\n"
+            "print(plan['name'], where)\n"
+            "try:\n"
+            "    KernelCache().find(attention_config('f16', 4, 2, 64, causal=True))\n"
+            "except MissingKernelError as e:\n"
+            "    print('missing:', e)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                       env=dict(env, FA_MLIR_KERNEL_DIR=str(out), FA_MLIR_NATIVE_DIR="/none"))
+    assert r.returncode == 0, r.stderr
+    assert "fa_d32_f16_causal_h4x2_cap" not in r.stdout
+    assert r.stdout.startswith("fa_d32_f16_causal_h4x2_kernel %s" % out)
+    assert "missing: no compiled kernel" in r.stdout and "--head-dims 64" in r.stdout
+
+
+def test_aot_list_and_errors(compiler, tmp_path, capsys):
+    from fa_mlir import aot
+    assert aot.main(["--out", str(tmp_path / "a"), "--head-dims", "32", "--dtypes", "bf16",
+                     "--heads", "2", "--causal", "no", "--windows", "8:8",
+                     "--softcap", "yes"]) == 0
+    capsys.readouterr()
+    assert aot.main(["--list", str(tmp_path / "a")]) == 0
+    listed = capsys.readouterr().out
+    assert "compiler: fa-mlir" in listed and "fa_d32_bf16_full_h2x2_w8x8_cap1_kernel" in listed
+    with pytest.raises(SystemExit):
+        aot.main(["--head-dims", "32"])  # no --out

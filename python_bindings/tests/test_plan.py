@@ -1,0 +1,185 @@
+"""Launch plans without a GPU: parsing, checks, grids, kernel parameters.
+
+Tensors are plan.TensorInfo records (dtype, shape, strides, address), as
+launch.py makes them from torch tensors.
+"""
+import copy
+import math
+
+import pytest
+
+from fa_mlir.runtime import plan as P
+
+PLAN = {
+    "format": "fa-mlir-launch-plan", "version": 1,
+    "name": "fa_d64_f16_causal_h8x2_kernel", "chip": "sm_80", "index_bitwidth": 32,
+    "tensors": [
+        {"name": "q", "dtype": "f16", "shape": [None, 8, None, 64], "output": False},
+        {"name": "k", "dtype": "f16", "shape": [None, 2, None, 64], "output": False},
+        {"name": "v", "dtype": "f16", "shape": [None, 2, None, 64], "output": False},
+        {"name": "o", "dtype": "f16", "shape": [None, 8, None, 64], "output": True},
+        {"name": "lse", "dtype": "f32", "shape": [None, 8, None], "output": True},
+    ],
+    "scalars": [{"name": "softmax_scale_log2", "dtype": "f32", "value": 0.1803368777}],
+    "workspaces": [],
+    "kernels": [{
+        "name": "fa_d64_f16_causal_h8x2_kernel", "ptx": "fa_d64_f16_causal_h8x2_kernel.ptx",
+        "grid": [{"op": "ceildivui", "args": [{"dim": ["q", 2]}, 128]}, 8, {"dim": ["q", 0]}],
+        "block": [128, 1, 1], "dynamic_shared_memory": 55296,
+        "params": ["q", "k", "v", "o", "lse", "softmax_scale_log2"]}],
+}
+
+
+def contiguous(dtype, shape, address=1 << 20):
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.insert(0, step)
+        step *= n
+    return P.TensorInfo(dtype, tuple(shape), tuple(strides), address)
+
+
+def arrays(b=2, nq=300, nk=100):
+    return {"q": contiguous("f16", (b, 8, nq, 64)), "k": contiguous("f16", (b, 2, nk, 64)),
+            "v": contiguous("f16", (b, 2, nk, 64)), "o": contiguous("f16", (b, 8, nq, 64)),
+            "lse": contiguous("f32", (b, 8, nq))}
+
+
+def test_grid_follows_the_expressions():
+    plan = P.LaunchPlan(PLAN)
+    shapes = {n: t.shape for n, t in arrays(b=3, nq=300).items()}
+    assert plan.grid(plan.kernels[0], shapes) == (3, 8, 3)   # ceil(300 / 128)
+    shapes = {n: t.shape for n, t in arrays(b=3, nq=256).items()}
+    assert plan.grid(plan.kernels[0], shapes) == (2, 8, 3)
+
+
+def test_empty_grid_is_not_launched():
+    plan = P.LaunchPlan(PLAN)
+    assert plan.grid(plan.kernels[0], {n: t.shape for n, t in arrays(b=0).items()}) is None
+    assert plan.grid(plan.kernels[0], {n: t.shape for n, t in arrays(nq=0).items()}) is None
+
+
+def test_parameters_are_flattened_memref_descriptors():
+    plan = P.LaunchPlan(PLAN)
+    a = arrays(b=2, nq=300, nk=100)
+    values, kinds = plan.params(plan.kernels[0], a, {"softmax_scale_log2": 0.5})
+    # 5 tensors: 2 pointers + offset + rank sizes + rank strides; 1 scalar.
+    assert len(values) == 4 * (3 + 2 * 4) + (3 + 2 * 3) + 1
+    q = a["q"]
+    assert values[:11] == [q.data_ptr, q.data_ptr, 0, 2, 8, 300, 64,
+                           8 * 300 * 64, 300 * 64, 64, 1]
+    assert kinds[:11] == ["ptr", "ptr"] + ["index"] * 9
+    assert values[-1] == 0.5 and kinds[-1] == "f32"
+
+
+def test_grid_expression_operators():
+    shapes = {"q": (7, 3)}
+    e = lambda op, a, b: {"op": op, "args": [a, b]}
+    assert P.evaluate(e("ceildivui", {"dim": ["q", 0]}, 2), shapes) == 4
+    assert P.evaluate(e("divui", {"dim": ["q", 0]}, 2), shapes) == 3
+    assert P.evaluate(e("remui", {"dim": ["q", 0]}, 4), shapes) == 3
+    assert P.evaluate(e("maxsi", e("mul", {"dim": ["q", 1]}, 2), 5), shapes) == 6
+    with pytest.raises(P.PlanFormatError, match="unknown operator 'pow'"):
+        P.evaluate(e("pow", 2, 3), shapes)
+    with pytest.raises(P.PlanFormatError, match="unknown tensor 'x'"):
+        P.evaluate({"dim": ["x", 0]}, shapes)
+    with pytest.raises(ValueError, match="divides by zero"):
+        P.evaluate(e("divui", 1, 0), shapes)
+
+
+@pytest.mark.parametrize("change, error, words", [
+    (lambda a: a.pop("lse"), ValueError, "missing tensor 'lse'"),
+    (lambda a: a.update(q=a["q"]._replace(dtype="bf16")), TypeError, "q: expected f16, got bf16"),
+    (lambda a: a.update(k=contiguous("f16", (2, 4, 100, 64))), ValueError,
+     r"k: expected shape \[None, 2, None, 64\]"),
+    (lambda a: a.update(v=contiguous("f16", (2, 2, 100))), ValueError, "v: expected shape"),
+    (lambda a: a.update(q=a["q"]._replace(strides=(8 * 300 * 64, 300 * 64, 64, 2))),
+     ValueError, "q: the last dimension must be contiguous"),
+    (lambda a: a.update(k=a["k"]._replace(data_ptr=(1 << 20) + 8)), ValueError,
+     "k: the base address must be 16-byte aligned"),
+    (lambda a: a.update(v=a["v"]._replace(strides=(2 * 100 * 68, 100 * 68, 68, 1))),
+     ValueError, r"v: .*multiple of 8 elements.*\(13600, 6800, 68, 1\)"),
+])
+def test_bad_tensors_are_named(change, error, words):
+    plan = P.LaunchPlan(PLAN)
+    a = arrays()
+    change(a)
+    with pytest.raises(error, match=words):
+        plan.check(a)
+
+
+def test_index_width_limit():
+    plan = P.LaunchPlan(PLAN)
+    a = arrays()
+    big = 2 ** 31 // (8 * 64) + 1  # rows: q spans just over 2^31 elements
+    a["q"] = contiguous("f16", (1, 8, big, 64))
+    with pytest.raises(ValueError, match="more than the kernels' 32-bit indices"):
+        plan.check(a)
+    wide = copy.deepcopy(PLAN)
+    wide["index_bitwidth"] = 64
+    P.LaunchPlan(wide).check(a)  # 64-bit indices take it.
+
+
+def test_size_one_dimensions_may_have_any_stride():
+    plan = P.LaunchPlan(PLAN)
+    a = arrays(b=1)
+    a["q"] = a["q"]._replace(strides=(3, 300 * 64, 64, 1))
+    plan.check(a)
+
+
+def test_strided_views_pass():
+    # [B, N, H, D] storage seen as [B, H, N, D]: strides (N*H*D, D, H*D, 1).
+    plan = P.LaunchPlan(PLAN)
+    a = arrays(b=2, nq=300, nk=100)
+    a["q"] = P.TensorInfo("f16", (2, 8, 300, 64), (300 * 8 * 64, 64, 8 * 64, 1), 1 << 20)
+    plan.check(a)
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda p: p.update(version=2), "not a version-1 fa-mlir-launch-plan"),
+    (lambda p: p.update(format="other"), "not a version-1"),
+    (lambda p: p["kernels"][0]["params"].append("bias"), "unknown parameter 'bias'"),
+    (lambda p: p.update(workspaces=[{"name": "w"}]), "workspaces"),
+    (lambda p: p.update(index_bitwidth=16), "index_bitwidth must be 32 or 64"),
+    (lambda p: p["tensors"][0].update(dtype="f8"), "unsupported dtype 'f8'"),
+])
+def test_plans_this_runtime_cannot_follow_are_refused(change, words):
+    bad = copy.deepcopy(PLAN)
+    change(bad)
+    with pytest.raises(P.PlanFormatError, match=words):
+        P.LaunchPlan(bad)
+
+
+def test_scalars_default_to_compiled_values():
+    plan = P.LaunchPlan(PLAN)
+    assert plan.scalar_values({}) == {"softmax_scale_log2": pytest.approx(0.1803368777)}
+    assert plan.scalar_values({"softmax_scale_log2": 2}) == {"softmax_scale_log2": 2.0}
+    unknown = copy.deepcopy(PLAN)
+    unknown["scalars"][0]["value"] = None
+    with pytest.raises(ValueError, match="no compile-time value"):
+        P.LaunchPlan(unknown).scalar_values({})
+
+
+def test_attention_scalars():
+    plan = P.LaunchPlan(PLAN)
+    assert P.attention_scalars(plan, 0.125) == {
+        "softmax_scale_log2": pytest.approx(0.125 * math.log2(math.e))}
+    with pytest.raises(ValueError, match="compiled without a soft cap, called with one"):
+        P.attention_scalars(plan, 0.125, 30.0)
+    capped = copy.deepcopy(PLAN)
+    capped["scalars"] = [{"name": n, "dtype": "f32", "value": 1.0}
+                         for n in ("softcap_scale", "softcap", "softmax_scale_log2")]
+    capped = P.LaunchPlan(capped)
+    assert P.attention_scalars(capped, 0.125, 50.0) == {
+        "softcap_scale": pytest.approx(0.125 / 50), "softcap": 50.0,
+        "softmax_scale_log2": pytest.approx(math.log2(math.e))}
+    with pytest.raises(ValueError, match="compiled with a soft cap, called without"):
+        P.attention_scalars(capped, 0.125)
+
+
+def test_load_plan_file_refuses_paths_outside_the_directory(tmp_path):
+    import json
+    bad = copy.deepcopy(PLAN)
+    bad["kernels"][0]["ptx"] = "../evil.ptx"
+    (tmp_path / "p.json").write_text(json.dumps(bad))
+    with pytest.raises(P.PlanFormatError, match="not a plain file name"):
+        P.load_plan_file(str(tmp_path), "p")

@@ -1,0 +1,246 @@
+"""fa_mlir.attention, the custom op and the transformers backend on the CPU,
+with the fp32 reference standing in for the GPU kernel.
+
+Everything but the launch itself runs: argument checks, layouts, output
+allocation, the scalars the kernel would get (decoded back into a scale and
+a cap), the custom op's fake implementation, torch.compile tracing, and the
+transformers backend's routing. Needs torch (skipped without it); the real
+kernels are tested by tests/gpu/.
+"""
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from fa_mlir import ops  # noqa: E402
+from fa_mlir.reference import attention_reference, use_reference_kernels  # noqa: E402
+
+
+@pytest.fixture
+def cpu_kernels(monkeypatch):
+    return use_reference_kernels(monkeypatch)
+
+
+def rand(*shape, dtype=torch.float16):
+    return torch.randn(*shape, dtype=dtype)
+
+
+def close(a, b, dtype):
+    tol = 2e-2 if dtype == torch.float16 else 4e-2
+    return torch.allclose(a.float(), b.float(), atol=tol, rtol=tol)
+
+
+@pytest.mark.parametrize("layout", ["bhnd", "bnhd"])
+@pytest.mark.parametrize("kw", [
+    dict(causal=False), dict(causal=True), dict(causal=True, window=(8, 0)),
+    dict(window=(5, 3)), dict(softcap=20.0, scale=0.3), dict(causal=True, softcap=5.0)])
+@pytest.mark.parametrize("fast", [True, False])
+def test_attention_matches_reference(cpu_kernels, monkeypatch, layout, kw, fast):
+    monkeypatch.setattr(ops, "_NO_FAST_PATH", not fast)
+    torch.manual_seed(0)
+    b, hq, hkv, nq, nk, d = 2, 4, 2, 7, 19, 32
+    shape = (lambda h, n: (b, h, n, d)) if layout == "bhnd" else (lambda h, n: (b, n, h, d))
+    q, k, v = rand(*shape(hq, nq)), rand(*shape(hkv, nk)), rand(*shape(hkv, nk))
+    out, lse = ops.attention(q, k, v, layout=layout, return_lse=True, **kw)
+    ref, ref_lse = attention_reference(q, k, v, layout=layout, **{
+        "causal": kw.get("causal", False), "scale": kw.get("scale"),
+        "window": kw.get("window"), "softcap": kw.get("softcap")})
+    assert out.shape == q.shape and out.dtype == q.dtype and out.is_contiguous()
+    assert lse.shape == (b, hq, nq) and lse.dtype == torch.float32
+    assert close(out, ref, q.dtype)
+    assert torch.equal(torch.isinf(lse), torch.isinf(ref_lse))
+    assert torch.allclose(lse[torch.isfinite(lse)], ref_lse[torch.isfinite(ref_lse)], atol=1e-3)
+    assert sum(p.calls for p in cpu_kernels.values()) == 1
+
+
+def test_bottom_right_causal_differs_from_sdpa_top_left(cpu_kernels):
+    q, k, v = rand(1, 2, 3, 16, dtype=torch.float32).half(), rand(1, 2, 5, 16), rand(1, 2, 5, 16)
+    out = ops.attention(q, k, v, causal=True)
+    # Row i sees keys j <= i + 2: SDPA with that explicit mask agrees.
+    mask = torch.ones(3, 5, dtype=torch.bool).tril(diagonal=2)
+    sdpa = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                                            attn_mask=mask)
+    assert close(out, sdpa, torch.float16)
+    top_left = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                                                is_causal=True)
+    assert not close(out, top_left, torch.float16)
+
+
+def test_rows_without_keys_and_empty_inputs(cpu_kernels):
+    q, k, v = rand(1, 2, 6, 16), rand(1, 2, 2, 16), rand(1, 2, 2, 16)
+    out, lse = ops.attention(q, k, v, causal=True, return_lse=True)
+    assert torch.all(out[:, :, :4] == 0) and torch.all(torch.isneginf(lse[:, :, :4]))
+    out, lse = ops.attention(q, k[:, :, :0], v[:, :, :0], return_lse=True)
+    assert torch.all(out == 0) and torch.all(torch.isneginf(lse))
+
+
+@pytest.mark.parametrize("make, error, words", [
+    (lambda: (rand(1, 2, 4, 16).float(),) * 3, TypeError, "float16 or bfloat16"),
+    (lambda: (rand(1, 2, 4, 16), rand(1, 2, 4, 16, dtype=torch.bfloat16), rand(1, 2, 4, 16)),
+     TypeError, "one dtype"),
+    (lambda: (rand(2, 4, 16), rand(1, 2, 4, 16), rand(1, 2, 4, 16)), ValueError,
+     r"q must have 4 dimensions \[B, H, N, D\]"),
+    (lambda: (rand(1, 6, 4, 16), rand(1, 4, 4, 16), rand(1, 4, 4, 16)), ValueError,
+     r"query heads \(6\) must be a multiple of the key/value heads \(4\)"),
+    (lambda: (rand(1, 2, 4, 24),) * 3, ValueError, "head dim 24 is not supported"),
+    (lambda: (rand(1, 2, 4, 272),) * 3, ValueError, "head dim 272"),
+    (lambda: (rand(1, 2, 16, 4).transpose(2, 3), rand(1, 2, 4, 16), rand(1, 2, 4, 16)),
+     ValueError, "q's last dimension .* must be contiguous"),
+    (lambda: (rand(1, 2, 4, 16), rand(2, 2, 4, 16), rand(2, 2, 4, 16)), ValueError,
+     "batch sizes differ"),
+    (lambda: (rand(1, 2, 4, 16), rand(1, 2, 4, 16), rand(1, 2, 5, 16)), ValueError,
+     "same sequence length"),
+    (lambda: (rand(1, 2, 4, 16), rand(1, 2, 4, 16), rand(1, 2, 4, 32)), ValueError,
+     "v's head dim"),
+    (lambda: ([1.0], rand(1, 2, 4, 16), rand(1, 2, 4, 16)), TypeError, "torch.Tensor"),
+])
+def test_bad_inputs_raise_before_any_launch(cpu_kernels, make, error, words):
+    with pytest.raises(error, match=words):
+        ops.attention(*make())
+    assert not cpu_kernels
+
+
+def test_cpu_tensors_are_refused_for_real():
+    with pytest.raises(ValueError, match="q is on cpu: fa_mlir.attention runs on CUDA"):
+        ops.attention(rand(1, 2, 4, 16), rand(1, 2, 4, 16), rand(1, 2, 4, 16))
+
+
+@pytest.mark.parametrize("kw, error, words", [
+    (dict(dropout_p=0.1), NotImplementedError, "no dropout"),
+    (dict(layout="nhd"), ValueError, "layout must be"),
+    (dict(window=(3,)), TypeError, "pair of ints"),
+    (dict(window=(-3, 0)), ValueError, "-1 for unbounded"),
+    (dict(scale=-1.0), ValueError, "scale must be"),
+    (dict(softcap=float("inf")), ValueError, "softcap must be"),
+    (dict(causal=None), TypeError, "causal must be a bool"),
+])
+def test_bad_options(cpu_kernels, kw, error, words):
+    x = rand(1, 2, 4, 16)
+    with pytest.raises(error, match=words):
+        ops.attention(x, x, x, **kw)
+
+
+def test_backward_raises_a_clear_error(cpu_kernels):
+    q = rand(1, 2, 4, 16).requires_grad_()
+    out = ops.attention(q, rand(1, 2, 4, 16), rand(1, 2, 4, 16))
+    assert out.requires_grad
+    with pytest.raises(NotImplementedError, match="no backward pass"):
+        out.sum().backward()
+
+
+def test_custom_op_fake_implementation_agrees(cpu_kernels):
+    bhnd = (rand(2, 8, 5, 32), rand(2, 4, 3, 32), rand(2, 4, 3, 32))
+    bnhd = tuple(t.transpose(1, 2).contiguous() for t in bhnd)
+    for args, layout in ((bhnd, "bhnd"), (bnhd, "bnhd")):
+        torch.library.opcheck(torch.ops.fa_mlir.attention.default,
+                              args + (True, 0.2, -1, -1, 0.0, layout),
+                              test_utils=("test_schema", "test_faketensor"))
+
+
+def test_torch_compile_fullgraph_traces_through(cpu_kernels):
+    import torch._dynamo
+
+    class Block(torch.nn.Module):
+        def forward(self, q, k, v):
+            return ops.attention(q, k, v, causal=True, layout="bnhd") * 2
+
+    torch._dynamo.reset()
+    q, k, v = rand(1, 9, 4, 32), rand(1, 9, 2, 32), rand(1, 9, 2, 32)
+    compiled = torch.compile(Block(), fullgraph=True, backend="aot_eager")
+    out = compiled(q, k, v)
+    assert close(out, Block()(q, k, v), torch.float16)
+    assert sum(p.calls for p in cpu_kernels.values()) == 2
+
+
+def test_fast_path_only_for_plain_eager_calls():
+    x = rand(1, 2, 4, 16)
+    assert ops._fast_path(x, x, x) == (not ops._NO_FAST_PATH)
+    y = x.clone().requires_grad_()
+    assert not ops._fast_path(y, x, x)
+    with torch.no_grad():
+        assert ops._fast_path(y, x, x) == (not ops._NO_FAST_PATH)
+
+
+# -- the transformers backend ------------------------------------------------
+
+transformers = pytest.importorskip("transformers")
+
+
+def tiny_llama(attn):
+    from transformers import AutoModelForCausalLM, LlamaConfig
+    import fa_mlir.transformers_backend as backend
+    backend.register()
+    cfg = LlamaConfig(vocab_size=97, hidden_size=64, intermediate_size=128,
+                      num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                      max_position_embeddings=128)
+    torch.manual_seed(0)
+    return AutoModelForCausalLM.from_config(cfg, attn_implementation=attn,
+                                            dtype=torch.bfloat16).eval()
+
+
+def test_transformers_backend_matches_sdpa(cpu_kernels):
+    import fa_mlir.transformers_backend as backend
+    ours, sdpa = tiny_llama("fa_mlir"), tiny_llama("sdpa")
+    sdpa.load_state_dict(ours.state_dict())
+    ids = torch.randint(0, 97, (2, 11))
+    before = dict(backend.stats)
+    with torch.no_grad():
+        a, b = ours(ids).logits, sdpa(ids).logits
+    assert (a.float() - b.float()).abs().max() < 0.05
+    assert backend.stats["fa_mlir"] == before["fa_mlir"] + 2  # two layers, no fallback
+    # Decode steps with a cache: Nq = 1 against a growing K/V.
+    with torch.no_grad():
+        g1 = ours.generate(ids, max_new_tokens=5, do_sample=False)
+        g2 = sdpa.generate(ids, max_new_tokens=5, do_sample=False)
+    assert g1.shape == g2.shape == (2, 16)
+    assert backend.stats["sdpa"] == before["sdpa"]
+
+
+def test_transformers_padding_falls_back_visibly(cpu_kernels):
+    import fa_mlir.transformers_backend as backend
+    ours, sdpa = tiny_llama("fa_mlir"), tiny_llama("sdpa")
+    sdpa.load_state_dict(ours.state_dict())
+    ids = torch.randint(0, 97, (2, 8))
+    mask = torch.ones(2, 8, dtype=torch.long)
+    mask[0, :3] = 0  # left padding
+    backend._warned.clear()
+    with pytest.warns(UserWarning, match="explicit attention mask"):
+        with torch.no_grad():
+            a = ours(ids, attention_mask=mask).logits
+    b = sdpa(ids, attention_mask=mask).logits
+    assert torch.allclose(a.float(), b.float(), atol=1e-3)
+    assert backend.stats["reasons"]["an explicit attention mask (padding, sliding window or "
+                                    "custom mask)"] >= 2
+
+
+def test_transformers_strict_mode_raises(cpu_kernels, monkeypatch):
+    monkeypatch.setenv("FA_MLIR_TRANSFORMERS_FALLBACK", "raise")
+    ours = tiny_llama("fa_mlir")
+    ids = torch.randint(0, 97, (1, 4))
+    with pytest.raises(NotImplementedError, match="cannot serve this call: an explicit"):
+        ours(ids, attention_mask=torch.tensor([[0, 1, 1, 1]]))
+
+
+def test_transformers_backend_without_mask_means_top_left_causal(cpu_kernels):
+    # Nq < Nk with no mask (a prefill into an empty static cache): keys past
+    # Nq are empty slots that transformers' SDPA path never looks at.
+    import fa_mlir.transformers_backend as backend
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+
+    class Module(torch.nn.Module):
+        is_causal = True
+        num_key_value_groups = 2
+
+    q, k, v = rand(1, 4, 5, 32), rand(1, 2, 9, 32), rand(1, 2, 9, 32)
+    k[:, :, 5:] = float("nan")  # empty cache slots: never read
+    v[:, :, 5:] = float("nan")
+    ours, _ = backend.attention_forward(Module(), q, k, v, None, scaling=0.2)
+    ref, _ = sdpa_attention_forward(Module(), q.float(), k.float(), v.float(), None,
+                                    scaling=0.2)
+    assert ours.shape == (1, 5, 4, 32)
+    assert not torch.isnan(ours).any() and close(ours, ref, torch.float16)
+    # Decode (Nq = 1) sees every key, as SDPA without is_causal does.
+    k[:, :, 5:] = rand(1, 2, 4, 32)
+    v[:, :, 5:] = rand(1, 2, 4, 32)
+    ours, _ = backend.attention_forward(Module(), q[:, :, :1], k, v, None)
+    ref, _ = sdpa_attention_forward(Module(), q[:, :, :1].float(), k.float(), v.float(), None)
+    assert close(ours, ref, torch.float16)
