@@ -105,7 +105,7 @@ def run_window(a):
     from torch.nn.attention.flex_attention import create_block_mask
     rows = []
     n, left = 16384, 1024
-    for d in (64, 128):
+    for d in a.window_dims:
         h = configs.paper_heads(d)
         b = 16384 // n
         torch.manual_seed(0)
@@ -123,6 +123,17 @@ def run_window(a):
                  "ours_causal": lambda: cau(q, k, v, out),
                  "flex_window": lambda: flex(q, k, v, block_mask=wmask),
                  "flex_causal": lambda: flex(q, k, v, block_mask=cmask)}
+        # Other builds of the window kernel (e.g. other tiles), each checked.
+        for spec in a.window_variants:
+            name, directory = spec.split("=", 1)
+            vc = configs.config(d, "bf16", True, h, h, window=(left, 0))
+            if not os.path.exists(os.path.join(directory, configs.kernel_name(vc) + ".json")):
+                continue  # This variant has no kernel for this head dim.
+            fn = ours(directory, vc)
+            verr = (fn(q, k, v, out).float() - ref.float()).abs().max().item()
+            if not verr <= TOLERANCE["bf16"]:
+                raise RuntimeError("window variant %s d=%d: max |diff| %.3g" % (name, d, verr))
+            calls[name + "_window"] = lambda fn=fn: fn(q, k, v, out)
         ms = interleaved(calls, a.repeats)
         wflops = 4 * b * h * d * pairs_window(n, left)
         cflops = 4 * b * h * d * (n * (n + 1) // 2)
@@ -222,6 +233,9 @@ def main():
     p.add_argument("--tables", nargs="+", default=["window", "softcap", "headdims"])
     p.add_argument("--seqlens", type=int, nargs="+", default=[512, 1024, 2048, 4096, 8192, 16384])
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--window-dims", type=int, nargs="+", default=[64, 128])
+    p.add_argument("--window-variants", nargs="*", default=[],
+                   help="NAME=DIR: more window kernels (same names, other builds) timed side by side")
     p.add_argument("--json")
     a = p.parse_args()
     start = time.time()

@@ -56,6 +56,8 @@ def compile_one(fa_opt, out_dir, c):
     options = "output-dir=%s" % out_dir
     if c.get("tiles"):
         options += " block-m=%d block-n=%d num-warps=%d kv-stages=%d" % tuple(c["tiles"])
+    if c.get("options"):  # More --fa-to-ptx options (variants of one kernel, one per directory).
+        options += " " + c["options"]
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write(attention_source(name, c))
         path = f.name

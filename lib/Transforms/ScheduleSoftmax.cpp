@@ -50,8 +50,23 @@ QKOp producingQK(Value scores) {
   return scores.getDefiningOp<QKOp>();
 }
 
+/// Whether the kernel around `op` masks a sliding window: its K/V loops
+/// (the masked edges and the unmasked middle) are one kernel, so one of
+/// them masking a window makes the registers tighter for all of them.
+bool inWindowedKernel(Operation *op) {
+  Operation *scope = op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  if (!scope)
+    return false;
+  WalkResult found = scope->walk([](MaskOp mask) {
+    return mask.getWindowOffset() ? WalkResult::interrupt()
+                                  : WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
 /// auto: rescale early while S, the accumulator and (if in registers) Q fit
-/// the atom's early-rescale budget.
+/// the atom's early-rescale budget, and, in a kernel with a sliding window,
+/// while the atom's tile table allows it for these head dims.
 bool rescaleEarly(RunningMaxOp runningMax, RescaleOp rescale,
                   RescalePlacement placement) {
   if (placement != RescalePlacement::Auto)
@@ -61,9 +76,20 @@ bool rescaleEarly(RunningMaxOp runningMax, RescaleOp rescale,
     return false;
   int64_t regs = fragmentRegisters(runningMax.getScores().getType()) +
                  fragmentRegisters(rescale.getAcc().getType());
-  if (QKOp qk = producingQK(runningMax.getScores()))
+  auto acc = cast<ShapedType>(rescale.getAcc().getType());
+  int64_t valueDim = acc.getDimSize(1), headDim = valueDim;
+  if (QKOp qk = producingQK(runningMax.getScores())) {
     regs += fragmentRegisters(qk.getQuery().getType());
-  return regs <= atom.getEarlyRescaleBudget();
+    headDim = cast<ShapedType>(qk.getQuery().getType()).getDimSize(1);
+  }
+  if (regs > atom.getEarlyRescaleBudget())
+    return false;
+  if (inWindowedKernel(runningMax)) {
+    FailureOr<TileConfig> tiles = atom.getDefaultTiles(headDim, valueDim);
+    if (succeeded(tiles) && !tiles->earlyRescaleWithWindow)
+      return false;
+  }
+  return true;
 }
 
 struct FAScheduleSoftmaxPass

@@ -251,8 +251,9 @@ SmallVector<Value> QOuterTiler::build() {
 }
 
 /// The GPU kernel's tiles for `op`'s head dims, from the table of the sm_80
-/// atom (MmaSyncAtom.cpp), which the rest of the GPU pipeline uses too,
-/// shrunk to fit `chip`'s shared memory.
+/// atom (MmaSyncAtom.cpp), which the rest of the GPU pipeline uses too (with
+/// the table's K/V block for kernels with a sliding window), shrunk to fit
+/// `chip`'s shared memory.
 FailureOr<std::pair<int64_t, int64_t>>
 blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip) {
   int64_t d = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
@@ -263,6 +264,13 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip) {
     return op.emitError("fa-tile-q-outer: no default tiles for head dims ")
            << d << " and " << dv << " (auto-blocks covers up to 256): give "
            << "block-m and block-n";
+  std::optional<int64_t> left = op.getWindowLeft();
+  if (left && *left >= 0) {
+    if (tiles->windowBlockM)
+      tiles->blockM = tiles->windowBlockM;
+    if (tiles->windowBlockN)
+      tiles->blockN = tiles->windowBlockN;
+  }
   FailureOr<fa::TileConfig> fitted =
       atom.fitTiles(*tiles, d, dv, chip.maxSharedMemoryPerBlock);
   if (failed(fitted))

@@ -1,17 +1,10 @@
 // REQUIRES: ptxas
-// XFAIL: *
-// KNOWN PROBLEM: with a sliding window (the three K/V loops of
-// --fa-causal-block-skip), the kernels the pipeline picks by default for
-// these head dims spill registers (ptxas -v, 2026-11-30):
-//   d =  96, window(128, 32),        sm_80: 16 bytes spill stores
-//   d = 128, window(128, 32),        sm_90:  8 bytes spill stores
-//   d = 128, causal window(64, 0),   sm_90:  8 bytes spill stores
-//   d = 192, causal window(64, 0),   sm_80: 20 bytes spill stores
-// (f16 and bf16 alike; the same head dims without a window, and d = 128
-// with causal window(256, 0), do not spill: ptxas.mlir.) This test checks
-// for 0 spills and is expected to fail until the defaults (or the kernel)
-// leave room for the window's bounds; lit reports it as XPASS once every
-// line passes, and then XFAIL goes.
+// Window kernels with the pipeline's default tiles compile without spills
+// for sm_80 and sm_90 (ptxas -v). These are the cases that spilled 4-32
+// bytes before the atom's tile table gave window kernels their own tiles
+// (MmaSyncAtom.cpp): 64-row Q blocks at d = 96, 32-key blocks at d = 128,
+// the rescale after the exponentials at d = 192 (--fa-schedule-softmax,
+// rescale=auto). The same head dims without a window: ptxas.mlir.
 
 // DEFINE: %{sm80} = fa-opt --fa-to-ptx="output-dir=%t" -o /dev/null && %ptxas -arch=sm_80 -v %t/attention_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM80
 // DEFINE: %{sm90} = fa-opt --fa-to-ptx="output-dir=%t chip=sm_90" -o /dev/null && %ptxas -arch=sm_90 -v %t/attention_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM90
@@ -20,6 +13,28 @@
 // RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/128/g; s/CAUSAL/window(128, 32)/' %s | %{sm90}
 // RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/128/g; s/CAUSAL/causal window(64, 0)/' %s | %{sm90}
 // RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/192/g; s/CAUSAL/causal window(64, 0)/' %s | %{sm80}
+// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/96/g; s/CAUSAL/causal window(1024, 0)/' %s | %{sm80}
+// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/96/g; s/CAUSAL/causal window(1024, 0)/' %s | %{sm90}
+// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/192/g; s/CAUSAL/window(128, 32)/' %s | %{sm90}
+// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/96/g; s/CAUSAL/window(512, -1)/' %s | %{sm80}
+// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/96/g; s/CAUSAL/causal window(0, 0)/' %s | %{sm80}
+// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/128/g; s/CAUSAL/window(512, -1)/' %s | %{sm90}
+// The tiles are visible in L1: 64 x 32 at d = 96, 128 x 32 at d = 128.
+// RUN: sed -e 's/DTYPE/f16/g; s/HD/96/g; s/CAUSAL/window(128, 32)/' %s | fa-opt --fa-tile-q-outer=auto-blocks=true | FileCheck %s --check-prefix=L1-D96
+// RUN: sed -e 's/DTYPE/f16/g; s/HD/128/g; s/CAUSAL/window(128, 32)/' %s | fa-opt --fa-tile-q-outer=auto-blocks=true | FileCheck %s --check-prefix=L1-D128
+// L1-D96-DAG: tensor<64x96xf16>
+// L1-D96-DAG: tensor<32x96xf16>
+// L1-D128-DAG: tensor<128x128xf16>
+// L1-D128-DAG: tensor<32x128xf16>
+// The rule is visible in the warp-mapped loop nest: at d = 192 with a
+// window, fa.rescale follows
+// fa.softmax_exp (8 warps, as the table says).
+// RUN: sed -e 's/DTYPE/f16/g; s/HD/192/g; s/CAUSAL/window(128, 32)/' %s | fa-opt --fa-tile-q-outer=auto-blocks=true --fa-causal-block-skip --fa-map-warps=num-warps=0 --fa-schedule-softmax | FileCheck %s --check-prefix=L3
+// L3: #fa.warp_rows<acc, num_warps = 8
+// L3: fa.running_max
+// L3-NEXT: fa.softmax_exp
+// L3-NOT: fa.running_max
+// L3: fa.rescale
 
 // SM80: Compiling entry function 'attention_kernel' for 'sm_80'
 // SM80: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

@@ -635,6 +635,83 @@ func.func @softcap_n80(%qa: tensor<128x64xf16, #opA>, %kt: tensor<80x64xf16, #sh
 
 // -----
 
+// A sliding window (an fa.mask with window_offset in the kernel) at head dim
+// 96 (128 x 32 tiles, 4 warps, Q in shared memory): S 32 + acc 96 = 128
+// registers is within the
+// budget, but the atom's tile table keeps the early rescale out of window
+// kernels at d = 96 and 192 (ptxas spills there): auto is after-exp. The
+// unmasked middle loop of the same kernel follows the masked one.
+
+#acc = #fa.warp_rows<acc, num_warps = 8, atom = #fa.mma_sync>
+#opA = #fa.warp_rows<operand_a, num_warps = 8, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 8, atom = #fa.mma_sync>
+#partial = #fa.warp_rows<partial_rows, num_warps = 8, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+
+// CHECK-LABEL: func @window_d192
+// CHECK: %[[SM:.*]] = fa.mask %{{.*}} window_offset
+// CHECK-NEXT: %[[MN:.*]], %[[AL:.*]] = fa.running_max %[[SM]]
+// CHECK-NEXT: fa.softmax_exp %[[SM]], %[[MN]], %[[AL]]
+// CHECK: fa.rescale %{{.*}}, %[[AL]]
+// CHECK: %[[MN2:.*]], %[[AL2:.*]] = fa.running_max %[[S2:.*]], %
+// CHECK-NEXT: fa.softmax_exp %[[S2]], %[[MN2]], %[[AL2]]
+// CHECK: fa.rescale %{{.*}}, %[[AL2]]
+// BEFORE-LABEL: func @window_d192
+// BEFORE: fa.running_max
+// BEFORE-NEXT: fa.rescale
+// BEFORE-NEXT: fa.softmax_exp
+func.func @window_d192(%qs: tensor<128x192xf16, #shared>, %kt: tensor<64x192xf16, #shared>, %vt: tensor<64x192xf16, #shared>,
+                      %m: tensor<128xf32, #rows>, %l: tensor<128xf32, #partial>, %acc: tensor<128x192xf32, #acc>,
+                      %scale: f32, %r0: index, %c0: index, %w: index)
+    -> (tensor<128x192xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>) {
+  %s = fa.qk %qs, %kt : tensor<128x192xf16, #shared>, tensor<64x192xf16, #shared> -> tensor<128x64xf32, #acc>
+  %sm = fa.mask %s[%r0, %c0] window_offset(%w) : tensor<128x64xf32, #acc>
+  %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+  %p16 = arith.truncf %p : tensor<128x64xf32, #acc> to tensor<128x64xf16, #acc>
+  %pa = fa.convert_layout %p16 : tensor<128x64xf16, #acc> -> tensor<128x64xf16, #opA>
+  %acc1 = fa.rescale %acc, %alpha : tensor<128x192xf32, #acc>, tensor<128xf32, #rows>
+  %acc2 = fa.pv %pa, %vt, %acc1 : tensor<128x64xf16, #opA>, tensor<64x192xf16, #shared>, tensor<128x192xf32, #acc>
+  // The unmasked middle block.
+  %s2 = fa.qk %qs, %kt : tensor<128x192xf16, #shared>, tensor<64x192xf16, #shared> -> tensor<128x64xf32, #acc>
+  %p2, %m3, %l3, %alpha2 = fa.online_softmax %s2, %m2, %l2 scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+  %p216 = arith.truncf %p2 : tensor<128x64xf32, #acc> to tensor<128x64xf16, #acc>
+  %pa2 = fa.convert_layout %p216 : tensor<128x64xf16, #acc> -> tensor<128x64xf16, #opA>
+  %acc3 = fa.rescale %acc2, %alpha2 : tensor<128x192xf32, #acc>, tensor<128xf32, #rows>
+  %acc4 = fa.pv %pa2, %vt, %acc3 : tensor<128x64xf16, #opA>, tensor<64x192xf16, #shared>, tensor<128x192xf32, #acc>
+  return %acc4, %m3, %l3 : tensor<128x192xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+}
+
+// -----
+
+// The same kernel without a window: auto is before-exp (128 <= 160).
+
+#acc = #fa.warp_rows<acc, num_warps = 8, atom = #fa.mma_sync>
+#opA = #fa.warp_rows<operand_a, num_warps = 8, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 8, atom = #fa.mma_sync>
+#partial = #fa.warp_rows<partial_rows, num_warps = 8, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+
+// CHECK-LABEL: func @causal_d192
+// CHECK: %[[SM:.*]] = fa.mask
+// CHECK-NEXT: %[[MN:.*]], %[[AL:.*]] = fa.running_max %[[SM]]
+// CHECK-NEXT: fa.rescale %{{.*}}, %[[AL]]
+// CHECK-NEXT: fa.softmax_exp %[[SM]], %[[MN]], %[[AL]]
+func.func @causal_d192(%qs: tensor<128x192xf16, #shared>, %kt: tensor<64x192xf16, #shared>, %vt: tensor<64x192xf16, #shared>,
+                      %m: tensor<128xf32, #rows>, %l: tensor<128xf32, #partial>, %acc: tensor<128x192xf32, #acc>,
+                      %scale: f32, %r0: index, %c0: index, %d: index)
+    -> (tensor<128x192xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>) {
+  %s = fa.qk %qs, %kt : tensor<128x192xf16, #shared>, tensor<64x192xf16, #shared> -> tensor<128x64xf32, #acc>
+  %sm = fa.mask %s[%r0, %c0] causal_offset(%d) : tensor<128x64xf32, #acc>
+  %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+  %p16 = arith.truncf %p : tensor<128x64xf32, #acc> to tensor<128x64xf16, #acc>
+  %pa = fa.convert_layout %p16 : tensor<128x64xf16, #acc> -> tensor<128x64xf16, #opA>
+  %acc1 = fa.rescale %acc, %alpha : tensor<128x192xf32, #acc>, tensor<128xf32, #rows>
+  %acc2 = fa.pv %pa, %vt, %acc1 : tensor<128x64xf16, #opA>, tensor<64x192xf16, #shared>, tensor<128x192xf32, #acc>
+  return %acc2, %m2, %l2 : tensor<128x192xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+}
+
+// -----
+
 // IR without fa.online_softmax is left alone.
 // CHECK-LABEL: func @nothing_to_split
 // CHECK-NEXT: arith.addf

@@ -20,7 +20,9 @@ options; --fa-lower-to-cpu).
 Each run is classified: ok (exit 0), diagnostic (exit 1 with an `error:` and
 nothing else), crash (a signal, a stack dump, `LLVM ERROR`, an assertion,
 or output on a path outside the output directory), hang (over --timeout).
-Crashes and hangs are minimized (lines removed while the class and the
+A crash inside upstream MLIR that upstream's own mlir-opt shows too (the
+KNOWN_UPSTREAM list, each with an XFAIL lit test) is classified "upstream"
+and does not fail the run. Crashes and hangs are minimized (lines removed while the class and the
 first line of the report stay) and saved to --out as <class>-<hash>.mlir with
 the command in a comment.
 
@@ -40,6 +42,12 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# Crashes inside upstream MLIR that upstream mlir-opt shows on the same input
+# (each has an XFAIL lit test naming it): classified "upstream", saved like
+# crashes, but not counted as ours (docs/reliability.md).
+KNOWN_UPSTREAM = ("linalg::TransposeOp::parse",  # test/tools/fa-opt/upstream-transpose-parse.mlir
+                  )
 
 CRASH_MARKERS = ("PLEASE submit a bug report", "Stack dump", "LLVM ERROR",
                  "Assertion", "UNREACHABLE", "AddressSanitizer", "runtime error:",
@@ -208,6 +216,8 @@ def classify(fa_opt, text, args, timeout, out_dir):
     finally:
         os.unlink(path)
     report = p.stderr
+    if any(m in report for m in KNOWN_UPSTREAM):
+        return "upstream", next(m for m in KNOWN_UPSTREAM if m in report)
     if p.returncode < 0 or any(m in report for m in CRASH_MARKERS):
         first = next((l for l in report.splitlines() if any(m in l for m in CRASH_MARKERS) or
                       "error" in l.lower()), report[:200])
@@ -348,7 +358,7 @@ def main():
                 for f in stray:
                     shutil.rmtree(os.path.join(work, f), ignore_errors=True)
             counts[kind] = counts.get(kind, 0) + 1
-            if kind in ("crash", "hang"):
+            if kind in ("crash", "hang", "upstream"):
                 record(done + j, text, run_args, kind, signature)
         done += len(texts)
         if not a.quiet and done >= next_report:
@@ -357,7 +367,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     print("seed %d: %d cases in %.0f s: %s; %d distinct crashes/hangs%s" % (
         a.seed, a.cases, time.time() - start, counts, len(found), (" in " + out) if found else ""))
-    return 1 if found else 0
+    return 1 if any(k[0] != "upstream" for k in found) else 0
 
 
 if __name__ == "__main__":

@@ -132,7 +132,8 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
            "Rows of K/V per inner-loop step, 1..1024">,
     Option<"autoBlocks", "auto-blocks", "bool", /*default=*/"false",
            "Ignore block-m/block-n and pick the GPU kernel's tiles per op "
-           "from the sm_80 atom's table of head dims (MmaSyncAtom.cpp), "
+           "from the sm_80 atom's table of head dims (MmaSyncAtom.cpp; "
+           "its own blocks for sliding windows at d = 96 and 128), "
            "shrunk where they exceed the chip's shared memory">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "With auto-blocks: the GPU whose shared memory the tiles must "
@@ -356,8 +357,11 @@ def FAScheduleSoftmax : Pass<"fa-schedule-softmax"> {
       live (at head dim 128 the early rescale spills).
     * `rescale=auto`: before the exponentials while the S and O accumulators
       (and Q, when it is in registers) take at most the atom's early-rescale
-      budget of registers per thread, after them otherwise. On IR without
-      layouts, after.
+      budget of registers per thread, after them otherwise. In a kernel that
+      masks a sliding window (an `fa.mask` with `window_offset` anywhere in
+      the function), also after them where the atom's tile table says the
+      window's row bounds leave no room (sm_80 atom: head dim 192).
+      On IR without layouts, after.
 
     The op order is the schedule: the GPU lowering emits the ops in the
     order they appear.

@@ -160,6 +160,22 @@ int64_t MmaSyncAtomAttr::getEarlyRescaleBudget() const { return 160; }
 // would too, but leave Q in registers at the edge of the budget and spill
 // 4 bytes when causal); at d = 256 two stages of K/V and a 128-row Q no
 // longer fit in 163 KB.
+//
+// A sliding window (a left bound) keeps each row's bounds live next to the
+// fragments, and ptxas -v (sm_80 and sm_90; windows (128, 32), (64, 0) and
+// (1024, 0) causal, (512, -1), (-1, 8)) finds spills the plain kernels do
+// not have:
+// * d = 96 spills 8-32 bytes with 128-row Q blocks, early rescale or not:
+//   its window kernels take 64-row blocks (16 rows a warp; 3 % slower than
+//   the spilling kernel at window 1024 on the H200, 4 % faster than 128
+//   rows without the early rescale);
+// * d = 128 spills 8-32 bytes on sm_90 with 64-key blocks: its window
+//   kernels take 32-key blocks (4 % slower at window 1024);
+// * d = 192 (S and O of 32 + 96 registers a thread) spills 4-20 bytes with
+//   the early rescale: its window kernels rescale after the exponentials
+//   (5 % slower).
+// d = 64 keeps the early rescale (+6 % on its window kernels). Measured:
+// docs/performance.md, "Sliding window".
 FailureOr<TileConfig> MmaSyncAtomAttr::getDefaultTiles(int64_t headDim,
                                                        int64_t valueDim) const {
   int64_t d = std::max(headDim, valueDim);
@@ -170,8 +186,14 @@ FailureOr<TileConfig> MmaSyncAtomAttr::getDefaultTiles(int64_t headDim,
     TileConfig tiles;
   };
   static const Entry table[] = {
-      {32, {128, 128, 4, 2}}, {64, {128, 64, 4, 2}},  {96, {128, 32, 4, 2}},
-      {128, {128, 64, 4, 2}}, {160, {128, 32, 8, 2}}, {192, {128, 64, 8, 2}},
+      {32, {128, 128, 4, 2}},
+      {64, {128, 64, 4, 2}},
+      {96, {128, 32, 4, 2, /*earlyRescaleWithWindow=*/true,
+            /*windowBlockM=*/64}},
+      {128, {128, 64, 4, 2, /*earlyRescaleWithWindow=*/true,
+             /*windowBlockM=*/0, /*windowBlockN=*/32}},
+      {160, {128, 32, 8, 2}},
+      {192, {128, 64, 8, 2, /*earlyRescaleWithWindow=*/false}},
       {256, {64, 32, 4, 2}},
   };
   for (const Entry &e : table)

@@ -26,9 +26,16 @@
 namespace mlir {
 namespace fa {
 /// Tile sizes of the GPU kernel: Q rows and K/V rows per block, warps per
-/// thread block, K/V blocks resident in shared memory.
+/// thread block, K/V blocks resident in shared memory. For kernels with a
+/// sliding window (a left bound, whose per-row bounds stay live next to the
+/// fragments): whether the accumulator may still be rescaled before the
+/// exponentials when the register budget allows it (`--fa-schedule-softmax`,
+/// `rescale=auto`), and the Q and K/V blocks to use instead of `blockM` and
+/// `blockN` (0: the same).
 struct TileConfig {
   int64_t blockM, blockN, numWarps, stages;
+  bool earlyRescaleWithWindow = true;
+  int64_t windowBlockM = 0, windowBlockN = 0;
 };
 } // namespace fa
 } // namespace mlir
