@@ -52,7 +52,7 @@ MLIR_CAPI_EXPORTED MlirOperation faAttentionOpCreate(
 MLIR_CAPI_EXPORTED bool faOperationIsAttention(MlirOperation op);
 
 /// The scale `fa.attention` applies: its `scale` attribute, or 1/sqrt(D).
-/// `op` must be an `fa.attention` op (faOperationIsAttention).
+/// NaN when `op` is null or not an `fa.attention` op.
 MLIR_CAPI_EXPORTED double faAttentionOpGetEffectiveScale(MlirOperation op);
 
 #ifdef __cplusplus

@@ -10,6 +10,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 
+#include <limits>
+
 using namespace mlir;
 
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(FA, fa, mlir::fa::FADialect)
@@ -99,5 +101,8 @@ bool faOperationIsAttention(MlirOperation op) {
 }
 
 double faAttentionOpGetEffectiveScale(MlirOperation op) {
-  return cast<fa::AttentionOp>(unwrap(op)).getEffectiveScale();
+  auto attention = dyn_cast_or_null<fa::AttentionOp>(unwrap(op));
+  if (!attention)
+    return std::numeric_limits<double>::quiet_NaN();
+  return attention.getEffectiveScale();
 }

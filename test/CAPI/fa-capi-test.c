@@ -157,6 +157,9 @@ static void testTensorAttention(void) {
   printf("is attention: %d\n", faOperationIsAttention(attention));
   printf("effective scale: %g\n", faAttentionOpGetEffectiveScale(attention));
   printf("results: %d\n", (int)mlirOperationGetNumResults(attention));
+  MlirOperation ret = mlirOperationGetNextInBlock(attention);
+  printf("return is attention: %d\n", faOperationIsAttention(ret));
+  printf("return's scale: %g\n", faAttentionOpGetEffectiveScale(ret));
   MlirOperation moduleOp = mlirModuleGetOperation(module);
   printf("verified: %d\n",
          mlirOperationVerify(moduleOp));
@@ -166,6 +169,8 @@ static void testTensorAttention(void) {
   // CHECK: is attention: 1
   // CHECK: effective scale: 0.125
   // CHECK: results: 2
+  // CHECK: return is attention: 0
+  // CHECK: return's scale: nan
   // CHECK: verified: 1
   // CHECK: func.func @attn(%[[Q:.*]]: tensor<1x4x128x64xf16>, %[[K:.*]]: tensor<1x2x128x64xf16>, %[[V:.*]]: tensor<1x2x128x64xf16>, %[[O:.*]]: tensor<1x4x128x64xf16>, %[[LSE:.*]]: tensor<1x4x128xf32>)
   // CHECK: %[[R:.*]]:2 = fa.attention ins(%[[Q]], %[[K]], %[[V]] : {{.*}}) outs(%[[O]], %[[LSE]] : tensor<1x4x128x64xf16>, tensor<1x4x128xf32>) scale(1.250000e-01) causal window(32, 0) softcap(3.000000e+01) -> tensor<1x4x128x64xf16>, tensor<1x4x128xf32>
