@@ -232,13 +232,16 @@ def FAGpuModuleToPTX : Pass<"fa-gpu-module-to-ptx", "::mlir::ModuleOp"> {
     255-register budget: with 32-bit shared pointers the d = 128 kernels
     stop spilling (`ptxas -v`). That option is global to the process (an
     LLVM `cl::opt`), and a library that set it once would change the PTX of
-    every other NVPTX compilation its host process does. This pass sets it
-    to `short-shared-pointers` only while its own serialization runs and
-    restores the previous value afterwards, whatever that was (the host's
-    `--nvptx-short-ptr` or LLVM's default, off). Concurrent runs of this pass
-    in one process take turns; an unrelated NVPTX compilation running on
-    another thread at the same moment would still see the value, which no
-    library-side code can prevent for a process-wide option.
+    every other NVPTX compilation its host process does. With
+    `short-shared-pointers` (the default) this pass turns it on only while
+    its own serialization runs and restores the previous value afterwards,
+    whatever that was (the host's `--nvptx-short-ptr` or LLVM's default,
+    off). Concurrent runs of this pass in one process take turns; an
+    unrelated NVPTX compilation running on another thread at that moment
+    would still see the value, which no library-side code can prevent for a
+    process-wide option. With `short-shared-pointers=false` the pass does not
+    touch the option at all: the kernels get the process's value (LLVM's
+    default: 64-bit shared pointers, correct but with more registers).
 
     Before:
 

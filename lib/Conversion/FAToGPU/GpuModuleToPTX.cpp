@@ -24,21 +24,22 @@ namespace fa {
 using namespace mlir;
 
 namespace {
-/// Sets LLVM's `nvptx-short-ptr` for the lifetime of the object and puts the
-/// previous value back on destruction. The option is an LLVM `cl::opt<bool>`
-/// defined by the NVPTX backend (NVPTXTargetMachine.cpp); it is looked up
-/// by name because the backend does not export it. The TargetMachine that
-/// gpu-module-to-binary creates reads it in its constructor.
+/// Turns LLVM's `nvptx-short-ptr` on for the lifetime of the object and puts
+/// the previous value back on destruction. The option is an LLVM
+/// `cl::opt<bool>` defined by the NVPTX backend (NVPTXTargetMachine.cpp); it
+/// is looked up by name because the backend does not export it. The
+/// TargetMachine that gpu-module-to-binary creates reads it in its
+/// constructor.
 class ScopedShortSharedPointers {
 public:
-  explicit ScopedShortSharedPointers(bool enable) {
+  ScopedShortSharedPointers() {
     auto &options = llvm::cl::getRegisteredOptions();
     auto it = options.find("nvptx-short-ptr");
     if (it == options.end())
       return;
     option = static_cast<llvm::cl::opt<bool> *>(it->second);
     previous = option->getValue();
-    option->setValue(enable);
+    option->setValue(true);
   }
   ~ScopedShortSharedPointers() {
     if (option)
@@ -75,13 +76,20 @@ struct FAGpuModuleToPTXPass
 
   void runOnOperation() override {
     OpPassManager serialization = buildSerialization();
+    // short-shared-pointers=false: the option is not touched at all, and the
+    // kernels get whatever the process has (LLVM's default: 64-bit).
+    if (!shortSharedPointers) {
+      if (failed(runPipeline(serialization, getOperation())))
+        signalPassFailure();
+      return;
+    }
     // Two runs of this pass in one process (threads of a host, or nested
     // modules compiled in parallel) must not interleave their set/restore
     // pairs, or one would restore the value while the other still compiles.
     static std::mutex optionMutex;
     std::lock_guard<std::mutex> lock(optionMutex);
-    ScopedShortSharedPointers scope(shortSharedPointers);
-    if (shortSharedPointers && !scope.found())
+    ScopedShortSharedPointers scope;
+    if (!scope.found())
       getOperation().emitWarning()
           << "fa-gpu-module-to-ptx: this LLVM has no 'nvptx-short-ptr' "
              "option; shared memory addresses stay 64-bit";

@@ -4,10 +4,12 @@
 // gets the process-wide value, not ours. The same kernel in both modules.
 // RUN: fa-opt %s --pass-pipeline='builtin.module(builtin.module(fa-gpu-module-to-ptx),gpu-module-to-binary{format=isa})' \
 // RUN:   | FileCheck %s --check-prefixes=OURS-SHORT,HOST-LONG
-// A host that sets the option itself keeps it, even after a run with the
-// option off.
-// RUN: fa-opt %s --nvptx-short-ptr --pass-pipeline='builtin.module(builtin.module(fa-gpu-module-to-ptx{short-shared-pointers=false}),gpu-module-to-binary{format=isa})' \
-// RUN:   | FileCheck %s --check-prefixes=OURS-LONG,HOST-SHORT
+// A host that sets the option itself keeps it after ours.
+// RUN: fa-opt %s --nvptx-short-ptr --pass-pipeline='builtin.module(builtin.module(fa-gpu-module-to-ptx),gpu-module-to-binary{format=isa})' \
+// RUN:   | FileCheck %s --check-prefixes=OURS-SHORT,HOST-SHORT
+// short-shared-pointers=false touches nothing: both get LLVM's default.
+// RUN: fa-opt %s --pass-pipeline='builtin.module(builtin.module(fa-gpu-module-to-ptx{short-shared-pointers=false}),gpu-module-to-binary{format=isa})' \
+// RUN:   | FileCheck %s --check-prefixes=OURS-LONG,HOST-LONG
 
 // OURS-SHORT-LABEL: module @ours
 // OURS-SHORT: gpu.binary @ours_kernels

@@ -1,11 +1,11 @@
 // --fa-gpu-module-to-ptx serializes like gpu-module-to-binary{format=isa}, with
-// shared-memory addresses in 32-bit registers (LLVM's nvptx-short-ptr) unless
-// short-shared-pointers=false. Within the pass, its option decides, whatever
-// the process-wide value (--nvptx-short-ptr).
+// shared-memory addresses in 32-bit registers (LLVM's nvptx-short-ptr, on
+// whatever the process-wide value) unless short-shared-pointers=false, which
+// leaves the option as the process has it (LLVM's default: 64-bit).
 // RUN: fa-opt %s --fa-gpu-module-to-ptx | FileCheck %s --check-prefix=SHORT
 // RUN: fa-opt %s --nvptx-short-ptr=false --fa-gpu-module-to-ptx | FileCheck %s --check-prefix=SHORT
 // RUN: fa-opt %s --fa-gpu-module-to-ptx=short-shared-pointers=false | FileCheck %s --check-prefix=LONG
-// RUN: fa-opt %s --nvptx-short-ptr --fa-gpu-module-to-ptx=short-shared-pointers=false | FileCheck %s --check-prefix=LONG
+// RUN: fa-opt %s --nvptx-short-ptr --fa-gpu-module-to-ptx=short-shared-pointers=false | FileCheck %s --check-prefix=SHORT
 
 // SHORT-LABEL: gpu.binary @kernels
 // SHORT-SAME: .target sm_80
