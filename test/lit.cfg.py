@@ -11,7 +11,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "FA"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".py"]
+config.suffixes = [".mlir", ".py", ".c", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fa_obj_root, "test")
 config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py", "fa_fuzz.py",
@@ -39,7 +39,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.fa_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
-tools = ["fa-opt", "mlir-runner", "mlir-opt"]
+tools = ["fa-opt", "fa-capi-test", "mlir-runner", "mlir-opt"]
 llvm_config.add_tool_substitutions(tools, [config.fa_tools_dir, config.llvm_tools_dir])
 
 # Runtime libraries for mlir-runner (printMemrefF32 & co).
@@ -49,6 +49,13 @@ runner_libs = ",".join(
 )
 config.substitutions.append(("%mlir_runner_libs", runner_libs))
 config.substitutions.append(("%python", config.python_executable))
+# test/Examples/downstream.test: install this build and build
+# examples/downstream against the installed package.
+config.substitutions.append(("%fa_obj_root", config.fa_obj_root))
+config.substitutions.append(("%fa_src_root", config.fa_src_root))
+config.substitutions.append(("%mlir_cmake_dir", config.mlir_cmake_dir))
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%lit_utils", os.path.join(config.test_source_root, "lit_utils")))
 
 # ptxas is optional: tests that assemble PTX say `REQUIRES: ptxas`.

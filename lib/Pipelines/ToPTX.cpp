@@ -13,23 +13,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSwitch.h"
-#include "llvm/Support/CommandLine.h"
 
 using namespace mlir;
-
-/// Shared memory addresses are 32-bit on NVIDIA GPUs, but LLVM's NVPTX
-/// backend keeps them in 64-bit registers unless its `nvptx-short-ptr`
-/// option is set. The attention kernel keeps a shared-memory base register
-/// per operand and pipeline stage, at the edge of the 255-register budget:
-/// with short pointers the d = 128 kernels stop spilling (ptxas -v). The
-/// option is process-wide, like any LLVM command-line option; it only affects
-/// addrspace(3) pointers of NVPTX code.
-static void useShortSharedPointers() {
-  auto &options = llvm::cl::getRegisteredOptions();
-  auto it = options.find("nvptx-short-ptr");
-  if (it != options.end())
-    (void)it->second->addOccurrence(0, "nvptx-short-ptr", "true");
-}
 
 /// The LLVM feature string for `features` on `chip`: a comma-separated list
 /// of `+ptxNN` that LLVM's NVPTX backend knows (6.0 to 9.0) and that `chip`
@@ -81,7 +66,6 @@ LogicalResult mlir::fa::buildToPTXPipeline(
     llvm::errs() << "error: fa-to-ptx: " << message << "\n";
     return failure();
   };
-  useShortSharedPointers();
   std::optional<QueryHome> queryHome =
       llvm::StringSwitch<std::optional<QueryHome>>(options.queryHome)
           .Case("auto", QueryHome::Auto)
@@ -155,9 +139,10 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = "isa";
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  // gpu-module-to-binary{format=isa}, with 32-bit shared-memory pointers
+  // (LLVM's process-wide nvptx-short-ptr) set for this serialization only.
+  pm.addPass(createFAGpuModuleToPTX(
+      FAGpuModuleToPTXOptions{options.shortSharedPointers}));
   if (!options.outputDir.empty())
     pm.addPass(createFAExportKernels(FAExportKernelsOptions{options.outputDir}));
   return success();

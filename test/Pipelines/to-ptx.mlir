@@ -11,6 +11,8 @@
 // RUN: FileCheck %s --check-prefix=SOFTCAP --strict-whitespace < %t/gqa_causal_kernel.json
 // RUN: %python -c "import json, sys; json.load(open(sys.argv[1]))" %t/gqa_causal_kernel.json
 // RUN: FileCheck %s --check-prefix=SOFTCAP-PTX < %t/gqa_causal_kernel.ptx
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t short-shared-pointers=false" -o /dev/null
+// RUN: FileCheck %s --check-prefix=LONG-PTX < %t/gqa_causal_kernel.ptx
 
 // The whole pipeline, L0 -> L5: fa.attention to PTX, written to files with
 // the launch plan (docs/launch-plan.md).
@@ -35,6 +37,9 @@
 // PTX-NEXT: .param .f32 gqa_causal_kernel_param_53
 // PTX-NEXT: )
 // PTX-NEXT: .maxntid 128, 1, 1
+//     Shared-memory addresses in 32-bit registers (short-shared-pointers,
+//     on by default; docs/design.md, L5).
+// PTX: mov.b32 %r{{[0-9]+}}, __dynamic_shmem__0;
 //     The prologue: Q and the first K/V block, then Q's wait (one group may
 //     stay in flight).
 // PTX: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
@@ -54,6 +59,13 @@
 // PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTX: lg2.approx.ftz.f32
 // PTX: st.global.v4.b32
+
+//     short-shared-pointers=false: the same kernel with 64-bit shared
+//     addresses.
+// LONG-PTX: .entry gqa_causal_kernel(
+// LONG-PTX: mov.b64 %rd{{[0-9]+}}, __dynamic_shmem__0;
+// LONG-PTX: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// LONG-PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{.*}}, [%rd{{[0-9]+}}
 
 //     The launch plan in JSON (sorted keys, 2-space indent); dynamic dims
 //     are null, grid entries expressions of the tensor sizes.

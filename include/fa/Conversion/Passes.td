@@ -216,4 +216,56 @@ def FAExternDynamicShared : Pass<"fa-extern-dynamic-shared",
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+
+def FAGpuModuleToPTX : Pass<"fa-gpu-module-to-ptx", "::mlir::ModuleOp"> {
+  let summary = "gpu-module-to-binary{format=isa}, with LLVM's NVPTX "
+                "short-pointer option set for this serialization only";
+  let description = [{
+    Runs upstream's `gpu-module-to-binary{format=isa}` on the module: every
+    `gpu.module` (in the NVVM dialect, with an `#nvvm.target`) that is a
+    direct child becomes a `gpu.binary` holding PTX text.
+
+    Shared memory addresses are 32-bit on NVIDIA GPUs, but LLVM's NVPTX
+    backend keeps them in 64-bit registers unless its `nvptx-short-ptr`
+    command-line option is set. The attention kernel keeps a shared-memory
+    base register per operand and pipeline stage, at the edge of the
+    255-register budget: with 32-bit shared pointers the d = 128 kernels
+    stop spilling (`ptxas -v`). That option is global to the process (an
+    LLVM `cl::opt`), and a library that set it once would change the PTX of
+    every other NVPTX compilation its host process does. With
+    `short-shared-pointers` (the default) this pass turns it on only while
+    its own serialization runs and restores the previous value afterwards,
+    whatever that was (the host's `--nvptx-short-ptr` or LLVM's default,
+    off). Concurrent runs of this pass in one process take turns; an
+    unrelated NVPTX compilation running on another thread at that moment
+    would still see the value, which no library-side code can prevent for a
+    process-wide option. With `short-shared-pointers=false` the pass does not
+    touch the option at all: the kernels get the process's value (LLVM's
+    default: 64-bit shared pointers, correct but with more registers).
+
+    Before:
+
+    ```mlir
+    gpu.module @k [#nvvm.target<chip = "sm_80">] {
+      llvm.func @k(...) attributes {gpu.kernel, nvvm.kernel} { ... }
+    }
+    ```
+
+    After (PTX abridged; with short-shared-pointers=true, addresses into
+    `.shared` sit in 32-bit `%r` registers, with false in 64-bit `%rd` ones):
+
+    ```mlir
+    gpu.binary @k  [#gpu.object<#nvvm.target<chip = "sm_80">, assembly = "...
+        mov.b32 %r4, tile; add.s32 %r5, %r4, %r3; st.shared.b32 [%r5], %r2; ...">]
+    ```
+  }];
+  let options = [
+    Option<"shortSharedPointers", "short-shared-pointers", "bool",
+           /*default=*/"true",
+           "Keep shared-memory addresses in 32-bit registers (LLVM's "
+           "nvptx-short-ptr) while this pass serializes; the process-wide "
+           "value is restored afterwards">
+  ];
+}
+
 #endif // FA_CONVERSION_PASSES_TD

@@ -79,6 +79,12 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
       llvm::cl::desc("Index width inside the kernel (32: i32 sizes, strides "
                      "and offsets, tensors below 2^31 elements; 64: i64)"),
       llvm::cl::init(32)};
+  PassOptions::Option<bool> shortSharedPointers{
+      *this, "short-shared-pointers",
+      llvm::cl::desc("Keep shared-memory addresses in 32-bit registers "
+                     "(LLVM's nvptx-short-ptr, set only while the kernels "
+                     "are serialized; --fa-gpu-module-to-ptx)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> outputDir{
       *this, "output-dir",
       llvm::cl::desc("If set, write <kernel>.ptx and <kernel>.json here"),
