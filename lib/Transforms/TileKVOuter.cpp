@@ -60,6 +60,11 @@ private:
   Value loadRows(Value source, Value batch, Value head, Value start,
                  Value count, int64_t tileRows, Value pad);
 
+  /// [begin, end) of the Q block starts to visit for the keys
+  /// [keyStart, keyEnd): begin a multiple of block-m, both within [0, Nq]
+  /// (begin >= end: no block).
+  std::pair<Value, Value> visibleQueryBlocks(Value keyStart, Value keyEnd);
+
   /// One Q block against the K/V block: returns the new (dK tile, dV tile,
   /// dQ accumulator).
   SmallVector<Value> qStep(Value batch, Value head, Value qStart,
@@ -99,6 +104,23 @@ Value KVOuterTiler::loadRows(Value source, Value batch, Value head,
                                                offsets, sizes, strides);
   auto tileTy = RankedTensorType::get(tileShape, type.getElementType());
   return tensor::createPadHighOp(tileTy, slice, pad, /*nofold=*/false, loc, b);
+}
+
+std::pair<Value, Value> KVOuterTiler::visibleQueryBlocks(Value keyStart,
+                                                         Value keyEnd) {
+  Value zero = index(0);
+  Value begin = zero, end = numQueries;
+  if (Value first = semantics::firstRowSeeing(b, loc, keyStart, mask)) {
+    // Rounded down to a block start, within [0, Nq].
+    Value clamped = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, first, zero), numQueries);
+    Value blocks = arith::DivUIOp::create(b, loc, clamped, index(blockM));
+    begin = arith::MulIOp::create(b, loc, blocks, index(blockM));
+  }
+  if (Value last = semantics::rowsSeeingEnd(b, loc, keyEnd, mask))
+    end = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, last, zero), numQueries);
+  return {begin, end};
 }
 
 SmallVector<Value> KVOuterTiler::qStep(Value batch, Value head, Value qStart,
@@ -271,6 +293,13 @@ SmallVector<Value> KVOuterTiler::build() {
                     Value dvInit = arith::ConstantOp::create(
                         b, loc,
                         DenseElementsAttr::get(dvTileTy, APFloat(0.0f)));
+                    // Block skipping: only the Q blocks with a row that
+                    // sees a key of [k0, k0 + kRows) (AttentionMath.h's
+                    // inverse bounds); the mask still handles the rest.
+                    std::pair<Value, Value> qBlocks = visibleQueryBlocks(
+                        kStart,
+                        arith::AddIOp::create(b, loc, kStart, kRows));
+                    Value qBegin = qBlocks.first, qEnd = qBlocks.second;
                     // The query heads of the group, in a fixed order, then
                     // the Q blocks: dK and dV of this block stay in the
                     // loop-carried tiles.
@@ -284,7 +313,7 @@ SmallVector<Value> KVOuterTiler::build() {
                                                     index(group)),
                               r);
                           auto qLoop = scf::ForOp::create(
-                              b, loc, index(0), numQueries, index(blockM), st,
+                              b, loc, qBegin, qEnd, index(blockM), st,
                               [&](OpBuilder &, Location, Value qStart,
                                   ValueRange st) {
                                 scf::YieldOp::create(

@@ -28,10 +28,18 @@
 // CHECK: %[[V_TILE:.*]] = tensor.pad
 // CHECK-DAG: %[[DK_T0:.*]] = arith.constant dense<0.000000e+00> : tensor<16x64xf32>
 // CHECK-DAG: %[[DV_T0:.*]] = arith.constant dense<0.000000e+00> : tensor<16x64xf32>
+//     Block skipping: the first Q block with a row that sees key k0 is the
+//     one of row k0 - (Nk - Nq), clamped to [0, Nq] and rounded down to a
+//     block; without a window every later block sees the K/V block.
+// CHECK: %[[FIRST:.*]] = arith.subi %[[K0]], %[[OFFSET]] : index
+// CHECK: %[[NONNEG:.*]] = arith.maxsi %[[FIRST]], %{{.*}} : index
+// CHECK: %[[CLAMPED:.*]] = arith.minsi %[[NONNEG]], %[[NQ]] : index
+// CHECK: %[[NBLOCKS:.*]] = arith.divui %[[CLAMPED]], %c32{{.*}} : index
+// CHECK: %[[Q_BEGIN:.*]] = arith.muli %[[NBLOCKS]], %c32{{.*}} : index
 //     The query heads of the group (2), then the Q blocks.
 // CHECK: %[[T:.*]]:3 = scf.for %[[RH:.*]] = %{{.*}} to %c2{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[DK_T0]], %{{.*}} = %[[DV_T0]], %{{.*}} = %{{.*}})
 // CHECK: %[[HEAD:.*]] = arith.addi %{{.*}}, %[[RH]] : index
-// CHECK: scf.for %[[Q0:.*]] = %{{.*}} to %[[NQ]] step %c32{{.*}} iter_args(%[[DK_T:.*]] = %{{.*}}, %[[DV_T:.*]] = %{{.*}}, %[[DQ_T:.*]] = %{{.*}})
+// CHECK: scf.for %[[Q0:.*]] = %[[Q_BEGIN]] to %[[NQ]] step %c32{{.*}} iter_args(%[[DK_T:.*]] = %{{.*}}, %[[DV_T:.*]] = %{{.*}}, %[[DQ_T:.*]] = %{{.*}})
 // CHECK: tensor.extract_slice %[[Q]][%[[B]], %[[HEAD]], %[[Q0]], 0]
 // CHECK: %[[Q_TILE:.*]] = tensor.pad
 // CHECK: %[[DO_TILE:.*]] = tensor.pad
@@ -84,8 +92,19 @@ func.func @gqa_causal(%q: tensor<1x4x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: te
 // -----
 
 // A soft cap replaces the scale generic by fa.softcap (scale / cap, cap);
-// a window gives the mask its left bound.
+// a window gives the mask its left bound, and the Q loop an end: the rows
+// before k0 + kRows - (Nk - Nq - 8), clamped to [0, Nq].
 // CHECK-LABEL: func @softcap_window
+// CHECK: %[[DIAG:.*]] = arith.subi %c40{{.*}}, %c40{{.*}} : index
+// CHECK: %[[WOFF:.*]] = arith.addi %[[DIAG]], %c-8 : index
+// CHECK: scf.for %[[K0:.*]] = %{{.*}} to %c40{{.*}} step %c16
+// CHECK: %[[KROWS:.*]] = arith.minsi %c16{{.*}}, %{{.*}} : index
+// CHECK: %[[KEND:.*]] = arith.addi %[[K0]], %[[KROWS]] : index
+// CHECK: %[[Q_BEGIN:.*]] = arith.muli
+// CHECK: %[[LAST:.*]] = arith.subi %[[KEND]], %[[WOFF]] : index
+// CHECK: %[[NONNEG:.*]] = arith.maxsi %[[LAST]], %{{.*}} : index
+// CHECK: %[[Q_END:.*]] = arith.minsi %[[NONNEG]], %c40{{.*}} : index
+// CHECK: scf.for %{{.*}} = %[[Q_BEGIN]] to %[[Q_END]] step %c32
 // CHECK: %[[S:.*]] = fa.qk
 // CHECK-NEXT: %[[C:.*]] = fa.softcap %[[S]] scale(%{{.*}}) cap(%{{.*}}) : tensor<32x16xf32>
 // CHECK-NEXT: fa.mask %[[C]][%{{.*}}, %{{.*}}] key_limit(%{{.*}}) causal_offset(%{{.*}}) window_offset(%{{.*}}) : tensor<32x16xf32>

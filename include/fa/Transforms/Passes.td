@@ -174,7 +174,11 @@ def FATileKVOuter : Pass<"fa-tile-kv-outer"> {
       (one thread block each on the GPU; sequential here, since every K/V
       block adds into dQ);
     * inside, an `scf.for` over the query heads of the GQA group and an
-      `scf.for` over Q blocks of `block-m` rows whose `iter_args` are the
+      `scf.for` over the Q blocks of `block-m` rows that can see the K/V
+      block (block skipping for the K/V-outer order: the rows from
+      `k0 - (Nk - Nq + right)` to `k0 + N - (Nk - Nq - left)`, the inverses
+      of the forward's mask bounds in AttentionMath.h, rounded to blocks
+      and clamped to `[0, Nq)`), whose `iter_args` are the
       block's f32 `dK` and `dV` tiles (FlashAttention-2 keeps them in
       registers) and the f32 dQ accumulator;
     * the body recomputes the scores with the forward's tile ops (`fa.qk`,
@@ -191,9 +195,9 @@ def FATileKVOuter : Pass<"fa-tile-kv-outer"> {
     `--fa-decompose-naive` (D, the body of dS, the final scale and
     rounding) are the same functions (BackwardBuilders.h), and the CPU tests
     run both on the same inputs (`test/Integration/Tiling/backward.mlir`).
-    Not yet: skipping the Q blocks a K/V block cannot see (every Q block
-    is visited and masked), tile ops for the backward products, and any GPU
-    lowering (docs/backward.md).
+    Not yet: an unmasked range for the Q blocks that see the whole K/V
+    block (every visited block is masked), tile ops for the backward
+    products, and any GPU lowering (docs/backward.md).
 
     Before:
 
@@ -210,8 +214,9 @@ def FATileKVOuter : Pass<"fa-tile-kv-outer"> {
       scf.for %g ... {
         scf.for %k0 = %c0 to %Nk step %cN ... {
           %k_tile = tensor.pad ...   %v_tile = tensor.pad ...
+          %q_begin = ...   %q_end = ...    // the Q blocks that see [k0, k0 + N)
           %t:3 = scf.for %r = %c0 to %group ... iter_args(%dk_t, %dv_t, %dq_acc) {
-            scf.for %q0 = %c0 to %Nq step %cM ... {
+            scf.for %q0 = %q_begin to %q_end step %cM ... {
               %s = fa.qk %q_tile, %k_tile ...
               %sm = fa.mask %s[%q0, %k0] key_limit(%Nk) causal_offset(%off) ...
               %p = linalg.generic ... { math.exp ... }   // exp(S - LSE)
@@ -237,6 +242,21 @@ def FATileKVOuter : Pass<"fa-tile-kv-outer"> {
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
+}
+
+def FARejectBackwardOnGPU : Pass<"fa-reject-backward-on-gpu"> {
+  let summary = "Fail on fa.attention_backward, which has no GPU lowering "
+                "yet";
+  let description = [{
+    The first pass of `--fa-to-ptx`. The GPU stages lower `fa.attention`
+    only; without this check an `fa.attention_backward` would go through
+    the pipeline untouched, with no kernel and no error. The op stays as it
+    is; the pass reports an error at its location and fails.
+
+    Before: any module with an `fa.attention_backward`. After: an error
+    ("fa.attention_backward has no GPU lowering yet ..."); modules without
+    one are unchanged.
+  }];
 }
 
 def FADecomposeTiles : Pass<"fa-decompose-tiles"> {

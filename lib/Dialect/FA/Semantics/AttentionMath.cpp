@@ -63,6 +63,24 @@ Value semantics::visibleKeysBegin(OpBuilder &b, Location loc, Value row,
   return arith::AddIOp::create(b, loc, row, spec.windowOffset);
 }
 
+Value semantics::firstRowSeeing(OpBuilder &b, Location loc, Value keyStart,
+                                const MaskSpec &spec) {
+  // end(row) = row + causalOffset + 1 > keyStart  <=>  row >= keyStart -
+  // causalOffset (the key limit does not depend on the row).
+  if (!spec.causalOffset)
+    return Value();
+  return arith::SubIOp::create(b, loc, keyStart, spec.causalOffset);
+}
+
+Value semantics::rowsSeeingEnd(OpBuilder &b, Location loc, Value keyEnd,
+                               const MaskSpec &spec) {
+  // begin(row) = row + windowOffset < keyEnd  <=>  row < keyEnd -
+  // windowOffset.
+  if (!spec.windowOffset)
+    return Value();
+  return arith::SubIOp::create(b, loc, keyEnd, spec.windowOffset);
+}
+
 Value semantics::isHidden(OpBuilder &b, Location loc, Value row, Value col,
                           const MaskSpec &spec) {
   Value hidden;

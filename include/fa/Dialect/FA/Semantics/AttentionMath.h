@@ -67,6 +67,21 @@ Value visibleKeysEnd(OpBuilder &b, Location loc, Value row,
 Value visibleKeysBegin(OpBuilder &b, Location loc, Value row,
                        const MaskSpec &spec);
 
+/// The inverses, for loops that visit query rows per key block (the
+/// backward's K/V-outer order): since begin() and end() only grow with the
+/// row, the rows that see some key of [keyStart, keyEnd) are one interval.
+/// The first row that can see a key at or after `keyStart` (every row
+/// before it has end(row) <= keyStart): keyStart - causalOffset, or null
+/// when nothing bounds it (row 0). Not clamped.
+Value firstRowSeeing(OpBuilder &b, Location loc, Value keyStart,
+                     const MaskSpec &spec);
+
+/// The end of the rows that can see a key before `keyEnd` (every row from
+/// it on has begin(row) >= keyEnd): keyEnd - windowOffset, or null when
+/// nothing bounds it (all rows). Not clamped.
+Value rowsSeeingEnd(OpBuilder &b, Location loc, Value keyEnd,
+                    const MaskSpec &spec);
+
 /// i1: key `col` is hidden from query row `row` (col outside
 /// [begin(row), end(row))).
 Value isHidden(OpBuilder &b, Location loc, Value row, Value col,
