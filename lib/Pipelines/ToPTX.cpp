@@ -92,6 +92,8 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   if (!rescale)
     return fail("option rescale must be auto, before-exp or after-exp, got '" +
                 options.rescale + "'");
+  // The backward op has no kernels yet: an error, not a silent no-op.
+  pm.addPass(createFARejectBackwardOnGPU());
   // L0 -> L1 -> L2 -> L3.
   FATileQOuterOptions tiling;
   tiling.autoBlocks = options.blockM == 0 && options.blockN == 0;

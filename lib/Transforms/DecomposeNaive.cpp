@@ -1,11 +1,12 @@
 //===- DecomposeNaive.cpp - fa.attention -> unfused linalg ----------------===//
 //
-// The CPU oracle: attention computed the textbook way on whole tensors, with
-// the full score matrix materialised. Every faster lowering is tested against
-// the output of this pass.
+// The CPU oracle: attention, and its gradient, computed the textbook way on
+// whole tensors, with the full score matrix materialised. Every faster
+// lowering is tested against the output of this pass.
 //
 //===----------------------------------------------------------------------===//
 
+#include "BackwardBuilders.h"
 #include "LinalgBuilders.h"
 #include "TensorAttentionOps.h"
 #include "fa/Dialect/FA/Semantics/AttentionMath.h"
@@ -32,26 +33,24 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-/// Returns the values replacing `op` (O, and LSE when present).
-SmallVector<Value> decompose(RewriterBase &rewriter, AttentionOp op) {
+/// The scores of fa.attention and fa.attention_backward, one definition for
+/// both: S = scale * Q K^T, or the soft cap c * tanh(scale * Q K^T / c),
+/// with -inf for the keys a row does not see (AttentionMath.h). f32,
+/// [B, Hq, Nq, Nk]. `qSizes` are Q's sizes, `nk` is Nk, `negInf` an f32
+/// -inf constant, all the caller's.
+template <typename OpTy>
+Value buildScores(RewriterBase &rewriter, LinalgBuilder &lb, OpTy op,
+                  ArrayRef<OpFoldResult> qSizes, OpFoldResult nk,
+                  Value negInf) {
   Location loc = op.getLoc();
-  LinalgBuilder lb(rewriter, loc);
   MLIRContext *ctx = rewriter.getContext();
-  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
-  SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(rewriter, loc, q);
-  OpFoldResult nk = tensor::getMixedSize(rewriter, loc, k, 2);
-  OpFoldResult dv = tensor::getMixedSize(rewriter, loc, v, 3);
-  SmallVector<OpFoldResult> rowSizes = {qSizes[0], qSizes[1], qSizes[2]};
+  Value q = op.getQuery(), k = op.getKey();
 
   AffineExpr d0, d1, d2, d3, d4;
   bindDims(ctx, d0, d1, d2, d3, d4);
   // Key/value head read by query head `h`: h floordiv (Hq / Hkv).
   int64_t group = op.getGroupSize();
   AffineExpr kvHead = group == 1 ? d1 : d1.floorDiv(group);
-  AffineMap id4 = lb.map(4, {d0, d1, d2, d3});
-  AffineMap rows4 = lb.map(4, {d0, d1, d2});
-  Value zero = lb.f32Constant(0.0);
-  Value negInf = lb.f32Constant(-kInf);
 
   // S[b, h, i, j] = sum_d Q[b, h, i, d] * K[b, h / g, j, d]   (loops b h i j d)
   Value scores = lb.generic(
@@ -70,29 +69,20 @@ SmallVector<Value> decompose(RewriterBase &rewriter, AttentionOp op) {
   // mask: -inf for the keys row i does not see (AttentionMath.h).
   auto [left, right] = op.getVisibleWindow();
   semantics::MaskSpec mask;
-  if (left || right) {
-    Value numKeys = getValueOrCreateConstantIndexOp(rewriter, loc, nk);
-    Value numQueries = getValueOrCreateConstantIndexOp(rewriter, loc, qSizes[2]);
-    Value diag = arith::SubIOp::create(rewriter, loc, numKeys, numQueries);
-    auto shifted = [&](int64_t by) -> Value {
-      if (by == 0)
-        return diag;
-      return arith::AddIOp::create(
-          rewriter, loc, diag, arith::ConstantIndexOp::create(rewriter, loc, by));
-    };
-    if (right)
-      mask.causalOffset = shifted(*right);
-    if (left)
-      mask.windowOffset = shifted(-*left);
-  }
+  if (left || right)
+    mask = semantics::MaskSpec::forWindow(
+        rewriter, loc,
+        getValueOrCreateConstantIndexOp(rewriter, loc, qSizes[2]),
+        getValueOrCreateConstantIndexOp(rewriter, loc, nk), left, right);
   double scaleValue = op.getEffectiveScale();
   Value scale = lb.f32Constant(scaleValue), capScale, cap;
   if (std::optional<APFloat> c = op.getSoftcap()) {
     capScale = lb.f32Constant(scaleValue / c->convertToDouble());
     cap = lb.f32Constant(c->convertToDouble());
   }
-  scores = lb.generic(
-      scores, {}, {id4}, {kParallel, kParallel, kParallel, kParallel},
+  return lb.generic(
+      scores, {}, {lb.map(4, {d0, d1, d2, d3})},
+      {kParallel, kParallel, kParallel, kParallel},
       [&](OpBuilder &nb, Location l, ValueRange args) {
         Value scaled =
             cap ? semantics::softcap(nb, l, args[0], capScale, cap)
@@ -105,6 +95,30 @@ SmallVector<Value> decompose(RewriterBase &rewriter, AttentionOp op) {
         }
         LinalgBuilder::yield(nb, l, scaled);
       });
+}
+
+/// Returns the values replacing `op` (O, and LSE when present).
+SmallVector<Value> decompose(RewriterBase &rewriter, AttentionOp op) {
+  Location loc = op.getLoc();
+  LinalgBuilder lb(rewriter, loc);
+  MLIRContext *ctx = rewriter.getContext();
+  Value v = op.getValue();
+  SmallVector<OpFoldResult> qSizes =
+      tensor::getMixedSizes(rewriter, loc, op.getQuery());
+  OpFoldResult nk = tensor::getMixedSize(rewriter, loc, op.getKey(), 2);
+  OpFoldResult dv = tensor::getMixedSize(rewriter, loc, v, 3);
+  SmallVector<OpFoldResult> rowSizes = {qSizes[0], qSizes[1], qSizes[2]};
+
+  AffineExpr d0, d1, d2, d3, d4;
+  bindDims(ctx, d0, d1, d2, d3, d4);
+  int64_t group = op.getGroupSize();
+  AffineExpr kvHead = group == 1 ? d1 : d1.floorDiv(group);
+  AffineMap id4 = lb.map(4, {d0, d1, d2, d3});
+  AffineMap rows4 = lb.map(4, {d0, d1, d2});
+  Value zero = lb.f32Constant(0.0);
+  Value negInf = lb.f32Constant(-kInf);
+
+  Value scores = buildScores(rewriter, lb, op, qSizes, nk, negInf);
 
   // M = rowmax(S).
   Value rowMax = lb.generic(
@@ -179,17 +193,136 @@ SmallVector<Value> decompose(RewriterBase &rewriter, AttentionOp op) {
   return replacements;
 }
 
+/// Returns dQ, dK, dV replacing the backward `op`: the textbook gradient of
+/// softmax attention on whole tensors, in f32, with P recomputed from LSE.
+SmallVector<Value> decompose(RewriterBase &rewriter, AttentionBackwardOp op) {
+  Location loc = op.getLoc();
+  LinalgBuilder lb(rewriter, loc);
+  MLIRContext *ctx = rewriter.getContext();
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  Value o = op.getOut(), dO = op.getGradOut(), lse = op.getLse();
+  SmallVector<OpFoldResult> qSizes = tensor::getMixedSizes(rewriter, loc, q);
+  SmallVector<OpFoldResult> kSizes = tensor::getMixedSizes(rewriter, loc, k);
+  SmallVector<OpFoldResult> vSizes = tensor::getMixedSizes(rewriter, loc, v);
+  SmallVector<OpFoldResult> rowSizes = {qSizes[0], qSizes[1], qSizes[2]};
+  OpFoldResult nk = kSizes[2];
+  SmallVector<OpFoldResult> scoreSizes = {qSizes[0], qSizes[1], qSizes[2], nk};
+
+  AffineExpr d0, d1, d2, d3, d4, d5;
+  bindDims(ctx, d0, d1, d2, d3, d4, d5);
+  int64_t group = op.getGroupSize();
+  AffineExpr kvHead = group == 1 ? d1 : d1.floorDiv(group);
+  AffineMap id4 = lb.map(4, {d0, d1, d2, d3});
+  AffineMap rows4 = lb.map(4, {d0, d1, d2});
+  auto parallel = [](unsigned n) {
+    return SmallVector<utils::IteratorType>(n, kParallel);
+  };
+  // S: the forward's scores, capped and masked exactly as fa.attention's.
+  Value negInf = lb.f32Constant(-kInf);
+  Value scores = buildScores(rewriter, lb, op, qSizes, nk, negInf);
+
+  // P = exp(S - LSE): 0 for hidden keys (S = -inf) and for rows that see no
+  // key (LSE = -inf).
+  Value probs = lb.generic(
+      lb.filled(scoreSizes, 0.0), {scores, lse}, {id4, rows4, id4},
+      parallel(4), [&](OpBuilder &nb, Location l, ValueRange args) {
+        LinalgBuilder::yield(nb, l,
+                             semantics::probFromLse(nb, l, args[0], args[1]));
+      });
+
+  // D[b, h, i] = sum_e dO[b, h, i, e] * O[b, h, i, e]   (loops b h i e)
+  Value rowDot = buildRowDot(lb, dO, o, rowSizes);
+
+  // dP[b, h, i, j] = sum_e dO[b, h, i, e] * V[b, h / g, j, e]
+  //                                                      (loops b h i j e)
+  Value gradProbs = lb.generic(
+      lb.filled(scoreSizes, 0.0), {dO, v},
+      {lb.map(5, {d0, d1, d2, d4}), lb.map(5, {d0, kvHead, d3, d4}),
+       lb.map(5, {d0, d1, d2, d3})},
+      {kParallel, kParallel, kParallel, kParallel, kReduction}, mulAddBody);
+
+  // dS = P * (dP - D), times the soft cap's derivative 1 - (S / c)^2: the
+  // gradient with respect to the scaled score before the cap; 0 for hidden
+  // keys (BackwardBuilders.h).
+  Value cap;
+  if (std::optional<APFloat> c = op.getSoftcap())
+    cap = lb.f32Constant(c->convertToDouble());
+  Value scoreGrads = lb.generic(
+      lb.filled(scoreSizes, 0.0), {probs, gradProbs, rowDot, scores},
+      {id4, id4, rows4, id4, id4}, parallel(4),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        LinalgBuilder::yield(nb, l,
+                             buildScoreGrad(nb, l, args[0], args[1], args[2],
+                                            args[3], cap));
+      });
+
+  // dQ[b, h, i, d] = sum_j dS[b, h, i, j] * K[b, h / g, j, d]
+  //                                                      (loops b h i d j)
+  Value gradQuery = lb.generic(
+      lb.filled(qSizes, 0.0), {scoreGrads, k},
+      {lb.map(5, {d0, d1, d2, d4}), lb.map(5, {d0, kvHead, d4, d3}),
+       lb.map(5, {d0, d1, d2, d3})},
+      {kParallel, kParallel, kParallel, kParallel, kReduction}, mulAddBody);
+
+  // dK and dV sum over the query heads of a group. Query heads are split
+  // as [Hq] -> [Hkv, group] (query head h = g * group + r) so that the
+  // reduction over r is a loop dimension of its own.   (loops b g j d r i)
+  auto splitHeads = [&](Value t) -> Value {
+    auto type = cast<RankedTensorType>(t.getType());
+    ArrayRef<int64_t> shape = type.getShape();
+    auto splitType = RankedTensorType::get(
+        {shape[0], shape[1] / group, group, shape[2], shape[3]},
+        type.getElementType());
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, t);
+    SmallVector<OpFoldResult> splitSizes = {
+        sizes[0], rewriter.getIndexAttr(shape[1] / group),
+        rewriter.getIndexAttr(group), sizes[2], sizes[3]};
+    SmallVector<ReassociationIndices> reassociation = {{0}, {1, 2}, {3}, {4}};
+    return tensor::ExpandShapeOp::create(rewriter, loc, splitType, t,
+                                         reassociation, splitSizes);
+  };
+  auto groupSum = [&](Value scoreLike, Value rowLike,
+                      ArrayRef<OpFoldResult> sizes) {
+    // out[b, g, j, d] =
+    //     sum_{r, i} scoreLike[b, g, r, i, j] * rowLike[b, g, r, i, d]
+    return lb.generic(
+        lb.filled(sizes, 0.0), {splitHeads(scoreLike), splitHeads(rowLike)},
+        {lb.map(6, {d0, d1, d4, d5, d2}), lb.map(6, {d0, d1, d4, d5, d3}),
+         lb.map(6, {d0, d1, d2, d3})},
+        {kParallel, kParallel, kParallel, kParallel, kReduction, kReduction},
+        mulAddBody);
+  };
+  Value gradKey = groupSum(scoreGrads, q, kSizes);
+  Value gradValue = groupSum(probs, dO, vSizes);
+
+  // dQ and dK take the scale of S = scale * Q K^T; every gradient is
+  // rounded to the element type once, here.
+  double scale = op.getEffectiveScale();
+  return {buildScaledCast(lb, gradQuery, op.getGradQuery(), scale),
+          buildScaledCast(lb, gradKey, op.getGradKey(), scale),
+          buildScaledCast(lb, gradValue, op.getGradValue(), 1.0)};
+}
+
 struct FADecomposeNaivePass
     : fa::impl::FADecomposeNaiveBase<FADecomposeNaivePass> {
   void runOnOperation() override {
     // A plain walk rather than a greedy driver: each op is rewritten once and
     // the surrounding IR is left exactly as the user wrote it.
     FailureOr<SmallVector<AttentionOp>> ops =
-        collectTensorAttentionOps(getOperation(), "fa-decompose-naive");
+        collectTensorOps<AttentionOp>(getOperation(), "fa-decompose-naive");
     if (failed(ops))
+      return signalPassFailure();
+    FailureOr<SmallVector<AttentionBackwardOp>> backwardOps =
+        collectTensorOps<AttentionBackwardOp>(getOperation(),
+                                              "fa-decompose-naive");
+    if (failed(backwardOps))
       return signalPassFailure();
     IRRewriter rewriter(&getContext());
     for (AttentionOp op : *ops) {
+      rewriter.setInsertionPoint(op);
+      rewriter.replaceOp(op, decompose(rewriter, op));
+    }
+    for (AttentionBackwardOp op : *backwardOps) {
       rewriter.setInsertionPoint(op);
       rewriter.replaceOp(op, decompose(rewriter, op));
     }

@@ -1,7 +1,7 @@
 //===- TensorAttentionOps.h - The fa.attention ops a pass rewrites -*- C++ -*-===//
 //
-// Shared by the passes that rewrite fa.attention on tensors
-// (--fa-decompose-naive, --fa-tile-q-outer).
+// Shared by the passes that rewrite fa.attention (and fa.attention_backward)
+// on tensors (--fa-decompose-naive, --fa-tile-q-outer).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,18 +13,20 @@
 namespace mlir {
 namespace fa {
 
-/// Every fa.attention under `root`, in walk order; or an error on the first
-/// one in memref form (already bufferized), which `passName` cannot rewrite.
-/// Leaving it in place would let a later lowering carry an fa.attention into
-/// LLVM IR that nothing can execute.
-inline FailureOr<SmallVector<AttentionOp>>
-collectTensorAttentionOps(Operation *root, StringRef passName) {
-  SmallVector<AttentionOp> ops;
-  WalkResult walk = root->walk([&](AttentionOp op) {
+/// Every op of type OpTy (fa.attention or fa.attention_backward) under
+/// `root`, in walk order; or an error on the first one in memref form
+/// (already bufferized), which `passName` cannot rewrite. Leaving it in place
+/// would let a later lowering carry the op into LLVM IR that nothing can
+/// execute.
+template <typename OpTy>
+FailureOr<SmallVector<OpTy>> collectTensorOps(Operation *root,
+                                              StringRef passName) {
+  SmallVector<OpTy> ops;
+  WalkResult walk = root->walk([&](OpTy op) {
     if (!op.hasTensorSemantics()) {
-      op.emitError() << passName
-                     << " needs the tensor form of fa.attention; run it "
-                        "before bufferization";
+      op.emitError() << passName << " needs the tensor form of "
+                     << OpTy::getOperationName()
+                     << "; run it before bufferization";
       return WalkResult::interrupt();
     }
     ops.push_back(op);
@@ -33,6 +35,11 @@ collectTensorAttentionOps(Operation *root, StringRef passName) {
   if (walk.wasInterrupted())
     return failure();
   return ops;
+}
+
+inline FailureOr<SmallVector<AttentionOp>>
+collectTensorAttentionOps(Operation *root, StringRef passName) {
+  return collectTensorOps<AttentionOp>(root, passName);
 }
 
 } // namespace fa

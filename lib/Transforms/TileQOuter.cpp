@@ -8,6 +8,7 @@
 
 #include "TensorAttentionOps.h"
 #include "fa/Dialect/FA/IR/Chips.h"
+#include "fa/Dialect/FA/Semantics/AttentionMath.h"
 #include "fa/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -164,18 +165,11 @@ SmallVector<Value> QOuterTiler::build() {
   // Bottom-right alignment: query row i sees keys j with
   // i + (Nk - Nq) - left <= j <= i + (Nk - Nq) + right.
   auto [left, right] = op.getVisibleWindow();
-  if (left || right) {
-    Value diag = arith::SubIOp::create(b, loc, numKeys, numQueries);
-    auto shifted = [&](int64_t by) -> Value {
-      return by == 0 ? diag
-                     : arith::AddIOp::create(b, loc, diag, index(by))
-                           .getResult();
-    };
-    if (right)
-      causalOffset = shifted(*right);
-    if (left)
-      windowOffset = shifted(-*left);
-  }
+  fa::semantics::MaskSpec mask = fa::semantics::MaskSpec::forWindow(
+      b, loc, numQueries, numKeys, left, right,
+      [&](int64_t v) { return index(v); });
+  causalOffset = mask.causalOffset;
+  windowOffset = mask.windowOffset;
 
   SmallVector<OpFoldResult> upperBounds = {batchSize, b.getIndexAttr(numHeads),
                                            numQBlocks};

@@ -6,7 +6,8 @@
 include "mlir/Pass/PassBase.td"
 
 def FADecomposeNaive : Pass<"fa-decompose-naive"> {
-  let summary = "Lower fa.attention to unfused linalg ops (the CPU oracle)";
+  let summary = "Lower fa.attention and fa.attention_backward to unfused "
+                "linalg ops (the CPU oracle)";
   let description = [{
     Rewrites every tensor-form `fa.attention` into the textbook computation on
     whole tensors, with f32 accumulation:
@@ -49,6 +50,20 @@ def FADecomposeNaive : Pass<"fa-decompose-naive"> {
     %pv = linalg.generic ... { arith.mulf, arith.addf }  // E V
     %o = linalg.generic ... { arith.divf, arith.select } // / L, 0 if L == 0
     ```
+
+    `fa.attention_backward` is rewritten the same way, into the textbook
+    gradient (f32 throughout, each gradient rounded once at the end), from
+    the same scores (the same `linalg.generic` for `S`, the same soft cap
+    and mask):
+
+    1. `P = exp(S - LSE)` (0 for hidden keys and for rows with
+       `LSE = -inf`), `D = rowsum(dO * O)`, `dP = dO V^T`,
+    2. `dS = P * (dP - D)`, times `1 - (S / c)^2` with `softcap(c)`
+       (0 for hidden keys),
+    3. `dQ = scale * dS K`, `dK = scale * dS^T Q`, `dV = P^T dO`, where
+       `dK` and `dV` also sum over the `Hq / Hkv` query heads of a GQA
+       group (the query heads are split `[Hq] -> [Hkv, group]` with
+       `tensor.expand_shape` so that the group is a reduction loop).
 
     The memref form is an error ("needs the tensor form"): bufferize after
     this pass, not before.
@@ -146,6 +161,104 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
   ];
 }
 
+
+def FATileKVOuter : Pass<"fa-tile-kv-outer"> {
+  let summary = "Tile fa.attention_backward into FlashAttention-2's K/V-outer "
+                "backward loops (CPU)";
+  let description = [{
+    Rewrites every tensor-form `fa.attention_backward` into the loop
+    structure of FlashAttention-2's backward pass, on tensors:
+
+    * the preprocessing `D = rowsum(dO * O)` (f32 `[B, Hq, Nq]`), once,
+      before the loops (a kernel of its own on the GPU);
+    * `scf.for` over batch, key/value head and K/V block of `block-n` rows
+      (one thread block each on the GPU; sequential here, since every K/V
+      block adds into dQ);
+    * inside, an `scf.for` over the query heads of the GQA group and an
+      `scf.for` over the Q blocks of `block-m` rows that can see the K/V
+      block (block skipping for the K/V-outer order: the rows from
+      `k0 - (Nk - Nq + right)` to `k0 + N - (Nk - Nq - left)`, the inverses
+      of the forward's mask bounds in AttentionMath.h, rounded to blocks
+      and clamped to `[0, Nq)`), whose `iter_args` are the
+      block's f32 `dK` and `dV` tiles (FlashAttention-2 keeps them in
+      registers) and the f32 dQ accumulator;
+    * the body recomputes the scores with the forward's tile ops (`fa.qk`,
+      `fa.softcap` or the scale, `fa.mask` with the key limit and the
+      causal/window bounds), `P = exp(S - LSE)` from the saved LSE, and in
+      linalg on tiles `dV += P^T dO`, `dP = dO V^T`,
+      `dS = P * (dP - D)` (times the soft cap's derivative), `dK += dS^T Q`
+      and `dQ[rows of the block] += dS K`;
+    * after the loops, `dQ` and `dK` times the scale, and all three rounded
+      to the element type once.
+
+    The summation order is fixed (K/V blocks in order, the heads of a group
+    in order), so the result is deterministic. The pieces shared with
+    `--fa-decompose-naive` (D, the body of dS, the final scale and
+    rounding) are the same functions (BackwardBuilders.h), and the CPU tests
+    run both on the same inputs (`test/Integration/Tiling/backward.mlir`).
+    Not yet: an unmasked range for the Q blocks that see the whole K/V
+    block (every visited block is masked), tile ops for the backward
+    products, and any GPU lowering (docs/backward.md).
+
+    Before:
+
+    ```mlir
+    %dq, %dk, %dv = fa.attention_backward ins(%q, %k, %v, %o, %do, %lse : ...)
+        outs(%dq0, %dk0, %dv0 : ...) causal -> ...
+    ```
+
+    After (abridged):
+
+    ```mlir
+    %d = linalg.generic ... ins(%do, %o) ...        // D = rowsum(dO * O)
+    %r:3 = scf.for %b ... iter_args(%dq, %dk, %dv) {
+      scf.for %g ... {
+        scf.for %k0 = %c0 to %Nk step %cN ... {
+          %k_tile = tensor.pad ...   %v_tile = tensor.pad ...
+          %q_begin = ...   %q_end = ...    // the Q blocks that see [k0, k0 + N)
+          %t:3 = scf.for %r = %c0 to %group ... iter_args(%dk_t, %dv_t, %dq_acc) {
+            scf.for %q0 = %q_begin to %q_end step %cM ... {
+              %s = fa.qk %q_tile, %k_tile ...
+              %sm = fa.mask %s[%q0, %k0] key_limit(%Nk) causal_offset(%off) ...
+              %p = linalg.generic ... { math.exp ... }   // exp(S - LSE)
+              ...                                          // dV, dP, dS, dK, dQ
+            }
+          }
+          tensor.insert_slice ... into %dk[%b, %g, %k0, 0] ...
+        }
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"blockM", "block-m", "int64_t", /*default=*/"64",
+           "Rows of Q per inner-loop step, 1..1024">,
+    Option<"blockN", "block-n", "int64_t", /*default=*/"64",
+           "Rows of K/V per outer block, 1..1024">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def FARejectBackwardOnGPU : Pass<"fa-reject-backward-on-gpu"> {
+  let summary = "Fail on fa.attention_backward, which has no GPU lowering "
+                "yet";
+  let description = [{
+    The first pass of `--fa-to-ptx`. The GPU stages lower `fa.attention`
+    only; without this check an `fa.attention_backward` would go through
+    the pipeline untouched, with no kernel and no error. The op stays as it
+    is; the pass reports an error at its location and fails.
+
+    Before: any module with an `fa.attention_backward`. After: an error
+    ("fa.attention_backward has no GPU lowering yet ..."); modules without
+    one are unchanged.
+  }];
+}
 
 def FADecomposeTiles : Pass<"fa-decompose-tiles"> {
   let summary = "Lower the tile-level fa ops to linalg on tensors (CPU path)";

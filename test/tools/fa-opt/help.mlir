@@ -6,7 +6,7 @@
 // CHECK-LABEL: Passes:
 // CHECK-DAG: --fa-causal-block-skip {{.*}}- Visit only the K/V blocks a Q block can see (causal, sliding window); mask only the blocks that need it
 // CHECK-DAG: --fa-convert-nvgpu-to-nvvm {{.*}}- convert-nvgpu-to-nvvm with a chosen index bitwidth
-// CHECK-DAG: --fa-decompose-naive {{.*}}- Lower fa.attention to unfused linalg ops (the CPU oracle)
+// CHECK-DAG: --fa-decompose-naive {{.*}}- Lower fa.attention and fa.attention_backward to unfused linalg ops (the CPU oracle)
 // CHECK-DAG: --fa-decompose-tiles {{.*}}- Lower the tile-level fa ops to linalg on tensors (CPU path)
 // CHECK-DAG: --fa-export-kernels {{.*}}- Write each compiled kernel's PTX and launch record to files
 // CHECK-DAG: --fa-extern-dynamic-shared {{.*}}- Declare dynamic shared memory as .extern .shared
@@ -15,6 +15,8 @@
 // CHECK-DAG: --fa-map-warps {{.*}}- Give each warp whole rows of the Q block
 // CHECK-DAG: --fa-pipeline-kv {{.*}}- Load K/V blocks ahead into a ring of shared tiles (stage L3)
 // CHECK-DAG: --fa-schedule-softmax {{.*}}- Split the online-softmax step and place the accumulator's rescale (stage L3)
+// CHECK-DAG: --fa-reject-backward-on-gpu {{.*}}- Fail on fa.attention_backward, which has no GPU lowering yet
+// CHECK-DAG: --fa-tile-kv-outer {{.*}}- Tile fa.attention_backward into FlashAttention-2's K/V-outer backward loops (CPU)
 // CHECK-DAG: --fa-tile-q-outer {{.*}}- Tile fa.attention into FlashAttention-2's Q-outer loops with online-softmax state
 // CHECK-DAG: --block-m=<long> {{.*}}- Rows of Q per block
 // CHECK-DAG: --block-n=<long> {{.*}}- Rows of K/V per inner-loop step

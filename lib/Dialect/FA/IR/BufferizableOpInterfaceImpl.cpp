@@ -1,7 +1,8 @@
 //===- BufferizableOpInterfaceImpl.cpp - fa.attention bufferization -------===//
 //
-// One-shot bufferization turns the tensor form of `fa.attention` into its
-// memref form: the `outs` tensors become the buffers the op writes.
+// One-shot bufferization turns the tensor form of `fa.attention` (and of
+// `fa.attention_backward`) into its memref form: the `outs` tensors become
+// the buffers the op writes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,9 +17,12 @@ using namespace mlir;
 using namespace mlir::bufferization;
 
 namespace {
-struct AttentionOpInterface
-    : public DstBufferizableOpInterfaceExternalModel<AttentionOpInterface,
-                                                     fa::AttentionOp> {
+/// fa.attention and fa.attention_backward: destination-style ops whose
+/// inputs come first and whose `outs` are the buffers they write.
+template <typename OpTy>
+struct AttentionLikeOpInterface
+    : public DstBufferizableOpInterfaceExternalModel<
+          AttentionLikeOpInterface<OpTy>, OpTy> {
   /// Unlike the generic destination-style default, the outputs are only
   /// written, never read: an `outs` tensor that comes from `tensor.empty`
   /// needs no copy.
@@ -30,32 +34,25 @@ struct AttentionOpInterface
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
-    auto attention = cast<fa::AttentionOp>(op);
+    auto attention = cast<OpTy>(op);
     if (!attention.hasTensorSemantics())
       return success();
 
-    auto bufferOf = [&](Value v) -> FailureOr<Value> {
-      return getBuffer(rewriter, v, options, state);
-    };
-    FailureOr<Value> q = bufferOf(attention.getQuery());
-    FailureOr<Value> k = bufferOf(attention.getKey());
-    FailureOr<Value> v = bufferOf(attention.getValue());
-    if (failed(q) || failed(k) || failed(v))
-      return failure();
-    SmallVector<Value> outs;
-    for (Value out : attention.getOutputs()) {
-      FailureOr<Value> buffer = bufferOf(out);
+    // Inputs first, then the destinations, in operand order.
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
       if (failed(buffer))
         return failure();
-      outs.push_back(*buffer);
+      operands.push_back(*buffer);
     }
+    ValueRange outs =
+        ValueRange(operands).take_back(attention.getOutputs().size());
 
     rewriter.setInsertionPoint(op);
-    SmallVector<Value> operands = {*q, *k, *v};
-    llvm::append_range(operands, outs);
     // The same attributes (scale, causal, window, softcap, ...).
-    fa::AttentionOp::create(rewriter, op->getLoc(), TypeRange(), operands,
-                            attention->getAttrs());
+    OpTy::create(rewriter, op->getLoc(), TypeRange(), operands,
+                 attention->getAttrs());
     replaceOpWithBufferizedValues(rewriter, op, outs);
     return success();
   }
@@ -65,6 +62,9 @@ struct AttentionOpInterface
 void mlir::fa::registerBufferizableOpInterfaceExternalModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, fa::FADialect *dialect) {
-    fa::AttentionOp::attachInterface<AttentionOpInterface>(*ctx);
+    fa::AttentionOp::attachInterface<
+        AttentionLikeOpInterface<fa::AttentionOp>>(*ctx);
+    fa::AttentionBackwardOp::attachInterface<
+        AttentionLikeOpInterface<fa::AttentionBackwardOp>>(*ctx);
   });
 }

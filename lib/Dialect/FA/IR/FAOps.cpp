@@ -40,212 +40,340 @@ static bool isSupportedElementType(Type t) {
 }
 
 //===----------------------------------------------------------------------===//
-// AttentionOp
+// Rules shared by fa.attention and fa.attention_backward
+//
+// The backward op takes the forward's operands, attributes and outputs, so
+// both are checked by the same functions: one definition of what a valid
+// attention is.
 //===----------------------------------------------------------------------===//
 
-double AttentionOp::getEffectiveScale() {
-  if (std::optional<APFloat> s = getScale())
-    return s->convertToDouble();
-  int64_t d = cast<ShapedType>(getQuery().getType()).getShape()[3];
+static double effectiveScale(std::optional<APFloat> scale, Value query) {
+  if (scale)
+    return scale->convertToDouble();
+  int64_t d = cast<ShapedType>(query.getType()).getShape()[3];
   return 1.0 / std::sqrt(static_cast<double>(d));
 }
 
-int64_t AttentionOp::getGroupSize() {
-  int64_t hq = cast<ShapedType>(getQuery().getType()).getShape()[1];
-  int64_t hkv = cast<ShapedType>(getKey().getType()).getShape()[1];
+static int64_t groupSize(Value query, Value key) {
+  int64_t hq = cast<ShapedType>(query.getType()).getShape()[1];
+  int64_t hkv = cast<ShapedType>(key.getType()).getShape()[1];
   return hq / hkv;
 }
 
-LogicalResult AttentionOp::verify() {
-  // Form: all tensors (value semantics) or all memrefs (buffer semantics).
-  SmallVector<Value> operands = {getQuery(), getKey(), getValue()};
-  llvm::append_range(operands, getOutputs());
-  bool tensorForm = isa<RankedTensorType>(getQuery().getType());
+static std::pair<std::optional<int64_t>, std::optional<int64_t>>
+visibleWindow(std::optional<int64_t> windowLeft,
+              std::optional<int64_t> windowRight, bool causal) {
+  std::optional<int64_t> left, right;
+  if (windowLeft && *windowLeft >= 0)
+    left = *windowLeft;
+  if (windowRight && *windowRight >= 0)
+    right = *windowRight;
+  // Causal: no key after the diagonal, whatever the window says.
+  if (causal)
+    right = 0;
+  return {left, right};
+}
+
+/// All operands tensors (then one result per output, of its type) or all
+/// memrefs (then no results).
+static LogicalResult verifyForm(Operation *op, ValueRange operands,
+                                ValueRange outputs, ValueRange results) {
+  bool tensorForm = isa<RankedTensorType>(operands.front().getType());
   for (Value v : operands) {
     Type t = v.getType();
     if (tensorForm ? !isa<RankedTensorType>(t) : !isa<MemRefType>(t))
-      return emitOpError("expects all operands to be ranked tensors or all "
-                         "to be memrefs, got ")
-             << getQuery().getType() << " and " << t;
+      return op->emitOpError("expects all operands to be ranked tensors or "
+                             "all to be memrefs, got ")
+             << operands.front().getType() << " and " << t;
   }
-
-  if (getOutputs().empty() || getOutputs().size() > 2)
-    return emitOpError("expects 1 or 2 outputs (O and optionally LSE), got ")
-           << getOutputs().size();
-
   if (tensorForm) {
-    if (getResults().size() != getOutputs().size())
-      return emitOpError("in tensor form expects one result per output (")
-             << getOutputs().size() << "), got " << getResults().size();
-    for (auto [res, out] : llvm::zip(getResults(), getOutputs()))
+    if (results.size() != outputs.size())
+      return op->emitOpError("in tensor form expects one result per output (")
+             << outputs.size() << "), got " << results.size();
+    for (auto [res, out] : llvm::zip(results, outputs))
       if (res.getType() != out.getType())
-        return emitOpError("result type ")
+        return op->emitOpError("result type ")
                << res.getType() << " does not match its output type "
                << out.getType();
-  } else if (!getResults().empty()) {
-    return emitOpError("in memref form has no results, got ")
-           << getResults().size();
+  } else if (!results.empty()) {
+    return op->emitOpError("in memref form has no results, got ")
+           << results.size();
   }
+  return success();
+}
 
-  // Ranks.
-  auto checkRank = [&](Value v, StringRef name, int64_t rank,
-                       StringRef layout) -> LogicalResult {
-    int64_t r = cast<ShapedType>(v.getType()).getRank();
-    if (r != rank)
-      return emitOpError() << name << " must have rank " << rank << " "
-                           << layout << ", got rank " << r;
-    return success();
-  };
-  if (failed(checkRank(getQuery(), "query", 4, "[B, Hq, Nq, D]")) ||
-      failed(checkRank(getKey(), "key", 4, "[B, Hkv, Nk, D]")) ||
-      failed(checkRank(getValue(), "value", 4, "[B, Hkv, Nk, Dv]")) ||
-      failed(checkRank(getOut(), "out", 4, "[B, Hq, Nq, Dv]")))
+static LogicalResult checkRank(Operation *op, Value v, StringRef name,
+                               int64_t rank, StringRef layout) {
+  int64_t r = cast<ShapedType>(v.getType()).getRank();
+  if (r != rank)
+    return op->emitOpError() << name << " must have rank " << rank << " "
+                             << layout << ", got rank " << r;
+  return success();
+}
+
+static LogicalResult checkElementType(Operation *op, Value v, StringRef name,
+                                      Type expected, StringRef expectedName) {
+  Type t = getElementTypeOrSelf(v.getType());
+  if (t != expected)
+    return op->emitOpError() << name << " element type " << t
+                             << " does not match " << expectedName
+                             << " element type " << expected;
+  return success();
+}
+
+/// A shape derived from the inputs (an output, or an input shaped like
+/// one): dynamic B and N are fine, but the head count (dim 1) and the head
+/// dim (dim 3 of a rank-4 shape) must be exactly the static expected ones.
+static LogicalResult checkDerivedShape(Operation *op, Value v, StringRef name,
+                                       StringRef layout,
+                                       ArrayRef<int64_t> expected) {
+  ArrayRef<int64_t> got = cast<ShapedType>(v.getType()).getShape();
+  bool ok = llvm::all_of(llvm::zip(got, expected), [](auto p) {
+    return dimsAgree(std::get<0>(p), std::get<1>(p));
+  });
+  ok = ok && got[1] == expected[1] &&
+       (expected.size() < 4 || got[3] == expected[3]);
+  if (!ok)
+    return op->emitOpError() << name << " shape must be " << layout << " = "
+                             << shapeToString(expected) << ", got "
+                             << shapeToString(got);
+  return success();
+}
+
+/// Q, K, V, O and (if present) LSE: ranks, element types, static head
+/// counts and head dims, GQA grouping, and the shapes of O and LSE.
+static LogicalResult verifyAttentionShapes(Operation *op, Value query,
+                                           Value key, Value value, Value out,
+                                           Value lse) {
+  if (failed(checkRank(op, query, "query", 4, "[B, Hq, Nq, D]")) ||
+      failed(checkRank(op, key, "key", 4, "[B, Hkv, Nk, D]")) ||
+      failed(checkRank(op, value, "value", 4, "[B, Hkv, Nk, Dv]")) ||
+      failed(checkRank(op, out, "out", 4, "[B, Hq, Nq, Dv]")))
     return failure();
-  if (getLse() && failed(checkRank(getLse(), "lse", 3, "[B, Hq, Nq]")))
+  if (lse && failed(checkRank(op, lse, "lse", 3, "[B, Hq, Nq]")))
     return failure();
 
   // Element types.
-  Type elemTy = getElementTypeOrSelf(getQuery().getType());
+  Type elemTy = getElementTypeOrSelf(query.getType());
   if (!isSupportedElementType(elemTy))
-    return emitOpError("query element type must be f16, bf16 or f32, got ")
+    return op->emitOpError("query element type must be f16, bf16 or f32, got ")
            << elemTy;
-  auto checkElem = [&](Value v, StringRef name) -> LogicalResult {
-    Type t = getElementTypeOrSelf(v.getType());
-    if (t != elemTy)
-      return emitOpError() << name << " element type " << t
-                           << " does not match query element type " << elemTy;
-    return success();
-  };
-  if (failed(checkElem(getKey(), "key")) ||
-      failed(checkElem(getValue(), "value")) ||
-      failed(checkElem(getOut(), "out")))
+  if (failed(checkElementType(op, key, "key", elemTy, "query")) ||
+      failed(checkElementType(op, value, "value", elemTy, "query")) ||
+      failed(checkElementType(op, out, "out", elemTy, "query")))
     return failure();
-  if (getLse() && !getElementTypeOrSelf(getLse().getType()).isF32())
-    return emitOpError("lse element type must be f32, got ")
-           << getElementTypeOrSelf(getLse().getType());
+  if (lse && !getElementTypeOrSelf(lse.getType()).isF32())
+    return op->emitOpError("lse element type must be f32, got ")
+           << getElementTypeOrSelf(lse.getType());
 
-  ArrayRef<int64_t> q = cast<ShapedType>(getQuery().getType()).getShape();
-  ArrayRef<int64_t> k = cast<ShapedType>(getKey().getType()).getShape();
-  ArrayRef<int64_t> v = cast<ShapedType>(getValue().getType()).getShape();
+  ArrayRef<int64_t> q = cast<ShapedType>(query.getType()).getShape();
+  ArrayRef<int64_t> k = cast<ShapedType>(key.getType()).getShape();
+  ArrayRef<int64_t> v = cast<ShapedType>(value.getType()).getShape();
 
   // Static head counts and head dims.
   if (ShapedType::isDynamic(q[3]) || ShapedType::isDynamic(k[3]))
-    return emitOpError("head dim D must be static, got query ")
+    return op->emitOpError("head dim D must be static, got query ")
            << shapeToString(q) << " and key " << shapeToString(k);
   if (ShapedType::isDynamic(v[3]))
-    return emitOpError("value head dim Dv must be static, got value ")
+    return op->emitOpError("value head dim Dv must be static, got value ")
            << shapeToString(v);
   if (ShapedType::isDynamic(q[1]) || ShapedType::isDynamic(k[1]) ||
       ShapedType::isDynamic(v[1]))
-    return emitOpError("head counts Hq and Hkv must be static, got query ")
+    return op->emitOpError("head counts Hq and Hkv must be static, got query ")
            << shapeToString(q) << ", key " << shapeToString(k) << ", value "
            << shapeToString(v);
   if (q[3] == 0 || v[3] == 0 || q[1] == 0 || k[1] == 0)
-    return emitOpError("head counts and head dims must be positive, got query ")
+    return op->emitOpError(
+               "head counts and head dims must be positive, got query ")
            << shapeToString(q) << ", key " << shapeToString(k) << ", value "
            << shapeToString(v);
 
   // Cross-operand consistency.
   if (!dimsAgree(q[0], k[0]) || !dimsAgree(q[0], v[0]))
-    return emitOpError("batch sizes differ: query ")
+    return op->emitOpError("batch sizes differ: query ")
            << shapeToString(q) << ", key " << shapeToString(k) << ", value "
            << shapeToString(v);
   if (k[1] != v[1])
-    return emitOpError("key and value must have the same number of heads, got ")
+    return op->emitOpError(
+               "key and value must have the same number of heads, got ")
            << k[1] << " and " << v[1];
   if (q[1] % k[1] != 0)
-    return emitOpError("query heads (")
+    return op->emitOpError("query heads (")
            << q[1] << ") must be a multiple of key/value heads (" << k[1]
            << ") for grouped-query attention";
   if (!dimsAgree(k[2], v[2]))
-    return emitOpError("key and value sequence lengths differ: key ")
+    return op->emitOpError("key and value sequence lengths differ: key ")
            << shapeToString(k) << ", value " << shapeToString(v);
   if (q[3] != k[3])
-    return emitOpError("query head dim (")
+    return op->emitOpError("query head dim (")
            << q[3] << ") does not match key head dim (" << k[3] << ")";
 
-  // Destination shapes. Dynamic B and Nq in O/LSE are fine, a dynamic head
-  // count or head dim is not: those must be the static Hq and Dv.
-  SmallVector<int64_t> expectedO = {q[0], q[1], q[2], v[3]};
-  ArrayRef<int64_t> o = cast<ShapedType>(getOut().getType()).getShape();
-  if (!llvm::all_of(llvm::zip(o, expectedO), [](auto p) {
-        return dimsAgree(std::get<0>(p), std::get<1>(p));
-      }) || o[1] != q[1] || o[3] != v[3])
-    return emitOpError("out shape must be [B, Hq, Nq, Dv] = ")
-           << shapeToString(expectedO) << ", got " << shapeToString(o);
-  if (Value lse = getLse()) {
-    SmallVector<int64_t> expectedLse = {q[0], q[1], q[2]};
-    ArrayRef<int64_t> l = cast<ShapedType>(lse.getType()).getShape();
-    if (!llvm::all_of(llvm::zip(l, expectedLse), [](auto p) {
-          return dimsAgree(std::get<0>(p), std::get<1>(p));
-        }) || l[1] != q[1])
-      return emitOpError("lse shape must be [B, Hq, Nq] = ")
-             << shapeToString(expectedLse) << ", got " << shapeToString(l);
-  }
+  // O and LSE shapes. Dynamic B and Nq there are fine, a dynamic head count
+  // or head dim is not: those must be the static Hq and Dv.
+  if (failed(checkDerivedShape(op, out, "out", "[B, Hq, Nq, Dv]",
+                               {q[0], q[1], q[2], v[3]})))
+    return failure();
+  if (lse && failed(checkDerivedShape(op, lse, "lse", "[B, Hq, Nq]",
+                                      {q[0], q[1], q[2]})))
+    return failure();
+  return success();
+}
 
-  if (std::optional<APFloat> s = getScale()) {
-    double d = s->convertToDouble();
+/// scale, window and softcap.
+static LogicalResult
+verifyAttentionAttributes(Operation *op, std::optional<APFloat> scaleAttr,
+                          std::optional<int64_t> windowLeft,
+                          std::optional<int64_t> windowRight,
+                          std::optional<APFloat> softcapAttr, Value query) {
+  if (scaleAttr) {
+    double d = scaleAttr->convertToDouble();
     if (!std::isfinite(d) || d <= 0.0)
-      return emitOpError("scale must be finite and > 0, got ") << d;
+      return op->emitOpError("scale must be finite and > 0, got ") << d;
   }
-  if (static_cast<bool>(getWindowLeft()) != static_cast<bool>(getWindowRight()))
-    return emitOpError("window needs both sizes, window(left, right)");
-  for (std::optional<int64_t> w : {getWindowLeft(), getWindowRight()})
+  if (static_cast<bool>(windowLeft) != static_cast<bool>(windowRight))
+    return op->emitOpError("window needs both sizes, window(left, right)");
+  for (std::optional<int64_t> w : {windowLeft, windowRight})
     if (w && *w < -1)
-      return emitOpError("window sizes must be >= 0, or -1 for an unbounded "
-                         "side, got ")
+      return op->emitOpError("window sizes must be >= 0, or -1 for an "
+                             "unbounded side, got ")
              << *w;
-  if (std::optional<APFloat> c = getSoftcap()) {
-    double d = c->convertToDouble();
+  if (softcapAttr) {
+    double d = softcapAttr->convertToDouble();
     if (!std::isfinite(d) || d <= 0.0)
-      return emitOpError("softcap must be finite and > 0, got ") << d;
+      return op->emitOpError("softcap must be finite and > 0, got ") << d;
   }
   // The kernels take the scale as f32 factors: scale * log2(e), or scale / c
   // and c with a soft cap. One that overflows to inf or underflows to 0
   // would give NaN or uniform weights instead of an error.
-  double scale = getEffectiveScale();
+  double scale = effectiveScale(scaleAttr, query);
   auto isF32Factor = [](double v) {
     float f = static_cast<float>(v);
     return std::isfinite(f) && std::fpclassify(f) == FP_NORMAL;
   };
-  if (std::optional<APFloat> c = getSoftcap()) {
-    double cap = c->convertToDouble();
+  if (softcapAttr) {
+    double cap = softcapAttr->convertToDouble();
     if (!isF32Factor(cap) || !isF32Factor(scale / cap))
-      return emitOpError("scale / softcap (")
+      return op->emitOpError("scale / softcap (")
              << scale << " / " << cap
              << ") and softcap must be normal f32 numbers";
   } else if (!isF32Factor(scale * M_LOG2E)) {
-    return emitOpError("scale * log2(e) must be a normal f32 number (scale "
-                       "between about 8e-39 and 2.3e38), got scale ")
+    return op->emitOpError("scale * log2(e) must be a normal f32 number "
+                           "(scale between about 8e-39 and 2.3e38), got scale ")
            << scale;
   }
   return success();
 }
 
+/// Memory effects of a destination-style op in memref form: reads its
+/// inputs, writes its destinations. (The tensor form has none.)
+static void getDestinationStyleEffects(
+    DestinationStyleOpInterface op,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  for (OpOperand *in : op.getDpsInputOperands())
+    effects.emplace_back(MemoryEffects::Read::get(), in,
+                         SideEffects::DefaultResource::get());
+  for (OpOperand &out : op.getDpsInitsMutable())
+    effects.emplace_back(MemoryEffects::Write::get(), &out,
+                         SideEffects::DefaultResource::get());
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+double AttentionOp::getEffectiveScale() {
+  return effectiveScale(getScale(), getQuery());
+}
+
+int64_t AttentionOp::getGroupSize() { return groupSize(getQuery(), getKey()); }
+
+LogicalResult AttentionOp::verify() {
+  SmallVector<Value> operands = {getQuery(), getKey(), getValue()};
+  llvm::append_range(operands, getOutputs());
+  if (getOutputs().empty() || getOutputs().size() > 2)
+    return emitOpError("expects 1 or 2 outputs (O and optionally LSE), got ")
+           << getOutputs().size();
+  if (failed(verifyForm(*this, operands, getOutputs(), getResults())) ||
+      failed(verifyAttentionShapes(*this, getQuery(), getKey(), getValue(),
+                                   getOut(), getLse())))
+    return failure();
+  return verifyAttentionAttributes(*this, getScale(), getWindowLeft(),
+                                   getWindowRight(), getSoftcap(), getQuery());
+}
+
 std::pair<std::optional<int64_t>, std::optional<int64_t>>
 AttentionOp::getVisibleWindow() {
-  std::optional<int64_t> left, right;
-  if (std::optional<int64_t> l = getWindowLeft(); l && *l >= 0)
-    left = *l;
-  if (std::optional<int64_t> r = getWindowRight(); r && *r >= 0)
-    right = *r;
-  // Causal: no key after the diagonal, whatever the window says.
-  if (getCausal())
-    right = 0;
-  return {left, right};
+  return visibleWindow(getWindowLeft(), getWindowRight(), getCausal());
 }
 
 void AttentionOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  if (hasTensorSemantics())
-    return;
-  for (OpOperand *in : getDpsInputOperands())
-    effects.emplace_back(MemoryEffects::Read::get(), in,
-                         SideEffects::DefaultResource::get());
-  for (OpOperand &out : getDpsInitsMutable())
-    effects.emplace_back(MemoryEffects::Write::get(), &out,
-                         SideEffects::DefaultResource::get());
+  if (!hasTensorSemantics())
+    getDestinationStyleEffects(*this, effects);
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionBackwardOp
+//===----------------------------------------------------------------------===//
+
+double AttentionBackwardOp::getEffectiveScale() {
+  return effectiveScale(getScale(), getQuery());
+}
+
+int64_t AttentionBackwardOp::getGroupSize() {
+  return groupSize(getQuery(), getKey());
+}
+
+std::pair<std::optional<int64_t>, std::optional<int64_t>>
+AttentionBackwardOp::getVisibleWindow() {
+  return visibleWindow(getWindowLeft(), getWindowRight(), getCausal());
+}
+
+LogicalResult AttentionBackwardOp::verify() {
+  SmallVector<Value> operands = {getQuery(), getKey(),     getValue(),
+                                 getOut(),   getGradOut(), getLse()};
+  llvm::append_range(operands, getOutputs());
+  if (getOutputs().size() != 3)
+    return emitOpError("expects 3 outputs (dQ, dK, dV), got ")
+           << getOutputs().size();
+  // The forward's rules for Q, K, V, O and LSE (required here: P is
+  // recomputed from it).
+  if (failed(verifyForm(*this, operands, getOutputs(), getResults())) ||
+      failed(verifyAttentionShapes(*this, getQuery(), getKey(), getValue(),
+                                   getOut(), getLse())))
+    return failure();
+
+  // dO is shaped like O; dQ, dK, dV like Q, K, V; all of Q's element type.
+  Type elemTy = getElementTypeOrSelf(getQuery().getType());
+  auto checkLike = [&](Value v, StringRef name, StringRef layout,
+                       Value like) -> LogicalResult {
+    ArrayRef<int64_t> shape = cast<ShapedType>(like.getType()).getShape();
+    if (failed(checkRank(*this, v, name, 4, layout)) ||
+        failed(checkElementType(*this, v, name, elemTy, "query")) ||
+        failed(checkDerivedShape(*this, v, name, layout, shape)))
+      return failure();
+    return success();
+  };
+  if (failed(checkLike(getGradOut(), "grad_out", "[B, Hq, Nq, Dv]",
+                       getOut())) ||
+      failed(checkLike(getGradQuery(), "grad_query", "[B, Hq, Nq, D]",
+                       getQuery())) ||
+      failed(checkLike(getGradKey(), "grad_key", "[B, Hkv, Nk, D]",
+                       getKey())) ||
+      failed(checkLike(getGradValue(), "grad_value", "[B, Hkv, Nk, Dv]",
+                       getValue())))
+    return failure();
+  return verifyAttentionAttributes(*this, getScale(), getWindowLeft(),
+                                   getWindowRight(), getSoftcap(), getQuery());
+}
+
+void AttentionBackwardOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (!hasTensorSemantics())
+    getDestinationStyleEffects(*this, effects);
 }
 
 #define GET_OP_CLASSES

@@ -20,6 +20,29 @@ MaskSpec MaskSpec::of(MaskOp op) {
   return MaskSpec{op.getKeyLimit(), op.getCausalOffset(), op.getWindowOffset()};
 }
 
+MaskSpec MaskSpec::forWindow(OpBuilder &b, Location loc, Value numQueries,
+                             Value numKeys, std::optional<int64_t> left,
+                             std::optional<int64_t> right,
+                             function_ref<Value(int64_t)> indexConstant) {
+  MaskSpec spec;
+  if (!left && !right)
+    return spec;
+  Value diag = arith::SubIOp::create(b, loc, numKeys, numQueries);
+  auto shifted = [&](int64_t by) -> Value {
+    if (by == 0)
+      return diag;
+    Value offset = indexConstant
+                       ? indexConstant(by)
+                       : arith::ConstantIndexOp::create(b, loc, by).getResult();
+    return arith::AddIOp::create(b, loc, diag, offset);
+  };
+  if (right)
+    spec.causalOffset = shifted(*right);
+  if (left)
+    spec.windowOffset = shifted(-*left);
+  return spec;
+}
+
 Value semantics::visibleKeysEnd(OpBuilder &b, Location loc, Value row,
                            const MaskSpec &spec) {
   Value end = spec.keyLimit;
@@ -38,6 +61,24 @@ Value semantics::visibleKeysBegin(OpBuilder &b, Location loc, Value row,
   if (!spec.windowOffset)
     return Value();
   return arith::AddIOp::create(b, loc, row, spec.windowOffset);
+}
+
+Value semantics::firstRowSeeing(OpBuilder &b, Location loc, Value keyStart,
+                                const MaskSpec &spec) {
+  // end(row) = row + causalOffset + 1 > keyStart  <=>  row >= keyStart -
+  // causalOffset (the key limit does not depend on the row).
+  if (!spec.causalOffset)
+    return Value();
+  return arith::SubIOp::create(b, loc, keyStart, spec.causalOffset);
+}
+
+Value semantics::rowsSeeingEnd(OpBuilder &b, Location loc, Value keyEnd,
+                               const MaskSpec &spec) {
+  // begin(row) = row + windowOffset < keyEnd  <=>  row < keyEnd -
+  // windowOffset.
+  if (!spec.windowOffset)
+    return Value();
+  return arith::SubIOp::create(b, loc, keyEnd, spec.windowOffset);
 }
 
 Value semantics::isHidden(OpBuilder &b, Location loc, Value row, Value col,
@@ -132,4 +173,31 @@ Value semantics::logSumExp(OpBuilder &b, Location loc, Value max, Value sum) {
   Value negInf =
       floatConstant(b, loc, t, -std::numeric_limits<double>::infinity());
   return arith::SelectOp::create(b, loc, none, negInf, natural);
+}
+
+Value semantics::probFromLse(OpBuilder &b, Location loc, Value score,
+                             Value lse) {
+  Type t = lse.getType();
+  Value negInf =
+      floatConstant(b, loc, t, -std::numeric_limits<double>::infinity());
+  Value none =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lse, negInf);
+  Value diff = arith::SubFOp::create(b, loc, score, lse);
+  Value prob = math::ExpOp::create(b, loc, diff);
+  Value zero = floatConstant(b, loc, t, 0.0);
+  return arith::SelectOp::create(b, loc, none, zero, prob);
+}
+
+Value semantics::scoreGrad(OpBuilder &b, Location loc, Value prob,
+                           Value gradProb, Value rowDot) {
+  Value centered = arith::SubFOp::create(b, loc, gradProb, rowDot);
+  return arith::MulFOp::create(b, loc, prob, centered);
+}
+
+Value semantics::softcapGrad(OpBuilder &b, Location loc, Value capped,
+                             Value cap) {
+  Value ratio = arith::DivFOp::create(b, loc, capped, cap);
+  Value square = arith::MulFOp::create(b, loc, ratio, ratio);
+  Value one = floatConstant(b, loc, capped.getType(), 1.0);
+  return arith::SubFOp::create(b, loc, one, square);
 }

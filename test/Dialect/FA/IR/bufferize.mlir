@@ -54,3 +54,34 @@ func.func @live_destination_is_copied(%q: tensor<1x1x16x32xf32>, %k: tensor<1x1x
                     outs(%init : tensor<1x1x16x32xf32>) -> tensor<1x1x16x32xf32>
   return %0, %init : tensor<1x1x16x32xf32>, tensor<1x1x16x32xf32>
 }
+
+// -----
+
+// fa.attention_backward bufferizes the same way: its three destinations
+// become the buffers it writes, and since it never reads them, tensor.empty
+// destinations need no copy.
+// CHECK-LABEL: func @backward_destinations_become_buffers
+// CHECK-SAME: (%[[Q:.*]]: memref<1x4x?x64xf16>, %[[K:.*]]: memref<1x2x?x64xf16>, %[[V:.*]]: memref<1x2x?x64xf16>, %[[O:.*]]: memref<1x4x?x64xf16>, %[[DO:.*]]: memref<1x4x?x64xf16>, %[[L:.*]]: memref<1x4x?xf32>, %[[DQ:.*]]: memref<1x4x?x64xf16>)
+// CHECK-DAG: %[[DK:.*]] = memref.alloc({{.*}}) {{.*}} : memref<1x2x?x64xf16>
+// CHECK-DAG: %[[DV:.*]] = memref.alloc({{.*}}) {{.*}} : memref<1x2x?x64xf16>
+// CHECK-NOT: memref.copy
+// CHECK: fa.attention_backward ins(%[[Q]], %[[K]], %[[V]], %[[O]], %[[DO]], %[[L]] : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>, memref<1x4x?x64xf16>, memref<1x4x?x64xf16>, memref<1x4x?xf32>)
+// CHECK-SAME: outs(%[[DQ]], %[[DK]], %[[DV]] : memref<1x4x?x64xf16>, memref<1x2x?x64xf16>, memref<1x2x?x64xf16>) scale(1.250000e-01) causal softcap(2.000000e+01){{$}}
+// CHECK-NOT: memref.copy
+// CHECK: return %[[DQ]], %[[DK]], %[[DV]]
+func.func @backward_destinations_become_buffers(
+    %q: tensor<1x4x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>,
+    %o: tensor<1x4x?x64xf16>, %do: tensor<1x4x?x64xf16>, %l: tensor<1x4x?xf32>, %dq: tensor<1x4x?x64xf16>)
+    -> (tensor<1x4x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>) {
+  %c2 = arith.constant 2 : index
+  %nk = tensor.dim %k, %c2 : tensor<1x2x?x64xf16>
+  %dk = tensor.empty(%nk) : tensor<1x2x?x64xf16>
+  %dv = tensor.empty(%nk) : tensor<1x2x?x64xf16>
+  %0:3 = fa.attention_backward
+      ins(%q, %k, %v, %o, %do, %l : tensor<1x4x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>,
+                                    tensor<1x4x?x64xf16>, tensor<1x4x?x64xf16>, tensor<1x4x?xf32>)
+      outs(%dq, %dk, %dv : tensor<1x4x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>)
+      scale(0.125) causal softcap(20.0)
+      -> tensor<1x4x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>
+  return %0#0, %0#1, %0#2 : tensor<1x4x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>
+}

@@ -54,8 +54,9 @@ struct TileConfig {
 namespace mlir {
 class DialectRegistry;
 namespace fa {
-/// Registers the bufferization model of `fa.attention` (tensor form -> memref
-/// form) so that `--one-shot-bufferize` handles it.
+/// Registers the bufferization models of `fa.attention` and
+/// `fa.attention_backward` (tensor form -> memref form) so that
+/// `--one-shot-bufferize` handles them.
 void registerBufferizableOpInterfaceExternalModels(DialectRegistry &registry);
 
 /// Replaces `op` by its two halves at its position, fa.running_max then

@@ -122,6 +122,111 @@ def FA_AttentionOp : FA_Op<"attention", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// fa.attention_backward
+//===----------------------------------------------------------------------===//
+
+def FA_AttentionBackwardOp : FA_Op<"attention_backward", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DestinationStyleOpInterface]> {
+  let summary = "gradients of fa.attention: dQ, dK, dV from O, dO and LSE";
+  let description = [{
+    The gradients of `O = fa.attention(Q, K, V)` with respect to its inputs,
+    given the forward's output `O`, its log-sum-exp `LSE` and the gradient
+    `dO` of the loss with respect to `O`. Shapes, element types, GQA/MQA and
+    the attributes (`scale`, `causal`, `window(left, right)`,
+    `softcap(c)`) follow `fa.attention`, with the same verifier rules; for
+    every batch `b`, query head `h` (key/value head `g = h / (Hq / Hkv)`),
+    query row `i` and key `j`:
+
+    ```
+    S[i, j]  = scale * Q[i] . K[j]            (softcap: c * tanh(S / c))
+    P[i, j]  = exp(S[i, j] - LSE[i])          (0 for hidden keys and for
+                                               rows with LSE = -inf)
+    D[i]     = sum_e dO[i, e] * O[i, e]
+    dS[i, j] = P[i, j] * (dO[i] . V[j] - D[i])
+               (softcap: times 1 - (S_capped[i, j] / c)^2)
+    dQ[i]    = scale * sum_j dS[i, j] K[j]
+    dK[j]    = scale * sum_{h in group, i} dS[i, j] Q[i]
+    dV[j]    = sum_{h in group, i} P[i, j] dO[i]
+    ```
+
+    `dK` and `dV` have the shapes of `K` and `V`: with GQA/MQA they are
+    summed over the `Hq / Hkv` query heads that share a key/value head.
+
+    * Operands: `Q [B, Hq, Nq, D]`, `K [B, Hkv, Nk, D]`,
+      `V [B, Hkv, Nk, Dv]`, `O` and `dO [B, Hq, Nq, Dv]` (all of one
+      element type: f16, bf16 or f32), `LSE [B, Hq, Nq]` (f32, as
+      `fa.attention` writes it: the natural-log log-sum-exp of the scaled,
+      capped scores).
+    * Destinations (`outs`): `dQ`, `dK`, `dV`, shaped and typed like `Q`,
+      `K`, `V`. Accumulation is f32; each gradient is rounded to the
+      element type once, at the end.
+    * In tensor form the op returns the three gradients; in memref form it
+      writes the buffers and returns nothing. One-shot bufferization turns
+      the tensor form into the memref form.
+
+    Example (GQA 8:2, causal, tensor form):
+
+    ```mlir
+    %dq, %dk, %dv = fa.attention_backward
+        ins(%q, %k, %v, %o, %do, %lse
+            : tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>,
+              tensor<2x8x?x64xf16>, tensor<2x8x?x64xf16>, tensor<2x8x?xf32>)
+        outs(%dq0, %dk0, %dv0
+            : tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>, tensor<2x2x?x64xf16>)
+        causal -> tensor<2x8x?x64xf16>, tensor<2x2x?x64xf16>,
+                  tensor<2x2x?x64xf16>
+    ```
+  }];
+
+  let arguments = (ins AnyShaped:$query, AnyShaped:$key, AnyShaped:$value,
+                       AnyShaped:$out, AnyShaped:$grad_out, AnyShaped:$lse,
+                       Variadic<AnyShaped>:$outputs,
+                       OptionalAttr<F32Attr>:$scale,
+                       UnitAttr:$causal,
+                       OptionalAttr<I64Attr>:$window_left,
+                       OptionalAttr<I64Attr>:$window_right,
+                       OptionalAttr<F32Attr>:$softcap);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+
+  let assemblyFormat = [{
+    `ins` `(` $query `,` $key `,` $value `,` $out `,` $grad_out `,` $lse `:`
+              type($query) `,` type($key) `,` type($value) `,` type($out) `,`
+              type($grad_out) `,` type($lse) `)`
+    `outs` `(` $outputs `:` type($outputs) `)`
+    (`scale` `(` $scale^ `)`)? (`causal` $causal^)?
+    (`window` `(` $window_left^ `,` $window_right `)`)?
+    (`softcap` `(` $softcap^ `)`)?
+    attr-dict (`->` type($results)^)?
+  }];
+
+  let extraClassDeclaration = [{
+    /// The dQ, dK and dV destinations (tensor or memref).
+    ::mlir::Value getGradQuery() { return getOutputs()[0]; }
+    ::mlir::Value getGradKey() { return getOutputs()[1]; }
+    ::mlir::Value getGradValue() { return getOutputs()[2]; }
+    /// The scale actually applied: the attribute, or 1/sqrt(D) when absent.
+    double getEffectiveScale();
+    /// Hq / Hkv: how many query heads share one key/value head.
+    int64_t getGroupSize();
+    /// The keys row i sees, as offsets from the diagonal i + Nk - Nq; the
+    /// same as fa.attention's.
+    std::pair<std::optional<int64_t>, std::optional<int64_t>>
+    getVisibleWindow();
+    /// True for the tensor (value-semantic) form, false for the memref form.
+    bool hasTensorSemantics() {
+      return ::llvm::isa<::mlir::RankedTensorType>(getQuery().getType());
+    }
+
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getOutputsMutable();
+    }
+  }];
+
+  let hasVerifier = 1;
+}
+
 
 //===----------------------------------------------------------------------===//
 // Tile-level ops

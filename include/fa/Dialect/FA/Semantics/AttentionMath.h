@@ -14,6 +14,8 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <optional>
+
 namespace mlir {
 namespace fa {
 class MaskOp;
@@ -36,6 +38,18 @@ struct MaskSpec {
   Value windowOffset;
 
   static MaskSpec of(MaskOp op);
+
+  /// The diagonal bounds of an attention of `numQueries` rows over
+  /// `numKeys` keys whose row i sees keys j with
+  /// i + (Nk - Nq) - left <= j <= i + (Nk - Nq) + right (bottom-right
+  /// aligned; nullopt = that side unbounded), as the attention ops'
+  /// `getVisibleWindow()` gives them. `keyLimit` is left null.
+  /// `indexConstant`, if given, makes the index constants (a pass that
+  /// keeps one constant per value); by default they are created here.
+  static MaskSpec
+  forWindow(OpBuilder &b, Location loc, Value numQueries, Value numKeys,
+            std::optional<int64_t> left, std::optional<int64_t> right,
+            function_ref<Value(int64_t)> indexConstant = nullptr);
 };
 
 /// Row `row` sees exactly the keys in [begin(row), end(row)); both bounds
@@ -53,6 +67,21 @@ Value visibleKeysEnd(OpBuilder &b, Location loc, Value row,
 Value visibleKeysBegin(OpBuilder &b, Location loc, Value row,
                        const MaskSpec &spec);
 
+/// The inverses, for loops that visit query rows per key block (the
+/// backward's K/V-outer order): since begin() and end() only grow with the
+/// row, the rows that see some key of [keyStart, keyEnd) are one interval.
+/// The first row that can see a key at or after `keyStart` (every row
+/// before it has end(row) <= keyStart): keyStart - causalOffset, or null
+/// when nothing bounds it (row 0). Not clamped.
+Value firstRowSeeing(OpBuilder &b, Location loc, Value keyStart,
+                     const MaskSpec &spec);
+
+/// The end of the rows that can see a key before `keyEnd` (every row from
+/// it on has begin(row) >= keyEnd): keyEnd - windowOffset, or null when
+/// nothing bounds it (all rows). Not clamped.
+Value rowsSeeingEnd(OpBuilder &b, Location loc, Value keyEnd,
+                    const MaskSpec &spec);
+
 /// i1: key `col` is hidden from query row `row` (col outside
 /// [begin(row), end(row))).
 Value isHidden(OpBuilder &b, Location loc, Value row, Value col,
@@ -65,6 +94,24 @@ Value isHidden(OpBuilder &b, Location loc, Value row, Value col,
 /// Soft-capping: cap * tanh(scale * s).
 Value softcap(OpBuilder &b, Location loc, Value score, Value scale,
               Value cap);
+
+//===----------------------------------------------------------------------===//
+// The backward pass (natural-log domain, f32)
+//===----------------------------------------------------------------------===//
+
+/// P = exp(s - LSE) from the scaled (and capped) score `s` and the row's
+/// log-sum-exp; 0 for a row that saw no key (LSE = -inf), where
+/// exp(s - LSE) would be exp(-inf + inf) = NaN.
+Value probFromLse(OpBuilder &b, Location loc, Value score, Value lse);
+
+/// The softmax gradient of one score: dS = P * (dP - D), with
+/// dP = dO . V[j] and D = dO . O = rowsum(dO * O).
+Value scoreGrad(OpBuilder &b, Location loc, Value prob, Value gradProb,
+                Value rowDot);
+
+/// The derivative of the soft cap, d(c * tanh(t / c)) / dt, written with
+/// its output `capped` = c * tanh(t / c): 1 - (capped / c)^2.
+Value softcapGrad(OpBuilder &b, Location loc, Value capped, Value cap);
 
 //===----------------------------------------------------------------------===//
 // The online-softmax step (log2 domain; `scale` = softmax scale * log2(e))

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Runs one fa.attention_backward configuration on the CPU and checks it.
+
+Builds a module with random Q, K, V, dO (uniform in [-range, range], rounded
+to the element type), with O and LSE from the double-precision forward of
+backward_reference.py (rounded to the element type and to f32, as a forward
+kernel would hand them over), lowers it with --fa-lower-to-cpu (after
+--fa-tile-kv-outer with --tile M N) and runs it with mlir-runner. dQ, dK and
+dV are compared element by element, |actual - expected| <= atol + rtol *
+|expected|, against
+
+  * --against reference (default): the exact gradient of the attention at
+    the (rounded) inputs, from backward_reference.py (independent of the
+    compiler's formulas), or
+  * --against naive: the same module lowered without --tile (the naive
+    decomposition, --fa-decompose-naive), for the tiled lowering.
+
+Usage (from lit): backward_check.py --Hq 4 --Hkv 2 --Nq 7 --Nk 9 --causal \
+    --dtype f16 --atol 1e-2 --rtol 1e-2 --runner-libs %mlir_runner_libs
+Prints one line, `PASS ...` or `FAIL ...`, and exits non-zero on failure.
+"""
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import backward_reference  # noqa: E402
+import compare_memrefs  # noqa: E402
+from equivalence import dense, round_to, tensor_type  # noqa: E402
+
+
+def nest(flat, shape):
+    """Row-major flat list -> nested lists of `shape`."""
+    if len(shape) == 1:
+        return list(flat)
+    step = len(flat) // shape[0]
+    return [nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def count(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def build(a, rng):
+    """Returns (module text, expected flat dQ + dK + dV)."""
+    dv = a.Dv or a.D
+    shapes = {"q": [a.B, a.Hq, a.Nq, a.D], "k": [a.B, a.Hkv, a.Nk, a.D],
+              "v": [a.B, a.Hkv, a.Nk, dv], "do": [a.B, a.Hq, a.Nq, dv]}
+    flat = {n: [round_to(a.dtype, rng.uniform(-a.range, a.range)) for _ in range(count(s))]
+            for n, s in shapes.items()}
+    ref = backward_reference.forward_and_backward(
+        *(nest(flat[n], shapes[n]) for n in ("q", "k", "v", "do")),
+        scale=a.scale or None, causal=a.causal,
+        window=tuple(a.window) if a.window else None, softcap=a.softcap or None)
+    o, lse, dq, dk, dvv = (backward_reference.flatten(x) for x in ref)
+    flat["o"] = [round_to(a.dtype, x) for x in o]
+    flat["lse"] = [x if x == float("-inf") else round_to("f32", x) for x in lse]
+    shapes["o"] = shapes["do"]
+    shapes["lse"] = [a.B, a.Hq, a.Nq]
+
+    et, dyn = a.dtype, a.dynamic
+    lines = ["func.func private @printMemrefF32(memref<*xf32>)", "", "func.func @main() {"]
+    for name in ("q", "k", "v", "o", "do", "lse"):
+        shape = shapes[name]
+        elem = "f32" if name == "lse" else et
+        f32_ty = tensor_type(shape, "f32")
+        values = ["0xFF800000" if x == float("-inf") else repr(x) for x in flat[name]]
+        lines.append("  %%%s_f32 = arith.constant dense<%s> : %s" % (
+            name, dense(values, shape).replace("'", ""), f32_ty))
+        src = "%%%s_f32" % name
+        if elem != "f32":
+            lines.append("  %%%s_e = arith.truncf %s : %s to %s" % (name, src, f32_ty, tensor_type(shape, elem)))
+            src = "%%%s_e" % name
+        lines.append("  %%%s = tensor.cast %s : %s to %s" % (
+            name, src, tensor_type(shape, elem), tensor_type(shape, elem, dyn)))
+    ty = {n: tensor_type(shapes[n], "f32" if n == "lse" else et, dyn) for n in shapes}
+    if dyn:
+        lines += ["  %c0 = arith.constant 0 : index", "  %c2 = arith.constant 2 : index",
+                  "  %%b = tensor.dim %%q, %%c0 : %s" % ty["q"],
+                  "  %%nq = tensor.dim %%q, %%c2 : %s" % ty["q"],
+                  "  %%nk = tensor.dim %%k, %%c2 : %s" % ty["k"]]
+        dims = {"q": "(%b, %nq)", "k": "(%b, %nk)", "v": "(%b, %nk)"}
+    else:
+        dims = {"q": "()", "k": "()", "v": "()"}
+    for n in ("q", "k", "v"):
+        lines.append("  %%d%s_init = tensor.empty%s : %s" % (n, dims[n], ty[n]))
+    attrs = (" scale(%r)" % a.scale if a.scale else "") + (" causal" if a.causal else "")
+    if a.window:
+        attrs += " window(%d, %d)" % tuple(a.window)
+    if a.softcap:
+        attrs += " softcap(%r)" % a.softcap
+    lines.append(
+        "  %%dq, %%dk, %%dv = fa.attention_backward ins(%%q, %%k, %%v, %%o, %%do, %%lse : %s)"
+        " outs(%%dq_init, %%dk_init, %%dv_init : %s, %s, %s)%s -> %s, %s, %s" % (
+            ", ".join(ty[n] for n in ("q", "k", "v", "o", "do", "lse")),
+            ty["q"], ty["k"], ty["v"], attrs, ty["q"], ty["k"], ty["v"]))
+    for n in ("q", "k", "v"):
+        val, t = "%d" + n, ty[n]
+        if et != "f32":
+            t32 = tensor_type(shapes[n], "f32", dyn)
+            lines.append("  %s_f32 = arith.extf %s : %s to %s" % (val, val, t, t32))
+            val, t = val + "_f32", t32
+        mty = t.replace("tensor", "memref")
+        lines.append("  %s_buf = bufferization.to_buffer %s : %s to %s" % (val, val, t, mty))
+        lines.append("  %s_any = memref.cast %s_buf : %s to memref<*xf32>" % (val, val, mty))
+        lines.append("  call @printMemrefF32(%s_any) : (memref<*xf32>) -> ()" % val)
+    lines += ["  return", "}"]
+    return "\n".join(lines) + "\n", dq + dk + dvv
+
+
+def run(passes, module_path, runner_libs):
+    lowered = subprocess.run(["fa-opt", module_path] + passes + ["--fa-lower-to-cpu"],
+                             check=True, capture_output=True, text=True).stdout
+    return subprocess.run(["mlir-runner", "-e", "main", "-entry-point-result=void",
+                           "-shared-libs=" + runner_libs],
+                          input=lowered, check=True, capture_output=True, text=True).stdout
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    for name, default in (("B", 1), ("Hq", 1), ("Hkv", 1), ("Nq", 8), ("Nk", 8), ("D", 8)):
+        p.add_argument("--" + name, type=int, default=default)
+    p.add_argument("--Dv", type=int, default=0, help="value head dim (default: D)")
+    p.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="f32")
+    p.add_argument("--causal", action="store_true")
+    p.add_argument("--scale", type=float, default=0.0, help="default: 1/sqrt(D)")
+    p.add_argument("--window", type=int, nargs=2, metavar=("LEFT", "RIGHT"),
+                   help="sliding window (-1: unbounded side)")
+    p.add_argument("--softcap", type=float, default=0.0, help="logit soft cap")
+    p.add_argument("--dynamic", action="store_true", help="B and N dynamic in the IR")
+    p.add_argument("--tile", type=int, nargs=2, metavar=("BLOCK_M", "BLOCK_N"),
+                   help="run --fa-tile-kv-outer with these blocks first")
+    p.add_argument("--against", choices=["reference", "naive"], default="reference")
+    p.add_argument("--range", type=float, default=1.0, help="inputs uniform in [-range, range]")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--atol", type=float, required=True)
+    p.add_argument("--rtol", type=float, required=True)
+    p.add_argument("--runner-libs", required=True)
+    a = p.parse_args()
+
+    module, expected = build(a, random.Random(a.seed))
+    passes = ["--fa-tile-kv-outer=block-m=%d block-n=%d" % tuple(a.tile)] if a.tile else []
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(module)
+        path = f.name
+    try:
+        actual = compare_memrefs.numbers_in_memref_dump(run(passes, path, a.runner_libs))
+        if a.against == "naive":
+            expected = compare_memrefs.numbers_in_memref_dump(run([], path, a.runner_libs))
+    finally:
+        os.unlink(path)
+
+    ok, summary = compare_memrefs.compare(actual, expected, a.atol, a.rtol)
+    print(("PASS: " if ok else "FAIL: ") + summary)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
