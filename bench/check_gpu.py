@@ -35,6 +35,7 @@ import configs
 # cuda-python only); the GPU machine uses it from the source tree.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                 "python_bindings"))
+from fa_mlir.reference import visible  # noqa: E402
 from fa_mlir.runtime import Plan  # noqa: E402
 
 DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
@@ -42,18 +43,8 @@ DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
 
 def visible_mask(nq, nk, c, device):
     """[nq, nk] bool: row i sees key j (fa.attention's bottom-right aligned
-    causal mask and sliding window)."""
-    i = torch.arange(nq, device=device)[:, None] + (nk - nq)
-    j = torch.arange(nk, device=device)[None, :]
-    left, right = c.get("window") or (-1, -1)
-    if c["causal"]:
-        right = 0
-    mask = torch.ones(nq, nk, dtype=torch.bool, device=device)
-    if right >= 0:
-        mask &= j <= i + right
-    if left >= 0:
-        mask &= j >= i - left
-    return mask
+    causal mask and sliding window; the one definition in fa_mlir.reference)."""
+    return visible(nq, nk, c["causal"], c.get("window"), device)
 
 
 def scores(q, k, c, dtype):
