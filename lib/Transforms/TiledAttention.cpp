@@ -8,14 +8,30 @@
 using namespace mlir;
 using namespace mlir::fa;
 
+/// Whether `statics` has one kDynamic entry per value of `dynamics` and
+/// `rank` entries. The parser takes a literal -9223372036854775808 (the
+/// kDynamic sentinel) in `high[...]` without an operand, and upstream's
+/// verifier lets it through; getMixedHighPad() would then read a missing
+/// operand (found by the fuzzer: test/Transforms/map-warps-invalid.mlir).
+static bool hasMatchingOperands(ArrayRef<int64_t> statics,
+                                ValueRange dynamics, int64_t rank) {
+  return static_cast<int64_t>(statics.size()) == rank &&
+         llvm::count(statics, ShapedType::kDynamic) ==
+             static_cast<int64_t>(dynamics.size());
+}
+
 FailureOr<TileLoad> mlir::fa::matchTileLoad(Value tile) {
   auto pad = tile.getDefiningOp<tensor::PadOp>();
   if (!pad || pad.getResultType().getRank() != 2 ||
-      !pad.getResultType().hasStaticShape())
+      !pad.getResultType().hasStaticShape() ||
+      !hasMatchingOperands(pad.getStaticLow(), pad.getLow(), 2) ||
+      !hasMatchingOperands(pad.getStaticHigh(), pad.getHigh(), 2))
     return failure();
   auto slice = pad.getSource().getDefiningOp<tensor::ExtractSliceOp>();
   if (!slice || slice.getSourceType().getRank() != 4 ||
-      slice.getType().getRank() != 2 || !slice.hasUnitStride())
+      slice.getType().getRank() != 2 || !slice.hasUnitStride() ||
+      !hasMatchingOperands(slice.getStaticOffsets(), slice.getOffsets(), 4) ||
+      !hasMatchingOperands(slice.getStaticSizes(), slice.getSizes(), 4))
     return failure();
   // Rows of one head, padded at the end with zeros.
   auto isZero = [](OpFoldResult ofr) {
