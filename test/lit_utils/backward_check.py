@@ -22,14 +22,13 @@ Prints one line, `PASS ...` or `FAIL ...`, and exits non-zero on failure.
 import argparse
 import os
 import random
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import backward_reference  # noqa: E402
 import compare_memrefs  # noqa: E402
-from equivalence import dense, round_to, tensor_type  # noqa: E402
+from equivalence import dense, round_to, run, tensor_type  # noqa: E402
 
 
 def nest(flat, shape):
@@ -112,14 +111,6 @@ def build(a, rng):
         lines.append("  call @printMemrefF32(%s_any) : (memref<*xf32>) -> ()" % val)
     lines += ["  return", "}"]
     return "\n".join(lines) + "\n", dq + dk + dvv
-
-
-def run(passes, module_path, runner_libs):
-    lowered = subprocess.run(["fa-opt", module_path] + passes + ["--fa-lower-to-cpu"],
-                             check=True, capture_output=True, text=True).stdout
-    return subprocess.run(["mlir-runner", "-e", "main", "-entry-point-result=void",
-                           "-shared-libs=" + runner_libs],
-                          input=lowered, check=True, capture_output=True, text=True).stdout
 
 
 def main():
