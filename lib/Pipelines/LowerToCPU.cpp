@@ -16,6 +16,8 @@
 using namespace mlir;
 
 void mlir::fa::buildLowerToCPUPipeline(OpPassManager &pm) {
+  // Input that upstream passes below would crash on becomes a diagnostic.
+  pm.addPass(fa::createFACheckUpstreamInvariants());
   // fa ops -> linalg on tensors: a whole fa.attention through the naive
   // decomposition, the tile ops of L1/L2 one by one.
   pm.addPass(fa::createFADecomposeNaive());
@@ -98,6 +100,7 @@ void mlir::fa::registerFAPipelines() {
       "Raise attention in linalg on tensors to fa.attention "
       "(--fa-raise-attention), then --fa-lower-to-cpu",
       [](OpPassManager &pm) {
+        pm.addPass(fa::createFACheckUpstreamInvariants());
         pm.addPass(createFARaiseAttention());
         buildLowerToCPUPipeline(pm);
       });

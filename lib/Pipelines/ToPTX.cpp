@@ -92,6 +92,8 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   if (!rescale)
     return fail("option rescale must be auto, before-exp or after-exp, got '" +
                 options.rescale + "'");
+  // Input that upstream passes below would crash on becomes a diagnostic.
+  pm.addPass(createFACheckUpstreamInvariants());
   // The backward op has no kernels yet: an error, not a silent no-op.
   pm.addPass(createFARejectBackwardOnGPU());
   // L0 -> L1 -> L2 -> L3.
@@ -153,6 +155,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
 LogicalResult mlir::fa::buildLinalgToPTXPipeline(OpPassManager &pm,
                                                  const ToPTXOptions &options) {
   // Raise first: the fa-to-ptx passes only see fa.attention.
+  pm.addPass(createFACheckUpstreamInvariants());
   pm.addPass(createFARaiseAttention());
   return buildToPTXPipeline(pm, options);
 }

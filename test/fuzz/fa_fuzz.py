@@ -20,9 +20,12 @@ options; --fa-lower-to-cpu).
 Each run is classified: ok (exit 0), diagnostic (exit 1 with an `error:` and
 nothing else), crash (a signal, a stack dump, `LLVM ERROR`, an assertion,
 or output on a path outside the output directory), hang (over --timeout).
-A crash inside upstream MLIR that upstream's own mlir-opt shows too (the
-KNOWN_UPSTREAM list, each with an XFAIL lit test) is classified "upstream"
-and does not fail the run. Crashes and hangs are minimized (lines removed while the class and the
+A crash inside upstream MLIR that upstream's own mlir-opt shows too is
+classified "upstream" and does not fail the run: one whose stack names a
+KNOWN_UPSTREAM function (each with an XFAIL lit test or a note in
+docs/reliability.md), or one that the same input shows with every fa pass
+and pipeline taken out of the command (parsing and printing alone, or only
+the upstream passes of the chain, e.g. --canonicalize). Crashes and hangs are minimized (lines removed while the class and the
 first line of the report stay) and saved to --out as <class>-<hash>.mlir with
 the command in a comment.
 
@@ -48,6 +51,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # crashes, but not counted as ours (docs/reliability.md).
 KNOWN_UPSTREAM = ("linalg::TransposeOp::parse",  # test/tools/fa-opt/upstream-transpose-parse.mlir
                   "tensor::PadOp::print",  # a literal kDynamic in high[...] (docs/reliability.md)
+                  # The parser's allocation for a result number such as
+                  # %r#2147483648: an abort, or a hang where memory is plenty.
+                  "report_bad_alloc_error",
                   )
 
 CRASH_MARKERS = ("PLEASE submit a bug report", "Stack dump", "LLVM ERROR",
@@ -203,6 +209,15 @@ def random_pipeline(rng, out_dir):
 
 # -- running -------------------------------------------------------------------
 
+def upstream_alone(fa_opt, text, args, timeout, out_dir):
+    """Whether a crash or hang needs none of our code: the same input
+    through the command without its fa passes and pipelines still crashes
+    or hangs."""
+    rest = [x for x in args if not x.startswith("--fa-")]
+    kind, _ = classify(fa_opt, text, rest, timeout, out_dir)
+    return kind in ("crash", "hang", "upstream")
+
+
 def classify(fa_opt, text, args, timeout, out_dir):
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False, dir=out_dir) as f:
         f.write(text)
@@ -267,19 +282,25 @@ def classify_batch(fa_opt, texts, args, timeout, out_dir):
         if rc == 1 and not failed:  # an option or pipeline error: every input
             failed = set(range(len(texts)))
         return [("diagnostic" if i in failed else "ok", "", t, args) for i, t in enumerate(texts)]
-    results = [classify(fa_opt, t, args, timeout, out_dir) + (t, args) for t in texts]
+    # One at a time with the batch's own flags: an input may itself hold
+    # `// -----` markers (the lit inputs do), and must be split the same way.
+    results = [classify(fa_opt, t, batch_args, timeout, out_dir) + (t, batch_args) for t in texts]
     if all(k in ("ok", "diagnostic") for k, _, _, _ in results):
         kind = "hang" if report is None else "crash"
         results[0] = (kind, "only in a batch of %d" % len(texts), joined, batch_args)
     return results
 
 
-def minimize(fa_opt, text, args, timeout, kind, signature, out_dir):
+def minimize(fa_opt, text, args, timeout, kind, signature, out_dir, budget):
+    """Removes lines while the class and the report's first line stay; gives
+    up after `budget` seconds with what it has (a hang costs a timeout per
+    try, and a batch of mutated inputs can be thousands of lines)."""
+    deadline = time.time() + budget
     lines = text.split("\n")
     chunk = max(1, len(lines) // 2)
     while chunk >= 1:
         i, changed = 0, False
-        while i < len(lines):
+        while i < len(lines) and time.time() < deadline:
             candidate = lines[:i] + lines[i + chunk:]
             k, s = classify(fa_opt, "\n".join(candidate), args, timeout, out_dir)
             if k == kind and s.split(":")[0] == signature.split(":")[0]:
@@ -307,10 +328,12 @@ def main():
     p.add_argument("--batch", type=int, default=1,
                    help="inputs per fa-opt process (--split-input-file, one pipeline); a batch that "
                         "crashes or hangs is re-run one input at a time")
+    p.add_argument("--minimize-seconds", type=int, default=120,
+                   help="time spent minimizing one reproducer (then it is saved as it is)")
     p.add_argument("--quiet", action="store_true")
     a = p.parse_args()
-    if a.batch < 1 or a.cases < 0 or a.timeout < 1:
-        p.error("--batch and --timeout must be positive and --cases not negative")
+    if a.batch < 1 or a.cases < 0 or a.timeout < 1 or a.minimize_seconds < 0:
+        p.error("--batch and --timeout must be positive, --cases and --minimize-seconds not negative")
     rng = random.Random(a.seed)
     out = a.out or tempfile.mkdtemp(prefix="fa-fuzz-")
     os.makedirs(out, exist_ok=True)
@@ -324,7 +347,8 @@ def main():
         key = (kind, signature.split(":")[0][:80], " ".join(a_.split("=")[0] for a_ in args))
         if key in found:
             return
-        small = minimize(a.fa_opt, text, args, a.timeout, kind, signature, work)
+        small = minimize(a.fa_opt, text, args, a.timeout, kind, signature, work,
+                         a.minimize_seconds)
         digest = hashlib.sha1((small + " ".join(args)).encode()).hexdigest()[:10]
         path = os.path.join(out, "%s-%s.mlir" % (kind, digest))
         with open(path, "w") as f:
@@ -358,6 +382,8 @@ def main():
                 kind, signature = "crash", "files written outside output-dir: %s" % stray
                 for f in stray:
                     shutil.rmtree(os.path.join(work, f), ignore_errors=True)
+            if kind in ("crash", "hang") and upstream_alone(a.fa_opt, text, run_args, a.timeout, work):
+                kind, signature = "upstream", "without the fa passes too: " + signature
             counts[kind] = counts.get(kind, 0) + 1
             if kind in ("crash", "hang", "upstream"):
                 record(done + j, text, run_args, kind, signature)

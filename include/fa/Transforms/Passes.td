@@ -260,6 +260,31 @@ def FARejectBackwardOnGPU : Pass<"fa-reject-backward-on-gpu"> {
   }];
 }
 
+def FACheckUpstreamInvariants : Pass<"fa-check-upstream-invariants"> {
+  let summary = "Reject IR that upstream MLIR 22 verifies but then crashes "
+                "on";
+  let description = [{
+    The first pass of every fa pipeline (`--fa-to-ptx`, `--fa-lower-to-cpu`
+    and their `--fa-linalg-to-*` forms), and run by `fa-opt` before any
+    pipeline it is given (`--fa-skip-upstream-check` turns that off). Some
+    upstream ops pass their verifier in forms that upstream code then
+    mishandles, and the fa pipelines hand IR to upstream passes; this pass
+    turns such input into a diagnostic instead of a crash. The forms found so
+    far (docs/reliability.md, "Upstream problems found"):
+
+    * a `tensor.pad` whose `low[...]` or `high[...]` holds the literal
+      `-9223372036854775808` (ShapedType::kDynamic) without an operand:
+      the parser takes it as a dynamic entry, the verifier does not count
+      operands, and the printer, bufferization and folders read a missing
+      operand.
+
+    Before: any module. After: unchanged, or an error at the op's location
+    ("tensor.pad: 'high' has 1 dynamic entries but 0 operands ...").
+    The error is reported at the location only: printing the op in a note
+    would itself crash upstream's printer.
+  }];
+}
+
 def FADecomposeTiles : Pass<"fa-decompose-tiles"> {
   let summary = "Lower the tile-level fa ops to linalg on tensors (CPU path)";
   let description = [{
