@@ -152,7 +152,7 @@ def run_window(a):
 def run_softcap(a):
     rows = []
     cap = 50.0
-    for d in (64, 128):
+    for d in a.softcap_dims:
         for n in a.seqlens:
             for dtype in ("f16", "bf16"):
                 h, b = configs.paper_heads(d), 16384 // n
@@ -168,14 +168,33 @@ def run_softcap(a):
 
                 def score_mod(score, b_, h_, q_idx, kv_idx):
                     return cap * torch.tanh(score / cap)
-                ref = flex(q, k, v, score_mod=score_mod, block_mask=cmask)
+                if a.no_flex:
+                    # A/B runs of kernel variants: the reference is our
+                    # soft-capped kernel, itself checked against
+                    # FlexAttention in the full runs.
+                    ref = capped(q, k, v, out).clone()
+                else:
+                    ref = flex(q, k, v, score_mod=score_mod, block_mask=cmask)
                 err = (capped(q, k, v, out).float() - ref.float()).abs().max().item()
                 if not err <= TOLERANCE[dtype]:
                     raise RuntimeError("softcap d=%d N=%d %s: max |diff| %.3g against FlexAttention" % (
                         d, n, dtype, err))
                 calls = {"ours_softcap": lambda: capped(q, k, v, out),
-                         "ours_plain": lambda: plain(q, k, v, out),
-                         "flex_softcap": lambda: flex(q, k, v, score_mod=score_mod, block_mask=cmask)}
+                         "ours_plain": lambda: plain(q, k, v, out)}
+                if not a.no_flex:
+                    calls["flex_softcap"] = lambda: flex(q, k, v, score_mod=score_mod, block_mask=cmask)
+                # Other builds of the soft-capped kernel, each checked.
+                for spec in a.softcap_variants:
+                    name, directory = spec.split("=", 1)
+                    vc = configs.config(d, dtype, True, h, h, softcap=cap)
+                    if not os.path.exists(os.path.join(directory, configs.kernel_name(vc) + ".json")):
+                        continue
+                    fn = ours(directory, vc)
+                    verr = (fn(q, k, v, out).float() - ref.float()).abs().max().item()
+                    if not verr <= TOLERANCE[dtype]:
+                        raise RuntimeError("softcap variant %s d=%d N=%d: max |diff| %.3g" % (
+                            name, d, n, verr))
+                    calls[name + "_softcap"] = lambda fn=fn: fn(q, k, v, out)
                 ms = interleaved(calls, a.repeats)
                 f = 4 * b * h * n * n * d / 2
                 row = dict(d=d, seqlen=n, dtype=dtype, batch=b, heads=h, softcap=cap, max_diff=err)
@@ -236,6 +255,11 @@ def main():
     p.add_argument("--window-dims", type=int, nargs="+", default=[64, 128])
     p.add_argument("--window-variants", nargs="*", default=[],
                    help="NAME=DIR: more window kernels (same names, other builds) timed side by side")
+    p.add_argument("--softcap-variants", nargs="*", default=[],
+                   help="NAME=DIR: other builds of the soft-capped kernels, timed beside them")
+    p.add_argument("--softcap-dims", type=int, nargs="+", default=[64, 128])
+    p.add_argument("--no-flex", action="store_true",
+                   help="leave FlexAttention out of the softcap table (A/B runs of our variants)")
     p.add_argument("--json")
     a = p.parse_args()
     start = time.time()

@@ -86,9 +86,10 @@ private:
   Operation *firstConstant = nullptr;
   /// The softmax scale times log2(e): scores live in the log2 domain so the
   /// softmax can use exp2. One f32 value outside the loop nest (a kernel
-  /// parameter on the GPU). With a soft cap, the scale goes into the cap
-  /// (scale / cap, and the cap) and the softmax's is log2(e) alone.
-  Value scaleLog2, capScale, cap;
+  /// parameter on the GPU). With a soft cap c, fa.softcap computes
+  /// tanh(scale / c * s) (`capScale`, no cap operand) and the softmax's
+  /// scale is c * log2(e).
+  Value scaleLog2, capScale;
   /// The mask's diagonal offsets (null: that side unbounded).
   Value causalOffset, windowOffset;
 };
@@ -122,8 +123,8 @@ SmallVector<Value> QOuterTiler::kvStep(Value qTile, Value batch, Value kvHead,
 
   auto scoresTy = RankedTensorType::get({blockM, blockN}, f32);
   Value s = fa::QKOp::create(b, loc, scoresTy, qTile, kTile);
-  if (cap)
-    s = fa::SoftcapOp::create(b, loc, s, capScale, cap);
+  if (capScale)
+    s = fa::SoftcapOp::create(b, loc, s, capScale, /*cap=*/Value());
   s = fa::MaskOp::create(b, loc, scoresTy, s, qStart, kStart, numKeys,
                          causalOffset, windowOffset);
   auto softmax = fa::OnlineSoftmaxOp::create(
@@ -144,11 +145,16 @@ SmallVector<Value> QOuterTiler::build() {
   index(0); // Anchors the index constants before the loop nest.
   double scale = op.getEffectiveScale();
   if (std::optional<APFloat> c = op.getSoftcap()) {
-    capScale = arith::ConstantOp::create(
-        b, loc, b.getF32FloatAttr(scale / c->convertToDouble()));
-    cap = arith::ConstantOp::create(b, loc,
-                                    b.getF32FloatAttr(c->convertToDouble()));
-    scale = 1.0;
+    // c * tanh(scale * s / c) enters the softmax as tanh(scale * s / c) with
+    // the softmax scale c: the online softmax multiplies every score by its
+    // scale anyway (one FFMA with the running max), so the cap costs no
+    // multiply of its own per score (measured: docs/performance.md). The
+    // running max is that of the capped scores over c, and the LSE the
+    // same as with the cap in fa.softcap.
+    double capValue = c->convertToDouble();
+    capScale =
+        arith::ConstantOp::create(b, loc, b.getF32FloatAttr(scale / capValue));
+    scale = capValue;
   }
   scaleLog2 =
       arith::ConstantOp::create(b, loc, b.getF32FloatAttr(scale * M_LOG2E));

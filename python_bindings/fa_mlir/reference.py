@@ -55,7 +55,7 @@ class ReferencePlan:
 
     def __init__(self, causal, window, capped):
         from .runtime.plan import LaunchPlan
-        names = ["softcap_scale", "softcap", "softmax_scale_log2"] if capped \
+        names = ["softcap_scale", "softmax_scale_log2"] if capped \
             else ["softmax_scale_log2"]
         self.plan = LaunchPlan({
             "format": "fa-mlir-launch-plan", "version": 1, "name": "reference",
@@ -70,10 +70,12 @@ class ReferencePlan:
         from .runtime.plan import LOG2E
         self.calls += 1
         if self.capped:
-            cap = scalars["softcap"]
+            # tanh(softcap_scale * s) with the cap in the softmax's scale.
+            if set(scalars) != {"softcap_scale", "softmax_scale_log2"}:
+                raise AssertionError("a capped plan takes softcap_scale and softmax_scale_log2, "
+                                     "got %s" % sorted(scalars))
+            cap = scalars["softmax_scale_log2"] / LOG2E
             scale = scalars["softcap_scale"] * cap
-            if abs(scalars["softmax_scale_log2"] - LOG2E) > 1e-6:
-                raise AssertionError("softmax_scale_log2 must be log2(e) with a cap")
         else:
             cap, scale = None, scalars["softmax_scale_log2"] / LOG2E
         out, l = attention_reference(q, k, v, self.causal, scale, self.window, cap)

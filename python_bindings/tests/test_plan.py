@@ -165,15 +165,26 @@ def test_attention_scalars():
         "softmax_scale_log2": pytest.approx(0.125 * math.log2(math.e))}
     with pytest.raises(ValueError, match="compiled without a soft cap, called with one"):
         P.attention_scalars(plan, 0.125, 30.0)
+    # What --fa-to-ptx emits: tanh(scale / cap * s), the cap in the softmax's
+    # scale.
     capped = copy.deepcopy(PLAN)
     capped["scalars"] = [{"name": n, "dtype": "f32", "value": 1.0}
-                         for n in ("softcap_scale", "softcap", "softmax_scale_log2")]
+                         for n in ("softcap_scale", "softmax_scale_log2")]
     capped = P.LaunchPlan(capped)
     assert P.attention_scalars(capped, 0.125, 50.0) == {
-        "softcap_scale": pytest.approx(0.125 / 50), "softcap": 50.0,
-        "softmax_scale_log2": pytest.approx(math.log2(math.e))}
+        "softcap_scale": pytest.approx(0.125 / 50),
+        "softmax_scale_log2": pytest.approx(50 * math.log2(math.e))}
     with pytest.raises(ValueError, match="compiled with a soft cap, called without"):
         P.attention_scalars(capped, 0.125)
+    # A plan whose kernel multiplies by the cap itself (a `softcap`
+    # parameter): the softmax then takes log2(e).
+    legacy = copy.deepcopy(PLAN)
+    legacy["scalars"] = [{"name": n, "dtype": "f32", "value": 1.0}
+                         for n in ("softcap_scale", "softcap", "softmax_scale_log2")]
+    legacy = P.LaunchPlan(legacy)
+    assert P.attention_scalars(legacy, 0.125, 50.0) == {
+        "softcap_scale": pytest.approx(0.125 / 50), "softcap": 50.0,
+        "softmax_scale_log2": pytest.approx(math.log2(math.e))}
 
 
 def test_load_plan_file_refuses_paths_outside_the_directory(tmp_path):

@@ -196,9 +196,9 @@
 // BAD-HOME: fa-to-ptx: option query-home must be auto, registers or shared, got 'sideways'
 // BAD-RESCALE: fa-to-ptx: option rescale must be auto, before-exp or after-exp, got 'sideways'
 
-//     The same kernel with softcap(50): the cap's two scalars come after
-//     the tensors and before the softmax scale, which is log2(e) alone
-//     (the attention scale 1/8 is in softcap_scale = 0.125 / 50).
+//     The same kernel with softcap(50): the kernel computes tanh(scale /
+//     cap * s), softcap_scale = 0.125 / 50 after the tensors, and the cap
+//     is in the softmax scale, 50 * log2(e) = 72.13...
 // SOFTCAP:      {{^}}      "params": [
 // SOFTCAP-NEXT: {{^}}        "q",
 // SOFTCAP-NEXT: {{^}}        "k",
@@ -206,7 +206,6 @@
 // SOFTCAP-NEXT: {{^}}        "o",
 // SOFTCAP-NEXT: {{^}}        "lse",
 // SOFTCAP-NEXT: {{^}}        "softcap_scale",
-// SOFTCAP-NEXT: {{^}}        "softcap",
 // SOFTCAP-NEXT: {{^}}        "softmax_scale_log2"
 // SOFTCAP-NEXT: {{^}}      ],
 // SOFTCAP:      {{^}}  "scalars": [
@@ -217,20 +216,14 @@
 // SOFTCAP-NEXT: {{^}}    },
 // SOFTCAP-NEXT: {{^}}    {
 // SOFTCAP-NEXT: {{^}}      "dtype": "f32",
-// SOFTCAP-NEXT: {{^}}      "name": "softcap",
-// SOFTCAP-NEXT: {{^}}      "value": 50{{$}}
-// SOFTCAP-NEXT: {{^}}    },
-// SOFTCAP-NEXT: {{^}}    {
-// SOFTCAP-NEXT: {{^}}      "dtype": "f32",
 // SOFTCAP-NEXT: {{^}}      "name": "softmax_scale_log2",
-// SOFTCAP-NEXT: {{^}}      "value": 1.44269502{{[0-9]*}}
+// SOFTCAP-NEXT: {{^}}      "value": 72.13475{{[0-9]*}}
 // SOFTCAP-NEXT: {{^}}    }
 // SOFTCAP-NEXT: {{^}}  ],
-//     The PTX has three f32 parameters (53, 54, 55 after the 5 tensors of
-//     11 words each) and the hardware tanh.
+//     The PTX has two f32 parameters (53, 54 after the 5 tensors of 11
+//     words each) and the hardware tanh.
 // SOFTCAP-PTX: .param .f32 gqa_causal_kernel_param_53,
-// SOFTCAP-PTX-NEXT: .param .f32 gqa_causal_kernel_param_54,
-// SOFTCAP-PTX-NEXT: .param .f32 gqa_causal_kernel_param_55
+// SOFTCAP-PTX-NEXT: .param .f32 gqa_causal_kernel_param_54
 // SOFTCAP-PTX-NEXT: )
 // SOFTCAP-PTX: tanh.approx.f32
 

@@ -153,6 +153,21 @@ func.func @softcap(%s: tensor<64x16xf32, #acc>, %x: f32, %cap: f32) -> tensor<64
 
 // -----
 
+// Without a cap, tanh(scale * s) alone (the cap is in the softmax's scale).
+// CHECK-LABEL: func @tanh_only
+// CHECK-SAME: (%[[S:[^:]*]]: tensor<64x16xf32>, %[[X:[^:]*]]: f32) -> tensor<64x16xf32>
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0(%[[E:.*]]: f32):
+// CHECK-NEXT: %[[XS:.*]] = arith.mulf %[[E]], %[[X]] : f32
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[XS]] : f32
+// CHECK-NEXT: linalg.yield %[[T]] : f32
+func.func @tanh_only(%s: tensor<64x16xf32>, %x: f32) -> tensor<64x16xf32> {
+  %r = fa.softcap %s scale(%x) : tensor<64x16xf32>
+  return %r : tensor<64x16xf32>
+}
+
+// -----
+
 // fa.online_softmax is fa.running_max then fa.softmax_exp, each lowered to
 // its generics; `scale` (the f32 operand) multiplies the raw scores.
 // CHECK-DAG: #[[$TILE:.*]] = affine_map<(d0, d1) -> (d0, d1)>

@@ -188,16 +188,17 @@ func.func @mqa_two_ops(%q: tensor<1x8x100x32xbf16>, %k: tensor<1x1x?x32xbf16>, %
 // A sliding window with soft-capping, not causal, window(100, 7),
 // softcap(50), D = 64. Before the loop nest: the mask's two diagonal
 // offsets, causal_offset = Nk - Nq + 7 (the right side) and window_offset =
-// Nk - Nq - 100 (the left side), and the cap's two f32 values: scale / cap
-// = 0.125 / 50 = 0.0025 and the cap 50. The softmax scale is then log2(e)
-// alone (1.44269502 as an f32): the attention scale is inside the cap.
+// Nk - Nq - 100 (the left side), and the cap's f32 values: fa.softcap
+// computes tanh(0.0025 * s) (scale / cap = 0.125 / 50; no cap operand), and
+// the cap 50 moves into the softmax scale, 50 * log2(e) (72.1347... as an f32):
+// the attention scale is inside the tanh, and the cap costs no multiply of
+// its own per score (the softmax scales every score anyway).
 // CHECK-LABEL: func @window_softcap
 // CHECK-SAME: (%[[Q:[^:]*]]: tensor<1x2x?x64xf16>, %[[K:[^:]*]]: tensor<1x2x?x64xf16>, %[[O:[^:]*]]: tensor<1x2x?x64xf16>)
 // CHECK-DAG: %[[RIGHT:.*]] = arith.constant 7 : index
 // CHECK-DAG: %[[LEFT:.*]] = arith.constant -100 : index
 // CHECK-DAG: %[[X_SCALE:.*]] = arith.constant 2.500000e-03 : f32
-// CHECK-DAG: %[[CAP:.*]] = arith.constant 5.000000e+01 : f32
-// CHECK-DAG: %[[SCALE:.*]] = arith.constant 1.44269502 : f32
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant 72.13475{{[0-9]*}} : f32
 // CHECK-DAG: %[[NQ:.*]] = tensor.dim %[[Q]], %c2{{[_0-9]*}} : tensor<1x2x?x64xf16>
 // CHECK-DAG: %[[NK:.*]] = tensor.dim %[[K]], %c2{{[_0-9]*}} : tensor<1x2x?x64xf16>
 // CHECK: %[[OFFSET:.*]] = arith.subi %[[NK]], %[[NQ]] : index
@@ -209,7 +210,7 @@ func.func @mqa_two_ops(%q: tensor<1x8x100x32xbf16>, %k: tensor<1x1x?x32xbf16>, %
 //     Raw scores, capped, then masked: the cap comes first so that the
 //     masked scores stay -inf.
 // CHECK: %[[S:.*]] = fa.qk %{{.*}}, %{{.*}} : tensor<128x64xf16>, tensor<64x64xf16> -> tensor<128x64xf32>
-// CHECK-NEXT: %[[SC:.*]] = fa.softcap %[[S]] scale(%[[X_SCALE]]) cap(%[[CAP]]) : tensor<128x64xf32>
+// CHECK-NEXT: %[[SC:.*]] = fa.softcap %[[S]] scale(%[[X_SCALE]]) : tensor<128x64xf32>
 // CHECK-NEXT: %[[SM:.*]] = fa.mask %[[SC]][%[[Q0]], %[[K0]]] key_limit(%[[NK]]) causal_offset(%[[CAUSAL_OFF]]) window_offset(%[[WINDOW_OFF]]) : tensor<128x64xf32>
 // CHECK-NEXT: fa.online_softmax %[[SM]], %{{.*}}, %{{.*}} scale(%[[SCALE]])
 // CHECK-NOT: fa.softcap

@@ -212,10 +212,13 @@ LOG2E = math.log2(math.e)
 def attention_scalars(plan, scale, softcap=None):
     """The scalar parameters of an fa.attention plan for softmax scale
     `scale` and soft cap `softcap` (None: none). Without a cap the kernel
-    takes scale * log2(e); with one, scale / cap and cap for
-    cap * tanh(scale * s / cap), and log2(e) for the softmax of the capped
-    scores (test/Pipelines/to-ptx.mlir, SOFTCAP)."""
-    has_cap = "softcap" in plan.scalars
+    takes scale * log2(e). With one, the kernel computes tanh(scale * s /
+    cap) (`softcap_scale` = scale / cap) and the softmax takes the cap in
+    its scale, cap * log2(e) (docs/launch-plan.md; test/Pipelines/to-ptx.mlir,
+    SOFTCAP). A plan that also has a `softcap` parameter multiplies by the
+    cap itself and takes log2(e) as the softmax scale (the form before
+    2026-12-01, which hand-written plans may still use)."""
+    has_cap = "softcap_scale" in plan.scalars
     if "softmax_scale_log2" not in plan.scalars:
         raise PlanFormatError("plan %s has no softmax_scale_log2 parameter" % plan.name)
     if has_cap != (softcap is not None):
@@ -224,7 +227,7 @@ def attention_scalars(plan, scale, softcap=None):
             else "without"))
     if not has_cap:
         return {"softmax_scale_log2": scale * LOG2E}
-    if "softcap_scale" not in plan.scalars:
-        raise PlanFormatError("plan %s has softcap but no softcap_scale parameter" % plan.name)
-    return {"softcap_scale": scale / softcap, "softcap": float(softcap),
-            "softmax_scale_log2": LOG2E}
+    if "softcap" in plan.scalars:
+        return {"softcap_scale": scale / softcap, "softcap": float(softcap),
+                "softmax_scale_log2": LOG2E}
+    return {"softcap_scale": scale / softcap, "softmax_scale_log2": softcap * LOG2E}

@@ -13,7 +13,8 @@ using namespace mlir::fa;
 
 namespace {
 
-/// Pattern: fa.softcap => per score cap * tanh(scale * s) (AttentionMath.h);
+/// Pattern: fa.softcap => per score cap * tanh(scale * s), or tanh(scale * s)
+/// without a cap (AttentionMath.h);
 /// tanh becomes tanh.approx.f32 in --fa-lower-gpu-math.
 struct LowerSoftcap : OpConversionPattern<SoftcapOp> {
   LowerSoftcap(const TypeConverter &converter, MLIRContext *ctx,
@@ -25,7 +26,8 @@ struct LowerSoftcap : OpConversionPattern<SoftcapOp> {
                   ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
     AtomLowering &atom = kernel.atom;
-    Value scale = adaptor.getScale().front(), cap = adaptor.getCap().front();
+    Value scale = adaptor.getScale().front();
+    Value cap = op.getCap() ? adaptor.getCap().front() : Value();
     SmallVector<Value> out;
     for (Value frag : adaptor.getScores()) {
       SmallVector<Value> elems;

@@ -101,6 +101,8 @@ Value semantics::softcap(OpBuilder &b, Location loc, Value score, Value scale,
                          Value cap) {
   Value scaled = arith::MulFOp::create(b, loc, score, scale);
   Value tanh = math::TanhOp::create(b, loc, scaled);
+  if (!cap)
+    return tanh;
   return arith::MulFOp::create(b, loc, cap, tanh);
 }
 

@@ -210,7 +210,8 @@ func.func @future_iter_arg(%f: !fa.future<tensor<64x64xbf16, #sh>>, %src: tensor
 // key_limit and causal_offset, the three always printed in that order and
 // each keeping its operand; fa.softcap sits between fa.qk and fa.mask and
 // takes the f32 scale (attention scale over the cap) and cap operands, in
-// that order.
+// that order, or the scale alone (tanh only: the cap is then in the
+// softmax's scale, as --fa-tile-q-outer emits it).
 // CHECK-LABEL: func.func @l1_window_softcap
 // CHECK-SAME: (%[[S:.*]]: tensor<64x32xf32>, %[[R0:.*]]: index, %[[C0:.*]]: index, %[[N:.*]]: index, %[[OFF:.*]]: index, %[[WIN:.*]]: index, %[[X:.*]]: f32, %[[CAP:.*]]: f32)
 // CHECK: %[[SC:.*]] = fa.softcap %[[S]] scale(%[[X]]) cap(%[[CAP]]) : tensor<64x32xf32>
@@ -218,7 +219,8 @@ func.func @future_iter_arg(%f: !fa.future<tensor<64x64xbf16, #sh>>, %src: tensor
 // CHECK: %[[M2:.*]] = fa.mask %[[M1]][%[[R0]], %[[C0]]] key_limit(%[[N]]) causal_offset(%[[OFF]]) window_offset(%[[WIN]]) : tensor<64x32xf32>
 // CHECK: %[[M3:.*]] = fa.mask %[[M2]][%[[C0]], %[[R0]]] key_limit(%[[N]]) window_offset(%[[OFF]]) : tensor<64x32xf32>
 // CHECK: %[[M4:.*]] = fa.mask %[[M3]][%[[R0]], %[[C0]]] causal_offset(%[[WIN]]) window_offset(%[[OFF]]) : tensor<64x32xf32>
-// CHECK: return %[[M4]]
+// CHECK: %[[T:.*]] = fa.softcap %[[M4]] scale(%[[X]]) : tensor<64x32xf32>
+// CHECK: return %[[T]]
 func.func @l1_window_softcap(%s: tensor<64x32xf32>, %r0: index, %c0: index, %n: index, %off: index, %win: index,
                              %x: f32, %cap: f32) -> tensor<64x32xf32> {
   %sc = fa.softcap %s scale(%x) cap(%cap) : tensor<64x32xf32>
@@ -226,7 +228,8 @@ func.func @l1_window_softcap(%s: tensor<64x32xf32>, %r0: index, %c0: index, %n: 
   %m2 = fa.mask %m1[%r0, %c0] key_limit(%n) causal_offset(%off) window_offset(%win) : tensor<64x32xf32>
   %m3 = fa.mask %m2[%c0, %r0] key_limit(%n) window_offset(%off) : tensor<64x32xf32>
   %m4 = fa.mask %m3[%r0, %c0] causal_offset(%win) window_offset(%off) : tensor<64x32xf32>
-  return %m4 : tensor<64x32xf32>
+  %t = fa.softcap %m4 scale(%x) : tensor<64x32xf32>
+  return %t : tensor<64x32xf32>
 }
 
 // -----

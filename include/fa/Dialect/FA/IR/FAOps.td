@@ -316,18 +316,24 @@ def FA_SoftcapOp : FA_TileOp<"softcap", [AllTypesMatch<["scores", "result"]>]> {
     `S'[r, c] = cap * tanh(scale * S[r, c])` (Gemma 2's soft-capping, with
     the attention scale over the cap folded into `scale`), applied to raw
     scores before the mask and the softmax. `scale` and `cap` are f32 values
-    (kernel parameters on the GPU). The definition is `softcap` in
-    `AttentionMath.h`.
+    (kernel parameters on the GPU). Without `cap` the op is
+    `tanh(scale * S)`: the forward tiling leaves the cap out and puts it into
+    the online softmax's scale instead, which multiplies every score anyway,
+    so that the cap costs no multiply per score; the backward tiling keeps
+    it (the gradient needs the capped scores). The definition is `softcap`
+    in `AttentionMath.h`.
 
     ```mlir
     %capped = fa.softcap %s scale(%scale_over_cap) cap(%cap)
         : tensor<128x64xf32>
+    %tanh = fa.softcap %s scale(%scale_over_cap) : tensor<128x64xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$scores, F32:$scale, F32:$cap);
+  let arguments = (ins AnyRankedTensor:$scores, F32:$scale,
+                   Optional<F32>:$cap);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $scores `scale` `(` $scale `)` `cap` `(` $cap `)` attr-dict `:`
+    $scores `scale` `(` $scale `)` (`cap` `(` $cap^ `)`)? attr-dict `:`
     type($scores)
   }];
   let hasVerifier = 1;

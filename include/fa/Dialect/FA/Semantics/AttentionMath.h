@@ -91,7 +91,8 @@ Value isHidden(OpBuilder &b, Location loc, Value row, Value col,
 // Score modifiers
 //===----------------------------------------------------------------------===//
 
-/// Soft-capping: cap * tanh(scale * s).
+/// Soft-capping: cap * tanh(scale * s); tanh(scale * s) when `cap` is null
+/// (the cap then sits in the softmax scale, see fa.softcap).
 Value softcap(OpBuilder &b, Location loc, Value score, Value scale,
               Value cap);
 
