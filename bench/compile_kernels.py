@@ -26,9 +26,10 @@ import configs
 
 def attention_source(name, c):
     d, dtype = c["d"], c["dtype"]
-    q = "tensor<?x%dx?x%dx%s>" % (c["hq"], d, dtype)
+    nq = "?" if c.get("nq") is None else str(c["nq"])
+    q = "tensor<?x%dx%sx%dx%s>" % (c["hq"], nq, d, dtype)
     kv = "tensor<?x%dx?x%dx%s>" % (c["hkv"], d, dtype)
-    lse = "tensor<?x%dx?xf32>" % c["hq"]
+    lse = "tensor<?x%dx%sxf32>" % (c["hq"], nq)
     attrs = ""
     if c.get("scale") is not None:
         attrs += " scale(%r)" % float(c["scale"])
@@ -81,9 +82,15 @@ def main():
     p.add_argument("--heads", nargs="+", default=["4x4"], help="HqxHkv head counts")
     p.add_argument("--tiles", nargs="*", default=[],
                    help="explicit MxNxWxS configs: block-m, block-n, num-warps, kv-stages")
+    p.add_argument("--decode", action="store_true",
+                   help="the kernels bench_decode.py runs: GQA 32:4, d = 128, bf16, causal, "
+                        "with one static query and with a dynamic Nq")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    if a.head_dims is None:
+    if a.decode:
+        todo = [dict(configs.config(128, "bf16", True, 32, 4), nq=1),
+                configs.config(128, "bf16", True, 32, 4)]
+    elif a.head_dims is None:
         todo = configs.all_configs()  # What check_gpu.py and bench.py run.
     else:
         causal = {"yes": [True], "no": [False], "both": [False, True]}[a.causal]

@@ -6,8 +6,9 @@ check_gpu.py / bench.py (on the GPU machine) agree on names through it.
 A configuration is a dict: d (head dim), dtype ("f16" | "bf16"), causal,
 hq, hkv (head counts), window ((left, right), -1 = unbounded, or None),
 softcap (float or None), tiles ((block_m, block_n, warps, stages) or None
-for the pipeline's defaults); optionally scale (float, default 1/sqrt(d))
-and lse (bool, default True: the op has the LSE output).
+for the pipeline's defaults); optionally scale (float, default 1/sqrt(d)),
+lse (bool, default True: the op has the LSE output) and nq (a static query
+count, e.g. 1 for a decode step; default dynamic).
 """
 
 
@@ -23,6 +24,8 @@ def kernel_name(c):
         name += "_s%s" % ("%g" % c["scale"]).replace(".", "p").replace("-", "m")
     if not c.get("lse", True):
         name += "_nolse"
+    if c.get("nq") is not None:
+        name += "_q%d" % c["nq"]
     if c.get("tiles"):
         name += "_m%dn%dw%ds%d" % tuple(c["tiles"])
     return name + "_kernel"

@@ -253,7 +253,12 @@ SmallVector<Value> QOuterTiler::build() {
 /// The GPU kernel's tiles for `op`'s head dims, from the table of the sm_80
 /// atom (MmaSyncAtom.cpp), which the rest of the GPU pipeline uses too (with
 /// the table's K/V block for kernels with a sliding window), shrunk to fit
-/// `chip`'s shared memory.
+/// `chip`'s shared memory. A static Nq smaller than the table's Q block (a
+/// decode step: one or a few queries against a long K/V cache) gets the
+/// smallest Q block of 16, 32 or 64 rows that holds it: a 128-row block
+/// would compute 127 padded rows for one query (measured on the H200 at
+/// Nq = 1: 16 rows 1.8x faster than 128, docs/performance.md, "Decode").
+/// --fa-map-warps then gives it one warp per 16 rows.
 FailureOr<std::pair<int64_t, int64_t>>
 blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip) {
   int64_t d = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
@@ -271,6 +276,13 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip) {
     if (tiles->windowBlockN)
       tiles->blockN = tiles->windowBlockN;
   }
+  int64_t numQueries = cast<ShapedType>(op.getQuery().getType()).getDimSize(2);
+  if (!ShapedType::isDynamic(numQueries))
+    for (int64_t rows : {16, 32, 64})
+      if (numQueries <= rows && rows < tiles->blockM) {
+        tiles->blockM = rows;
+        break;
+      }
   FailureOr<fa::TileConfig> fitted =
       atom.fitTiles(*tiles, d, dv, chip.maxSharedMemoryPerBlock);
   if (failed(fitted))

@@ -149,7 +149,9 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
            "Ignore block-m/block-n and pick the GPU kernel's tiles per op "
            "from the sm_80 atom's table of head dims (MmaSyncAtom.cpp; "
            "its own blocks for sliding windows at d = 96 and 128), "
-           "shrunk where they exceed the chip's shared memory">,
+           "shrunk where they exceed the chip's shared memory; with a "
+           "static Nq below the table's Q block (a decode step), the Q "
+           "block is the smallest of 16, 32, 64 rows that holds Nq">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "With auto-blocks: the GPU whose shared memory the tiles must "
            "fit (fa/Dialect/FA/IR/Chips.h)">

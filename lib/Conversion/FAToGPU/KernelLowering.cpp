@@ -48,7 +48,8 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
         if (it == asyncRings.end()) {
           asyncRings[key] =
               newRing(atom.sharedTileBytes(tile), load.getNumSlots());
-        } else if (it->second.numSlots != load.getNumSlots()) {
+        } else if (it->second.numSlots !=
+                   static_cast<int64_t>(load.getNumSlots())) {
           load.emitOpError("fa-lower-to-gpu: loads into the same ring of "
                            "shared tiles disagree on the number of slots (")
               << it->second.numSlots << " and " << load.getNumSlots() << ")";

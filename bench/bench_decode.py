@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Decode steps (Nq = 1 against a long K/V cache) in one run, side by side
+with SDPA's FLASH and cuDNN backends: the inference shape of the "inference
+shapes" issue (split-KV, GQA packing and paged KV are not built yet; this
+measures what the kernels do today, and the tile variants tried for it).
+
+Shape: B sequences, Hq query heads over Hkv key/value heads (GQA), one query
+each, Nk keys, head dim D, bf16, causal (with Nq = 1 the same as no mask).
+A decode step is bound by memory, so the figure is GB/s: the bytes of Q, K,
+V, O and LSE read or written once, over the time (CUDA graphs below 100 us,
+3+ interleaved repeats, medians; bench_features.time_ms).
+
+  # compiler machine: the two kernels (static Nq = 1, and dynamic Nq)
+  compile_kernels.py --decode --out build/decode
+  # GPU machine
+  bench_decode.py --kernels ../build/decode [--variants NAME=DIR ...]
+
+Variants are other builds of the dynamic-Nq kernel (e.g. explicit tiles
+through compile_kernels' per-config options).
+"""
+import argparse
+import json
+import statistics  # noqa: F401  (interleaved() uses medians)
+import sys
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+import configs
+from bench_features import interleaved, ours
+
+
+def sdpa(backend, q, k, v):
+    with sdpa_kernel(backend):
+        return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--kernels", default="../build/decode")
+    p.add_argument("--variants", nargs="*", default=[], help="NAME=DIR: other builds of the kernel")
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--heads", default="32x4", help="HqxHkv")
+    p.add_argument("--head-dim", type=int, default=128)
+    p.add_argument("--keys", type=int, nargs="+", default=[1024, 8192, 32768])
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--json")
+    a = p.parse_args()
+    hq, hkv = map(int, a.heads.split("x"))
+    b, d = a.batch, a.head_dim
+    # Ours: the kernel compiled for one static query (the pipeline then
+    # picks a 16-row Q block); "dynamic_nq": the same op with a dynamic Nq
+    # (the table's 128-row block), as before the small-Nq rule.
+    c = dict(configs.config(d, "bf16", True, hq, hkv), nq=1)
+    dynamic = configs.config(d, "bf16", True, hq, hkv)
+    rows = []
+    for nk in a.keys:
+        torch.manual_seed(0)
+        q = torch.randn(b, hq, 1, d, device="cuda", dtype=torch.bfloat16)
+        k, v = (torch.randn(b, hkv, nk, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        out = torch.empty_like(q)
+        ref = sdpa(SDPBackend.MATH, q.float(), k.float(), v.float()).to(torch.bfloat16)
+        calls = {}
+        runs = [("ours", a.kernels, c), ("dynamic_nq", a.kernels, dynamic)]
+        runs += [(n, dr, dynamic) for n, dr in (s.split("=", 1) for s in a.variants)]
+        for name, directory, config in runs:
+            fn = ours(directory, config)
+            err = (fn(q, k, v, out).float() - ref.float()).abs().max().item()
+            if not err <= 2e-2:
+                raise RuntimeError("%s Nk=%d: max |diff| %.3g against SDPA (fp32)" % (name, nk, err))
+            calls[name] = lambda fn=fn: fn(q, k, v, out)
+        for name, backend in (("sdpa_flash", SDPBackend.FLASH_ATTENTION),
+                              ("sdpa_cudnn", SDPBackend.CUDNN_ATTENTION)):
+            try:
+                sdpa(backend, q, k, v)
+                calls[name] = lambda backend=backend: sdpa(backend, q, k, v)
+            except Exception as e:  # A backend without this shape.
+                print("%s: %s" % (name, str(e).splitlines()[0]), file=sys.stderr)
+        ms = interleaved(calls, a.repeats)
+        nbytes = 2 * (q.numel() + k.numel() + v.numel() + out.numel()) + 4 * b * hq
+        row = dict(batch=b, hq=hq, hkv=hkv, d=d, nk=nk)
+        for name, t in ms.items():
+            row[name] = dict(ms=t, gbps=nbytes / t / 1e6)
+        rows.append(row)
+        print("decode B=%d h%dx%d d=%d Nk=%6d | %s" % (b, hq, hkv, d, nk, " ".join(
+            "%s %.0f GB/s (%.1f us)" % (n, row[n]["gbps"], row[n]["ms"] * 1e3) for n in ms)), flush=True)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(dict(rows=rows), f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
