@@ -52,7 +52,7 @@ def main():
     # Ours: the kernel compiled for one static query (the pipeline then
     # picks a 16-row Q block); "dynamic_nq": the same op with a dynamic Nq
     # (the table's 128-row block), as before the small-Nq rule.
-    c = dict(configs.config(d, "bf16", True, hq, hkv), nq=1)
+    c = dict(configs.config(d, "bf16", True, hq, hkv), static_nq=1)
     dynamic = configs.config(d, "bf16", True, hq, hkv)
     rows = []
     for nk in a.keys:

@@ -26,7 +26,7 @@ import configs
 
 def attention_source(name, c):
     d, dtype = c["d"], c["dtype"]
-    nq = "?" if c.get("nq") is None else str(c["nq"])
+    nq = "?" if c.get("static_nq") is None else str(c["static_nq"])
     q = "tensor<?x%dx%sx%dx%s>" % (c["hq"], nq, d, dtype)
     kv = "tensor<?x%dx?x%dx%s>" % (c["hkv"], d, dtype)
     lse = "tensor<?x%dx%sxf32>" % (c["hq"], nq)
@@ -88,7 +88,7 @@ def main():
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     if a.decode:
-        todo = [dict(configs.config(128, "bf16", True, 32, 4), nq=1),
+        todo = [dict(configs.config(128, "bf16", True, 32, 4), static_nq=1),
                 configs.config(128, "bf16", True, 32, 4)]
     elif a.head_dims is None:
         todo = configs.all_configs()  # What check_gpu.py and bench.py run.

@@ -7,8 +7,9 @@ A configuration is a dict: d (head dim), dtype ("f16" | "bf16"), causal,
 hq, hkv (head counts), window ((left, right), -1 = unbounded, or None),
 softcap (float or None), tiles ((block_m, block_n, warps, stages) or None
 for the pipeline's defaults); optionally scale (float, default 1/sqrt(d)),
-lse (bool, default True: the op has the LSE output) and nq (a static query
-count, e.g. 1 for a decode step; default dynamic).
+lse (bool, default True: the op has the LSE output) and static_nq (a static
+query count, e.g. 1 for a decode step; default dynamic). A check case adds
+its shape (b, nq, nk) to the configuration's dict.
 """
 
 
@@ -24,8 +25,8 @@ def kernel_name(c):
         name += "_s%s" % ("%g" % c["scale"]).replace(".", "p").replace("-", "m")
     if not c.get("lse", True):
         name += "_nolse"
-    if c.get("nq") is not None:
-        name += "_q%d" % c["nq"]
+    if c.get("static_nq") is not None:
+        name += "_q%d" % c["static_nq"]
     if c.get("tiles"):
         name += "_m%dn%dw%ds%d" % tuple(c["tiles"])
     return name + "_kernel"
@@ -71,6 +72,16 @@ def check_cases():
                     out.append((config(d, dtype, causal, 8, 2, softcap=softcap), dict(b=b, nq=nq, nk=nk)))
             out.append((config(d, dtype, True, 8, 2, window=(256, 0), softcap=30.0),
                         dict(b=2, nq=700, nk=900)))
+    # A static Nq below the table's Q block (decode steps and short chunks:
+    # 16-, 32- and 64-row Q blocks on 1, 2 and 4 warps).
+    for d in (64, 128):
+        for dtype in ("f16", "bf16"):
+            for nq, nk, extra in ((1, 700, {}), (1, 1000, dict(window=(64, 0))),
+                                  (1, 300, dict(softcap=30.0)), (5, 4, {}), (17, 300, {}),
+                                  (33, 257, dict(window=(100, 50))), (64, 1000, {})):
+                causal = extra.get("window") != (100, 50)
+                c = dict(config(d, dtype, causal, 8, 2, **extra), static_nq=nq)
+                out.append((c, dict(b=3, nq=nq, nk=nk)))
     return out
 
 
