@@ -65,11 +65,12 @@ def _options(text):
 def configurations(a):
     """Every distinct configuration the arguments describe."""
     seen, out = set(), []
-    for d, dtype, (hq, hkv), causal, window, softcap in itertools.product(
-            a.head_dims, a.dtypes, a.heads, _YES_NO[a.causal], a.windows, _YES_NO[a.softcap]):
+    for d, dtype, (hq, hkv), causal, window, softcap, decode in itertools.product(
+            a.head_dims, a.dtypes, a.heads, _YES_NO[a.causal], a.windows, _YES_NO[a.softcap],
+            _YES_NO[a.decode]):
         config = attention_config(dtype, hq, hkv, d, a.v_head_dim, causal=causal,
                                   window=window, softcap=softcap, chip=a.chip,
-                                  options=a.options)
+                                  options=a.options, q_len=1 if decode else None)
         if config.key() not in seen:
             seen.add(config.key())
             out.append(config)
@@ -91,6 +92,10 @@ def main(argv=None):
                    help="left:right windows or none, comma separated (e.g. none,256:0)")
     p.add_argument("--softcap", choices=sorted(_YES_NO), default="no",
                    help="kernels with a soft cap (its value is a run-time parameter)")
+    p.add_argument("--decode", choices=sorted(_YES_NO), default="no",
+                   help="also (both) or only (yes) the decode-step kernels: one static query, "
+                        "16-row Q blocks (fa_mlir.attention uses them when Nq = 1 and falls "
+                        "back to the others when they are missing)")
     p.add_argument("--chip", default=None, help="sm_80 (default), sm_86, sm_87, sm_89, sm_90")
     p.add_argument("--options", type=_options, default={},
                    help="more fa-to-ptx options, e.g. block-m=64,block-n=64")

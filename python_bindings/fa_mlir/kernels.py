@@ -123,16 +123,17 @@ class KernelDir:
 
 
 def attention_config(dtype, q_heads, kv_heads, head_dim, v_head_dim=None, causal=False,
-                     window=None, softcap=False, chip=None, options=None):
+                     window=None, softcap=False, chip=None, options=None, q_len=None):
     """The kernel configuration fa_mlir.attention runs for these inputs.
 
-    B, Nq and Nk are dynamic; the softmax scale and the soft cap's value are
+    B, Nq and Nk are dynamic (Nq static with `q_len`: fa_mlir.attention
+    asks for q_len=1 on a decode step); the softmax scale and the soft cap's value are
     kernel parameters (launch.attention_scalars), so the configuration only
     says whether there is a cap (compiled with the placeholder cap 1.0) and
     has no scale. LSE is always computed (the custom op returns it)."""
     spec = AttentionSpec(q_heads=q_heads, kv_heads=kv_heads, head_dim=head_dim,
                          v_head_dim=v_head_dim, dtype=dtype, causal=causal, window=window,
-                         softcap=1.0 if softcap else None, with_lse=True)
+                         softcap=1.0 if softcap else None, with_lse=True, q_len=q_len)
     opts = dict(options or {})
     opts["chip"] = chip or opts.get("chip") or os.environ.get("FA_MLIR_CHIP", "sm_80")
     return KernelConfig.make(spec, opts)
@@ -146,6 +147,8 @@ def describe(config):
     if s.v_head_dim != s.head_dim:
         text += ", v_head_dim=%d" % s.v_head_dim
     text += ", causal=%s, window=%s, softcap=%s" % (s.causal, s.window, s.softcap is not None)
+    if s.q_len is not None:
+        text += ", q_len=%d" % s.q_len
     opts = config.pipeline_options()
     text += ", " + ", ".join("%s=%s" % kv for kv in sorted(opts.items()))
     return text
@@ -164,6 +167,8 @@ def aot_command(config):
         cmd += " --windows %d:%d" % s.window
     if s.softcap is not None:
         cmd += " --softcap yes"
+    if s.q_len == 1:
+        cmd += " --decode yes"
     if opts.get("chip", "sm_80") != "sm_80":
         cmd += " --chip %s" % opts["chip"]
     extra = sorted((k, v) for k, v in opts.items() if k != "chip")

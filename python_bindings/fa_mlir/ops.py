@@ -15,6 +15,7 @@ import os
 import torch
 
 from . import kernels as _kernels
+from .errors import CompilerUnavailableError, MissingKernelError
 from .runtime.plan import attention_scalars
 
 DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16"}
@@ -24,7 +25,7 @@ HEAD_DIMS = tuple(range(16, 257, 16))
 # kernel (tests/test_torch_mock.py) widen this.
 DEVICE_TYPES = ("cuda",)
 
-_plans = {}  # (dtype, Hq, Hkv, D, Dv, causal, window, capped) -> LoadedPlan
+_plans = {}  # (dtype, Hq, Hkv, D, Dv, causal, window, capped, q_len) -> LoadedPlan
 
 
 def check_inputs(q, k, v, layout):
@@ -97,16 +98,26 @@ def _window(window, causal):
     return left, (0 if causal and right != 0 else right)
 
 
-def plan_for(dtype, hq, hkv, d, dv, causal, window, capped):
+def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None):
     """The loaded plan of a configuration (memoised by a plain tuple: the
-    configuration's digest is computed on the first call only)."""
-    key = (dtype, hq, hkv, d, dv, causal, window, capped)
+    configuration's digest is computed on the first call only). `q_len` 1
+    (a decode step) asks for the kernel compiled for one static query, whose
+    Q block is 16 rows instead of 128 (docs/performance.md, "Decode"); where
+    that kernel cannot be had (a kernel directory without it and no
+    compiler), the dynamic-Nq kernel serves."""
+    key = (dtype, hq, hkv, d, dv, causal, window, capped, q_len)
     plan = _plans.get(key)
     if plan is None:
-        config = _kernels.attention_config(
-            dtype, hq, hkv, d, dv, causal=causal,
-            window=None if window == (-1, -1) else window, softcap=capped)
-        plan = _kernels.default_cache.get(config)
+        def config(q_len):
+            return _kernels.attention_config(
+                dtype, hq, hkv, d, dv, causal=causal,
+                window=None if window == (-1, -1) else window, softcap=capped, q_len=q_len)
+        try:
+            plan = _kernels.default_cache.get(config(q_len))
+        except (MissingKernelError, CompilerUnavailableError):
+            if q_len is None:
+                raise
+            plan = plan_for(dtype, hq, hkv, d, dv, causal, window, capped)
         _plans[key] = plan
     return plan
 
@@ -135,7 +146,7 @@ def _run(q, qh, kh, vh, causal, scale, window_left, window_right, softcap, layou
         return out, lse
     capped = softcap > 0.0
     plan = plan_for(DTYPES[q.dtype], hq, hkv, d, dv, causal, (window_left, window_right),
-                    capped)
+                    capped, q_len=1 if nq == 1 else None)
     scalars = attention_scalars(plan.plan, scale, softcap if capped else None)
     plan(q=qh, k=kh, v=vh, o=oh, lse=lse, **scalars)
     return out, lse

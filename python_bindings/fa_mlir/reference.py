@@ -89,8 +89,8 @@ def use_reference_kernels(monkeypatch):
     from . import ops
     plans = {}
 
-    def plan_for(dtype, hq, hkv, d, dv, causal, window, capped):
-        key = (dtype, hq, hkv, d, dv, causal, window, capped)
+    def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None):
+        key = (dtype, hq, hkv, d, dv, causal, window, capped, q_len)
         return plans.setdefault(key, ReferencePlan(causal, window, capped))
 
     monkeypatch.setattr(ops, "DEVICE_TYPES", ("cuda", "cpu"))

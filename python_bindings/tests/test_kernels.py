@@ -140,3 +140,27 @@ def test_aot_list_and_errors(compiler, tmp_path, capsys):
     assert "compiler: fa-mlir" in listed and "fa_d32_bf16_full_h2x2_w8x8_cap1_kernel" in listed
     with pytest.raises(SystemExit):
         aot.main(["--head-dims", "32"])  # no --out
+
+
+def test_decode_configuration_has_one_static_query(compiler, tmp_path, monkeypatch):
+    """q_len=1 (what fa_mlir.attention asks for on a decode step): the op has
+    a static Nq of 1, the pipeline gives it a 16-row Q block on one warp,
+    and the messages that name the configuration say so."""
+    from fa_mlir.kernels import aot_command, describe
+    decode = attention_config("bf16", 8, 2, 64, causal=True, q_len=1)
+    assert decode.key() != attention_config("bf16", 8, 2, 64, causal=True).key()
+    assert decode.spec.function_name() == "fa_d64_bf16_causal_h8x2_q1"
+    assert "q_len=1" in describe(decode) and aot_command(decode).endswith("--decode yes")
+    monkeypatch.setenv("FA_MLIR_CACHE_DIR", "off")
+    plan, ptx, where = KernelCache().find(decode)
+    q = next(t for t in plan["tensors"] if t["name"] == "q")
+    assert q["shape"] == [None, 8, 1, 64]
+    assert plan["kernels"][0]["block"] == [32, 1, 1]
+
+
+def test_aot_decode_kernels(compiler, tmp_path):
+    from fa_mlir import aot
+    assert aot.main(["--out", str(tmp_path / "a"), "--head-dims", "64", "--dtypes", "f16",
+                     "--heads", "4:2", "--causal", "yes", "--decode", "both"]) == 0
+    specs = [e["config"]["spec"] for e in KernelDir(tmp_path / "a").read_index()["entries"]]
+    assert sorted(str(s["q_len"]) for s in specs) == ["1", "None"]

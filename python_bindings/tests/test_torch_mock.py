@@ -244,3 +244,35 @@ def test_transformers_backend_without_mask_means_top_left_causal(cpu_kernels):
     ours, _ = backend.attention_forward(Module(), q[:, :, :1], k, v, None)
     ref, _ = sdpa_attention_forward(Module(), q[:, :, :1].float(), k.float(), v.float(), None)
     assert close(ours, ref, torch.float16)
+
+
+def test_decode_step_asks_for_the_one_query_kernel_and_falls_back(monkeypatch):
+    """Nq = 1 asks for the q_len=1 kernel (16-row Q block); where none can
+    be had (no compiler, not in a kernel directory) the dynamic-Nq one
+    serves. Other Nq ask for the dynamic one directly."""
+    from fa_mlir import MissingKernelError
+    from fa_mlir import kernels as K
+    asked = []
+
+    def get(config):
+        asked.append(config.spec.q_len)
+        if config.spec.q_len is not None:
+            raise MissingKernelError("no decode kernel here")
+        return "dynamic plan"
+    monkeypatch.setattr(K.default_cache, "get", get)
+    monkeypatch.setattr(ops, "_plans", {})
+    assert ops.plan_for("bf16", 8, 2, 64, 64, True, (-1, 0), False, q_len=1) == "dynamic plan"
+    assert asked == [1, None]
+    # Memoised: no second lookup.
+    assert ops.plan_for("bf16", 8, 2, 64, 64, True, (-1, 0), False, q_len=1) == "dynamic plan"
+    assert asked == [1, None]
+    assert ops.plan_for("bf16", 8, 2, 64, 64, False, (-1, -1), False) == "dynamic plan"
+    assert asked == [1, None, None]
+
+
+def test_decode_step_runs_with_the_reference(cpu_kernels):
+    q, k, v = rand(2, 8, 1, 64), rand(2, 2, 300, 64), rand(2, 2, 300, 64)
+    o, lse = ops.attention(q, k, v, causal=True, return_lse=True)
+    ref, ref_lse = attention_reference(q, k, v, True, 64 ** -0.5)
+    assert close(o, ref, torch.float16) and torch.allclose(lse, ref_lse, atol=1e-3)
+    assert any(key[-1] == 1 for key in cpu_kernels)

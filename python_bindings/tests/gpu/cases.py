@@ -47,9 +47,9 @@ LLAMA = dict(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_
              num_attention_heads=8, num_key_value_heads=2, max_position_embeddings=512)
 
 
-def kernel_config(dtype, hq, hkv, d, causal, window, softcap):
+def kernel_config(dtype, hq, hkv, d, causal, window, softcap, q_len=None):
     return attention_config(dtype, hq, hkv, d, causal=causal, window=window,
-                            softcap=softcap is not None)
+                            softcap=softcap is not None, q_len=q_len)
 
 
 def needed_configs():
@@ -60,11 +60,14 @@ def needed_configs():
     for dtype in ("f16", "bf16"):
         keys.append((dtype, LLAMA["num_attention_heads"], LLAMA["num_key_value_heads"],
                      head_dim, True, None, None))
+    # fa_mlir.attention asks for the one-query kernel on a decode step (Nq =
+    # 1: the (1, 1, Nk) shapes, the transformers test's generation).
     for key in keys:
-        config = kernel_config(*key)
-        if config.key() not in seen:
-            seen.add(config.key())
-            out.append(config)
+        for q_len in (None, 1):
+            config = kernel_config(*key, q_len=q_len)
+            if config.key() not in seen:
+                seen.add(config.key())
+                out.append(config)
     return out
 
 
