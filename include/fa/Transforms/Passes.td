@@ -281,7 +281,8 @@ def FACheckUpstreamInvariants : Pass<"fa-check-upstream-invariants"> {
       operand.
 
     Before: any module. After: unchanged, or an error at the op's location
-    ("tensor.pad: 'high' has 1 dynamic entries but 0 operands ...").
+    ("tensor.pad: 'high' has 2 entries for a rank-2 source and 1 dynamic
+    entries but 0 operands ...").
     The error is reported at the location only: printing the op in a note
     would itself crash upstream's printer.
   }];
