@@ -258,7 +258,9 @@ SmallVector<Value> QOuterTiler::build() {
 /// smallest Q block of 16, 32 or 64 rows that holds it: a 128-row block
 /// would compute 127 padded rows for one query (measured on the H200 at
 /// Nq = 1: 16 rows 1.8x faster than 128, docs/performance.md, "Decode").
-/// --fa-map-warps then gives it one warp per 16 rows.
+/// --fa-map-warps then gives it one warp per 16 rows. Entries with more than
+/// four warps (d = 160, 192) keep their Q block: one or two warps would
+/// then copy the whole K/V tiles alone, and ptxas spills (20-460 bytes).
 FailureOr<std::pair<int64_t, int64_t>>
 blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip) {
   int64_t d = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
@@ -277,7 +279,7 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip) {
       tiles->blockN = tiles->windowBlockN;
   }
   int64_t numQueries = cast<ShapedType>(op.getQuery().getType()).getDimSize(2);
-  if (!ShapedType::isDynamic(numQueries))
+  if (!ShapedType::isDynamic(numQueries) && tiles->numWarps <= 4)
     for (int64_t rows : {16, 32, 64})
       if (numQueries <= rows && rows < tiles->blockM) {
         tiles->blockM = rows;

@@ -9,6 +9,19 @@
 // RUN: rm -rf %t && sed -e 's/HD/64/g' %s | fa-opt --fa-to-ptx="output-dir=%t" -o /dev/null && %ptxas -arch=sm_80 -v %t/decode_kernel.ptx -o /dev/null 2>&1 | FileCheck %s
 // RUN: rm -rf %t && sed -e 's/HD/64/g' %s | fa-opt --fa-to-ptx="output-dir=%t chip=sm_90" -o /dev/null && %ptxas -arch=sm_90 -v %t/decode_kernel.ptx -o /dev/null 2>&1 | FileCheck %s
 
+// Every other head dim of the table, with a sliding window too (its
+// per-row bounds stay live): 0 spills on both chips. d = 160 and 192 keep
+// their 128-row, 8-warp blocks (one warp would copy the K/V tiles alone and
+// spill), the others get 16 rows.
+// RUN: for hd in 32 96 160 192 256; do for chip in sm_80 sm_90; do \
+// RUN:   rm -rf %t && sed -e "s/HD/$hd/g; s/) causal/) causal window(100, 0)/" %s \
+// RUN:     | fa-opt --fa-to-ptx="output-dir=%t chip=$chip" -o /dev/null \
+// RUN:   && %ptxas -arch=$chip -v %t/decode_kernel.ptx -o /dev/null 2>&1 | FileCheck %s || exit 1; \
+// RUN: done; done
+// RUN: rm -rf %t && sed -e 's/HD/192/g' %s | fa-opt --fa-to-ptx="output-dir=%t" -o /dev/null && FileCheck %s --check-prefix=WIDE --input-file=%t/decode_kernel.json
+// WIDE: "block": [
+// WIDE-NEXT: 256,
+
 // PLAN: "block": [
 // PLAN-NEXT: 32,
 // PLAN-NEXT: 1,

@@ -151,7 +151,8 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
            "its own blocks for sliding windows at d = 96 and 128), "
            "shrunk where they exceed the chip's shared memory; with a "
            "static Nq below the table's Q block (a decode step), the Q "
-           "block is the smallest of 16, 32, 64 rows that holds Nq">,
+           "block is the smallest of 16, 32, 64 rows that holds Nq (not "
+           "for the table's 8-warp entries, d = 160 and 192)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "With auto-blocks: the GPU whose shared memory the tiles must "
            "fit (fa/Dialect/FA/IR/Chips.h)">
