@@ -28,7 +28,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import backward_reference  # noqa: E402
 import compare_memrefs  # noqa: E402
-from equivalence import dense, round_to, run, tensor_type  # noqa: E402
+from equivalence import add_attention_arguments, dense, round_to, run, tensor_type  # noqa: E402
 
 
 def nest(flat, shape):
@@ -116,16 +116,7 @@ def build(a, rng):
 def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    for name, default in (("B", 1), ("Hq", 1), ("Hkv", 1), ("Nq", 8), ("Nk", 8), ("D", 8)):
-        p.add_argument("--" + name, type=int, default=default)
-    p.add_argument("--Dv", type=int, default=0, help="value head dim (default: D)")
-    p.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="f32")
-    p.add_argument("--causal", action="store_true")
-    p.add_argument("--scale", type=float, default=0.0, help="default: 1/sqrt(D)")
-    p.add_argument("--window", type=int, nargs=2, metavar=("LEFT", "RIGHT"),
-                   help="sliding window (-1: unbounded side)")
-    p.add_argument("--softcap", type=float, default=0.0, help="logit soft cap")
-    p.add_argument("--dynamic", action="store_true", help="B and N dynamic in the IR")
+    add_attention_arguments(p, 8, 8)
     p.add_argument("--tile", type=int, nargs=2, metavar=("BLOCK_M", "BLOCK_N"),
                    help="run --fa-tile-kv-outer with these blocks first")
     p.add_argument("--against", choices=["reference", "naive"], default="reference")

@@ -115,10 +115,10 @@ def run(passes, module_path, runner_libs):
                           input=lowered, check=True, capture_output=True, text=True).stdout
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    for name, default in (("B", 1), ("Hq", 1), ("Hkv", 1), ("Nq", 16), ("Nk", 16), ("D", 16)):
+def add_attention_arguments(p, n, d):
+    """The op's sizes (N and D default to `n` and `d`) and attributes, as
+    this script and backward_check.py take them."""
+    for name, default in (("B", 1), ("Hq", 1), ("Hkv", 1), ("Nq", n), ("Nk", n), ("D", d)):
         p.add_argument("--" + name, type=int, default=default)
     p.add_argument("--Dv", type=int, default=0, help="value head dim (default: D)")
     p.add_argument("--dtype", choices=["f32", "f16", "bf16"], default="f32")
@@ -128,6 +128,12 @@ def main():
                    help="sliding window (-1: unbounded side)")
     p.add_argument("--softcap", type=float, default=0.0, help="logit soft cap")
     p.add_argument("--dynamic", action="store_true", help="B and N dynamic in the IR")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_attention_arguments(p, 16, 16)
     p.add_argument("--block-m", type=int, required=True)
     p.add_argument("--block-n", type=int, required=True)
     p.add_argument("--skip", action="store_true", help="also run --fa-causal-block-skip")
