@@ -20,7 +20,6 @@ through compile_kernels' per-config options).
 """
 import argparse
 import json
-import statistics  # noqa: F401  (interleaved() uses medians)
 import sys
 
 import torch

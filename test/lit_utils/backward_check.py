@@ -23,12 +23,11 @@ import argparse
 import os
 import random
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import backward_reference  # noqa: E402
-import compare_memrefs  # noqa: E402
-from equivalence import add_attention_arguments, dense, round_to, run, tensor_type  # noqa: E402
+from equivalence import (add_attention_arguments, dense, report, round_to,  # noqa: E402
+                         run_module, tensor_type)
 
 
 def nest(flat, shape):
@@ -129,19 +128,12 @@ def main():
 
     module, expected = build(a, random.Random(a.seed))
     passes = ["--fa-tile-kv-outer=block-m=%d block-n=%d" % tuple(a.tile)] if a.tile else []
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-        f.write(module)
-        path = f.name
-    try:
-        actual = compare_memrefs.numbers_in_memref_dump(run(passes, path, a.runner_libs))
-        if a.against == "naive":
-            expected = compare_memrefs.numbers_in_memref_dump(run([], path, a.runner_libs))
-    finally:
-        os.unlink(path)
-
-    ok, summary = compare_memrefs.compare(actual, expected, a.atol, a.rtol)
-    print(("PASS: " if ok else "FAIL: ") + summary)
-    return 0 if ok else 1
+    runs = run_module(module, [passes] + ([[]] if a.against == "naive" else []),
+                      a.runner_libs)
+    actual = runs[0]
+    if a.against == "naive":
+        expected = runs[1]
+    return report(actual, expected, a.atol, a.rtol)
 
 
 if __name__ == "__main__":

@@ -107,6 +107,26 @@ def build_module(a, rng):
     return "\n".join(lines) + "\n"
 
 
+def run_module(module, pass_lists, runner_libs):
+    """The numbers `module` prints, run once after each list of passes (a
+    temporary file holds the module)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(module)
+        path = f.name
+    try:
+        return [compare_memrefs.numbers_in_memref_dump(run(passes, path, runner_libs))
+                for passes in pass_lists]
+    finally:
+        os.unlink(path)
+
+
+def report(actual, expected, atol, rtol):
+    """Prints PASS/FAIL with the comparison's summary; the exit status."""
+    ok, summary = compare_memrefs.compare(actual, expected, atol, rtol)
+    print(("PASS: " if ok else "FAIL: ") + summary)
+    return 0 if ok else 1
+
+
 def run(passes, module_path, runner_libs):
     lowered = subprocess.run(["fa-opt", module_path] + passes + ["--fa-lower-to-cpu"],
                              check=True, capture_output=True, text=True).stdout
@@ -157,18 +177,8 @@ def main():
         tiled += ["--fa-map-warps=num-warps=%d query-home=%s" % (a.warps, a.query_home),
                   "--fa-schedule-softmax=rescale=%s" % a.rescale,
                   "--fa-pipeline-kv=stages=%d" % a.stages]
-    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-        f.write(module)
-        path = f.name
-    try:
-        reference = compare_memrefs.numbers_in_memref_dump(run([], path, a.runner_libs))
-        actual = compare_memrefs.numbers_in_memref_dump(run(tiled, path, a.runner_libs))
-    finally:
-        os.unlink(path)
-
-    ok, summary = compare_memrefs.compare(actual, reference, a.atol, a.rtol)
-    print(("PASS: " if ok else "FAIL: ") + summary)
-    return 0 if ok else 1
+    reference, actual = run_module(module, [[], tiled], a.runner_libs)
+    return report(actual, reference, a.atol, a.rtol)
 
 
 if __name__ == "__main__":
