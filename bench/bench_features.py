@@ -134,6 +134,15 @@ def run_window(a):
             if not verr <= TOLERANCE["bf16"]:
                 raise RuntimeError("window variant %s d=%d: max |diff| %.3g" % (name, d, verr))
             calls[name + "_window"] = lambda fn=fn: fn(q, k, v, out)
+            # The variant's causal kernel too, if built (A/B of a change to both).
+            cc = configs.config(d, "bf16", True, h, h)
+            if os.path.exists(os.path.join(directory, configs.kernel_name(cc) + ".json")):
+                cfn = ours(directory, cc)
+                cref = cau(q, k, v, out).clone()
+                cerr = (cfn(q, k, v, out).float() - cref.float()).abs().max().item()
+                if not cerr <= TOLERANCE["bf16"]:
+                    raise RuntimeError("causal variant %s d=%d: max |diff| %.3g" % (name, d, cerr))
+                calls[name + "_causal"] = lambda cfn=cfn: cfn(q, k, v, out)
         ms = interleaved(calls, a.repeats)
         wflops = 4 * b * h * d * pairs_window(n, left)
         cflops = 4 * b * h * d * (n * (n + 1) // 2)
@@ -195,6 +204,15 @@ def run_softcap(a):
                         raise RuntimeError("softcap variant %s d=%d N=%d: max |diff| %.3g" % (
                             name, d, n, verr))
                     calls[name + "_softcap"] = lambda fn=fn: fn(q, k, v, out)
+                    pc = configs.config(d, dtype, True, h, h)
+                    if os.path.exists(os.path.join(directory, configs.kernel_name(pc) + ".json")):
+                        pfn = ours(directory, pc)
+                        pref = plain(q, k, v, out).clone()
+                        perr = (pfn(q, k, v, out).float() - pref.float()).abs().max().item()
+                        if not perr <= TOLERANCE[dtype]:
+                            raise RuntimeError("plain variant %s d=%d N=%d: max |diff| %.3g" % (
+                                name, d, n, perr))
+                        calls[name + "_plain"] = lambda pfn=pfn: pfn(q, k, v, out)
                 ms = interleaved(calls, a.repeats)
                 f = 4 * b * h * n * n * d / 2
                 row = dict(d=d, seqlen=n, dtype=dtype, batch=b, heads=h, softcap=cap, max_diff=err)

@@ -12,6 +12,8 @@ arguments it compiles every configuration check_gpu.py and bench.py use.
 
   compile_kernels.py --fa-opt build/bin/fa-opt --out build/kernels
   compile_kernels.py --head-dims 64 --dtypes f16 --heads 32x32 --tiles 128x64x4x3
+  compile_kernels.py --head-dims 128 --dtypes bf16 --causal yes --heads 16x16 \
+      --window 1024 0 --options "warp-block-skip=false" --out build/noskip
 """
 import argparse
 import itertools
@@ -82,6 +84,12 @@ def main():
     p.add_argument("--heads", nargs="+", default=["4x4"], help="HqxHkv head counts")
     p.add_argument("--tiles", nargs="*", default=[],
                    help="explicit MxNxWxS configs: block-m, block-n, num-warps, kv-stages")
+    p.add_argument("--window", type=int, nargs=2, metavar=("LEFT", "RIGHT"),
+                   help="with --head-dims: a sliding window (-1 = unbounded)")
+    p.add_argument("--softcap", type=float, help="with --head-dims: logit soft-capping")
+    p.add_argument("--options", default="",
+                   help="more --fa-to-ptx options for every kernel (variants of one kernel "
+                        "in their own directory), e.g. 'warp-block-skip=false'")
     p.add_argument("--decode", action="store_true",
                    help="the kernels bench_decode.py runs: GQA 32:4, d = 128, bf16, causal, "
                         "with one static query and with a dynamic Nq")
@@ -98,7 +106,12 @@ def main():
         todo = []
         for d, dtype, c, heads, t in itertools.product(a.head_dims, a.dtypes, causal, a.heads, tiles):
             hq, hkv = (int(x) for x in heads.split("x"))
-            todo.append(configs.config(d, dtype, c, hq, hkv, tiles=t))
+            todo.append(configs.config(d, dtype, c, hq, hkv, tiles=t,
+                                       window=tuple(a.window) if a.window else None,
+                                       softcap=a.softcap))
+    if a.options:
+        for c in todo:
+            c["options"] = (c.get("options", "") + " " + a.options).strip()
     total = time.time()
     for c in todo:
         name, seconds = compile_one(a.fa_opt, a.out, c)

@@ -19,6 +19,7 @@ Two steps, because the GPU machine has no compiler:
 
   # on the compiler machine: compile every kernel the cases need
   random_check.py compile --seed 2026 --cases 600 --out build/random
+      [--options "warp-block-skip=true"]   (a variant of the pipeline)
   # on the GPU machine (torch, cuda-python): run them
   random_check.py run --dir build/random --json results.json
       [--only-small N] [--first K]     (subsets, e.g. under compute-sanitizer)
@@ -107,7 +108,7 @@ def compile_step(a):
     start = time.time()
     for name, c in sorted(seen.items()):
         if not os.path.exists(os.path.join(a.out, name + ".json")):
-            compile_kernels.compile_one(a.fa_opt, a.out, c)
+            compile_kernels.compile_one(a.fa_opt, a.out, dict(c, options=a.options))
     with open(os.path.join(a.out, "cases.json"), "w") as f:
         json.dump(dict(seed=a.seed, cases=cases), f, indent=0)
     print("%d cases, %d kernels compiled into %s in %.0f s" % (
@@ -245,6 +246,8 @@ def main():
     c.add_argument("--seed", type=int, default=2026)
     c.add_argument("--cases", type=int, default=600)
     c.add_argument("--out", default="build/random")
+    c.add_argument("--options", default="",
+                   help="more --fa-to-ptx options, e.g. 'warp-block-skip=true'")
     r = sub.add_parser("run")
     r.add_argument("--dir", default="build/random")
     r.add_argument("--json")

@@ -113,6 +113,8 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   pm.addPass(createFAMapWarps(warps));
   pm.addPass(createFAScheduleSoftmax(FAScheduleSoftmaxOptions{*rescale}));
   pm.addPass(createFAPipelineKV(FAPipelineKVOptions{options.kvStages}));
+  if (options.warpBlockSkip)
+    pm.addPass(createFAWarpBlockSkip());
 
   // L3 -> L4: the kernel in the GPU/NVGPU/NVVM dialects, op by op.
   pm.addPass(createFALowerToGPU(

@@ -150,6 +150,22 @@ struct EraseAwait : OpConversionPattern<AwaitOp> {
   }
 };
 
+/// fa.warp_row_range on the CPU: the whole tile is one slice.
+struct EraseWarpRowRange : OpConversionPattern<WarpRowRangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WarpRowRangeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto tile = cast<RankedTensorType>(op.getTile().getType());
+    rewriter.replaceOp(
+        op, {arith::ConstantIndexOp::create(rewriter, loc, 0).getResult(),
+             arith::ConstantIndexOp::create(rewriter, loc, tile.getDimSize(0))
+                 .getResult()});
+    return success();
+  }
+};
+
 bool hasLayoutTypes(Operation *op) {
   auto layout = [](Type t) { return hasFALayout(t); };
   if (auto func = dyn_cast<FunctionOpInterface>(op))
@@ -171,7 +187,7 @@ LogicalResult mlir::fa::eraseLayouts(Operation *root) {
   MLIRContext *ctx = root->getContext();
   bool any = false;
   root->walk([&](Operation *op) {
-    if (op != root && hasLayoutTypes(op))
+    if (op != root && (hasLayoutTypes(op) || isa<WarpRowRangeOp>(op)))
       any = true;
   });
   if (!any)
@@ -180,12 +196,13 @@ LogicalResult mlir::fa::eraseLayouts(Operation *root) {
   ConversionTarget target(*ctx);
   target.markUnknownOpDynamicallyLegal(
       [](Operation *op) { return !hasLayoutTypes(op); });
-  target.addIllegalOp<ConvertLayoutOp, AsyncLoadOp, AwaitOp>();
+  target.addIllegalOp<ConvertLayoutOp, AsyncLoadOp, AwaitOp, WarpRowRangeOp>();
   RewritePatternSet patterns(ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   populateAnyFunctionOpInterfaceTypeConversionPattern(patterns, converter);
-  patterns.add<EraseConvertLayout, EraseAsyncLoad, EraseAwait>(converter, ctx);
+  patterns.add<EraseConvertLayout, EraseAsyncLoad, EraseAwait,
+               EraseWarpRowRange>(converter, ctx);
   patterns.add<Retype>(converter, ctx);
   return applyPartialConversion(root, target, std::move(patterns));
 }

@@ -4,7 +4,8 @@
 // so that the equivalence tests cover the IR the GPU lowering consumes. On
 // the CPU a layout is meaningless: this drops every fa layout encoding,
 // turns fa.convert_layout into its operand, fa.async_load into plain
-// (predicated) tile loads and fa.await into the loaded tiles.
+// (predicated) tile loads, fa.await into the loaded tiles and
+// fa.warp_row_range into the whole tile (0, rows).
 //
 //===----------------------------------------------------------------------===//
 

@@ -13,6 +13,10 @@
 // RUN: FileCheck %s --check-prefix=SOFTCAP-PTX < %t/gqa_causal_kernel.ptx
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t short-shared-pointers=false" -o /dev/null
 // RUN: FileCheck %s --check-prefix=LONG-PTX < %t/gqa_causal_kernel.ptx
+// The opt-in per-warp block skip: in the L3 the GPU lowering receives, the
+// masked loop's step is under an scf.if on the warp's rows; by default not.
+// RUN: fa-opt %s --fa-to-ptx="warp-block-skip=true" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARP-SKIP
+// RUN: fa-opt %s --fa-to-ptx --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=NO-WARP-SKIP
 
 // The whole pipeline, L0 -> L5: fa.attention to PTX, written to files with
 // the launch plan (docs/launch-plan.md).
@@ -234,3 +238,12 @@ func.func @gqa_causal(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: te
                         -> tensor<?x8x?x64xf16>, tensor<?x8x?xf32>
   return %0, %1 : tensor<?x8x?x64xf16>, tensor<?x8x?xf32>
 }
+
+// WARP-SKIP-NOT: fa.mask
+// WARP-SKIP: %[[FIRST:.*]], %[[COUNT:.*]] = fa.warp_row_range
+// WARP-SKIP: scf.if
+// WARP-SKIP-NEXT: fa.qk
+// WARP-SKIP: fa.mask
+// WARP-SKIP: fa.pv
+// WARP-SKIP: } else {
+// NO-WARP-SKIP-NOT: fa.warp_row_range

@@ -162,6 +162,8 @@ def main():
     p.add_argument("--stages", type=int, default=2, help="--fa-pipeline-kv stages (with --warps)")
     p.add_argument("--rescale", default="auto", help="--fa-schedule-softmax rescale (with --warps)")
     p.add_argument("--query-home", default="auto", help="--fa-map-warps query-home (with --warps)")
+    p.add_argument("--warp-skip", action="store_true",
+                   help="also run --fa-warp-block-skip (with --warps)")
     p.add_argument("--range", type=float, default=2.0, help="inputs uniform in [-range, range]")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--atol", type=float, required=True)
@@ -177,6 +179,8 @@ def main():
         tiled += ["--fa-map-warps=num-warps=%d query-home=%s" % (a.warps, a.query_home),
                   "--fa-schedule-softmax=rescale=%s" % a.rescale,
                   "--fa-pipeline-kv=stages=%d" % a.stages]
+        if a.warp_skip:
+            tiled.append("--fa-warp-block-skip")
     reference, actual = run_module(module, [[], tiled], a.runner_libs)
     return report(actual, reference, a.atol, a.rtol)
 

@@ -58,6 +58,12 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
       llvm::cl::desc("Where the accumulator is rescaled: auto, before-exp or "
                      "after-exp (--fa-schedule-softmax)"),
       llvm::cl::init("auto")};
+  PassOptions::Option<bool> warpBlockSkip{
+      *this, "warp-block-skip",
+      llvm::cl::desc("Let each warp skip the masked K/V blocks none of its "
+                     "rows sees (--fa-warp-block-skip; off by default: no "
+                     "faster on the H200, see docs/performance.md)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("Target GPU, an NVPTX processor from sm_80 on (sm_80, "

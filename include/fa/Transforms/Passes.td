@@ -606,6 +606,84 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
 }
 
 
+def FAWarpBlockSkip : Pass<"fa-warp-block-skip"> {
+  let summary = "Let each warp skip the masked K/V blocks none of its rows "
+                "sees (stage L3)";
+  let description = [{
+    `--fa-causal-block-skip` never visits a K/V block that no row of the Q
+    block sees, but a block at the edge of the causal diagonal or of a
+    sliding window is often seen by only some of the warps' row slices: with
+    128-row Q blocks, 4 warps of 32 rows and 64-key blocks, the last block
+    of a causal Q block is invisible to warps 0 and 1, and under a window
+    of 1024 keys the first block is invisible to warps 2 and 3. This pass
+    lets those warps skip the block's math (for a 1025-key window at
+    d = 64: 68 warp-blocks computed instead of 72 per Q block).
+
+    In each K/V loop of a warp-mapped loop nest (L3) whose body holds one
+    `fa.mask` on `#fa.warp_rows` tiles, the ops that compute the next
+    online-softmax state (the backward slice of the yielded state through
+    pure tile ops: `fa.qk`, `fa.mask`, `fa.softcap`, the softmax steps,
+    `fa.pv`, layout conversions, elementwise arith) move into an `scf.if`
+    on
+
+        rowsMaySeeKeys(row_start + first, row_start + first + count - 1,
+                       col_start, col_start + N)
+
+    (`AttentionMath.h`: the end of the warp's last row's keys is past the
+    block's start, and the begin of its first row's keys before the block's
+    end), where `first, count = fa.warp_row_range` of the state. The else
+    branch yields the state unchanged, which is exactly what the skipped
+    step computes for rows that see no key of the block (max unchanged,
+    alpha = 1, P = 0). Loads and waits stay outside the branch: every warp
+    still takes part in filling the shared tiles. The condition is
+    warp-uniform, so the atom's collective MMAs stay converged.
+
+    Loops without `fa.mask` (fully visible blocks), without `#fa.warp_rows`
+    tiles (L1/L2: there a block no row sees is already skipped), or whose
+    state is used by other ops than the loop's yield, are left alone; a loop
+    already rewritten has no `fa.mask` left in its body and is not rewritten
+    again.
+
+    Before (abridged):
+
+    ```mlir
+    %r:4 = scf.for %k0 = %lo to %hi step %c64
+        iter_args(%m = %m0, %l = %l0, %acc = %acc0, %f = %f0) -> (...) {
+      %k, %v = fa.await %f pending(0) : ...
+      %fn = fa.async_load %K, %V[...] ...
+      %s = fa.qk %q, %k : ...
+      %s2 = fa.mask %s[%q0, %k0] key_limit(%Nk) causal_offset(%off) : ...
+      %m1, %l1, %p, %alpha = fa.online_softmax %s2, %m, %l scale(%c) : ...
+      ...
+      %acc1 = fa.pv %pa, %v, %acc2 : ...
+      scf.yield %m1, %l1, %acc1, %fn : ...
+    }
+    ```
+
+    After:
+
+    ```mlir
+    %r:4 = scf.for %k0 = %lo to %hi step %c64
+        iter_args(%m = %m0, %l = %l0, %acc = %acc0, %f = %f0) -> (...) {
+      %k, %v = fa.await %f pending(0) : ...
+      %fn = fa.async_load %K, %V[...] ...
+      %first, %count = fa.warp_row_range %m : tensor<128xf32, #rows>
+      %sees = ...   // rowsMaySeeKeys(%q0 + %first, ..., %k0, %k0 + 64)
+      %s:3 = scf.if %sees -> (...) {
+        %s = fa.qk %q, %k : ...
+        ... (the step as before)
+        scf.yield %m1, %l1, %acc1 : ...
+      } else {
+        scf.yield %m, %l, %acc : ...
+      }
+      scf.yield %s#0, %s#1, %s#2, %fn : ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def FARaiseAttention : Pass<"fa-raise-attention"> {
   let summary = "Replace attention written with upstream linalg/tensor ops "
                 "by fa.attention";

@@ -700,3 +700,31 @@ func.func @zero_step(%m: tensor<1x1x32xf32>, %n: index) -> tensor<1x1x32xf32> {
   } {mapping = [#gpu.block<x>]}
   return %r : tensor<1x1x32xf32>
 }
+
+// -----
+
+// fa.warp_row_range of a shared tile: every warp reads all of it, no warp
+// holds a slice of its rows.
+#rows = #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+func.func @warp_row_range_shared(%q: tensor<1x1x16x16xf16>, %m: tensor<1x1x16xf32>) -> tensor<1x1x16xf32> {
+  %r = scf.forall (%i) in (1) shared_outs(%mo = %m) -> (tensor<1x1x16xf32>) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %zero = arith.constant 0.0 : f16
+    %qs = tensor.extract_slice %q[%c0, %c0, 0, 0] [1, 1, 16, 16] [1, 1, 1, 1] : tensor<1x1x16x16xf16> to tensor<16x16xf16>
+    %qt = tensor.pad %qs low[0, 0] high[0, 0] {
+    ^bb0(%a: index, %b: index):
+      tensor.yield %zero : f16
+    } : tensor<16x16xf16> to tensor<16x16xf16, #shared>
+    // expected-error @+2 {{'fa.warp_row_range' op fa-lower-to-gpu: needs a tile held by warps (#fa.warp_rows), got 'tensor<16x16xf16, #fa.block_shared<atom = #fa.mma_sync>>'}}
+    // expected-error @+1 {{failed to legalize operation 'fa.warp_row_range' that was explicitly marked illegal}}
+    %first, %count = fa.warp_row_range %qt : tensor<16x16xf16, #shared>
+    %m0 = arith.constant dense<1.0> : tensor<16xf32, #rows>
+    %ms = tensor.extract_slice %m0[%first] [%count] [1] : tensor<16xf32, #rows> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ms into %mo[%c0, %c0, %c0] [1, 1, %c16] [1, 1, 1] : tensor<?xf32> into tensor<1x1x16xf32>
+    }
+  } {mapping = [#gpu.block<x>]}
+  return %r : tensor<1x1x16xf32>
+}

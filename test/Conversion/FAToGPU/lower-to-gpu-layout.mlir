@@ -142,3 +142,58 @@ func.func @splat_constants(%o: tensor<1x1x64x16xf16>, %m: tensor<1x1x64xf32>) ->
   } {mapping = [#gpu.block<x>]}
   return %r#0, %r#1 : tensor<1x1x64x16xf16>, tensor<1x1x64xf32>
 }
+
+// -----
+
+// fa.warp_row_range (--fa-warp-block-skip's condition): warp w of 2 holds
+// rows [16 w, 16 w + 16) of a 32-row tile: first = (tid / 32) * 16, count =
+// 16. A branch on it (warp-uniform) keeps the fragments as its results: the
+// loop-carried tile stays two vector<2x2xf32> through the scf.if.
+// CHECK-LABEL: gpu.func @warp_row_range_kernel
+// CHECK: %[[WARP:.*]] = arith.divui %thread_id_x, %c32 : index
+// CHECK: scf.for %[[K0:.*]] = %c0 to %{{.*}} step %c16 iter_args(%[[F0:.*]] = %{{.*}}, %[[F1:.*]] = %{{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>)
+// CHECK-NEXT: %[[FIRST:.*]] = arith.muli %[[WARP]], %c16 : index
+// CHECK: %[[ROW0:.*]] = arith.addi %[[FIRST]], %{{.*}} : index
+// CHECK: %[[END:.*]] = arith.addi %[[ROW0]], %c16 : index
+// CHECK: %[[SEES:.*]] = arith.cmpi sgt, %[[END]], %[[K0]] : index
+// CHECK: %[[IF:.*]]:2 = scf.if %[[SEES]] -> (vector<2x2xf32>, vector<2x2xf32>) {
+// CHECK: arith.select
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[F0]], %[[F1]] : vector<2x2xf32>, vector<2x2xf32>
+// CHECK: scf.yield %[[IF]]#0, %[[IF]]#1
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @warp_row_range(%q: tensor<1x1x?x16xf16>, %k: tensor<1x1x?x16xf16>, %o: tensor<1x1x?x16xf16>) -> tensor<1x1x?x16xf16> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nq0 = tensor.dim %q, %c2 : tensor<1x1x?x16xf16>
+  %nqb = arith.ceildivui %nq0, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%oo = %o) -> (tensor<1x1x?x16xf16>) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %nq = tensor.dim %q, %c2 : tensor<1x1x?x16xf16>
+    %nk = tensor.dim %k, %c2 : tensor<1x1x?x16xf16>
+    %q0 = arith.muli %qb, %c32 : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qn = arith.minsi %qleft, %c32 : index
+    %s0 = arith.constant dense<0.0> : tensor<32x16xf32, #acc>
+    %s = scf.for %k0 = %c0 to %nk step %c16 iter_args(%si = %s0) -> (tensor<32x16xf32, #acc>) {
+      %first, %count = fa.warp_row_range %si : tensor<32x16xf32, #acc>
+      %row0 = arith.addi %first, %q0 : index
+      %end = arith.addi %row0, %count : index
+      %sees = arith.cmpi sgt, %end, %k0 : index
+      %next = scf.if %sees -> (tensor<32x16xf32, #acc>) {
+        %sm = fa.mask %si[%q0, %k0] causal_offset(%c0) : tensor<32x16xf32, #acc>
+        scf.yield %sm : tensor<32x16xf32, #acc>
+      } else {
+        scf.yield %si : tensor<32x16xf32, #acc>
+      }
+      scf.yield %next : tensor<32x16xf32, #acc>
+    }
+    %s16 = arith.truncf %s : tensor<32x16xf32, #acc> to tensor<32x16xf16, #acc>
+    %os = tensor.extract_slice %s16[0, 0] [%qn, 16] [1, 1] : tensor<32x16xf16, #acc> to tensor<?x16xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os into %oo[%b, %h, %q0, 0] [1, 1, %qn, 16] [1, 1, 1, 1] : tensor<?x16xf16> into tensor<1x1x?x16xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x16xf16>
+}

@@ -71,5 +71,11 @@
 // RUN: %{eq} %{bf16} --Nq 50 --Nk 50 --D 32 --window 500 500 --causal --block-m 16 --block-n 16 --skip --warps 1
 // RUN: %{eq} %{f32} --Nq 90 --Nk 30 --D 16 --window 10 0 --block-m 16 --block-n 16 --skip
 // RUN: %{eq} %{f16} --Nq 70 --Nk 50 --D 16 --softcap 2.0 --causal --block-m 16 --block-n 16 --skip --warps 1
+
+// --fa-warp-block-skip (opt-in on the GPU): on the CPU fa.warp_row_range is
+// the whole Q block, so every masked step runs inside its scf.if; the
+// per-warp conditions are checked on the GPU (docs/gpu-correctness.md).
+// RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 130 --D 16 --causal --block-m 32 --block-n 16 --skip --warps 2 --warp-skip
+// RUN: %{eq} %{bf16} --Hq 4 --Hkv 2 --Nq 130 --Nk 100 --D 16 --window 20 5 --causal --softcap 2.0 --block-m 32 --block-n 16 --skip --warps 2 --stages 3 --warp-skip
 // RUN: %{eq} %{f32} --Hq 2 --Hkv 1 --Nq 70 --Nk 90 --D 16 --softcap 1.5 --window 10 10 --block-m 16 --block-n 16 --skip
 // RUN: %{eq} %{bf16} --Nq 33 --Nk 33 --D 16 --softcap 0.5 --scale 2.0 --block-m 16 --block-n 16 --skip --warps 1 --stages 4

@@ -64,6 +64,10 @@ public:
   /// Tile row of per-row value `i` of a tile of `rows` rows.
   virtual Value rowOfRowValue(OpBuilder &b, Location loc, int64_t rows,
                               int64_t i) = 0;
+  /// The first tile row of the executing warp's slice of a `rows`-row tile
+  /// (warp-uniform), and the slice's row count.
+  virtual std::pair<Value, int64_t> warpRowRange(OpBuilder &b, Location loc,
+                                                 int64_t rows) = 0;
   /// Element `elem` of an acc fragment, and the fragment with it replaced.
   virtual Value extractAccElement(OpBuilder &b, Location loc, Value frag,
                                   int64_t elem) = 0;

@@ -86,6 +86,10 @@ public:
             b, loc, fragments->groupId(),
             cidx(b, loc, (i / 2) * kTileRows + (i % 2) * 8)));
   }
+  std::pair<Value, int64_t> warpRowRange(OpBuilder &b, Location loc,
+                                         int64_t rows) override {
+    return {warpRow0(b, loc, rows), rows / numWarps};
+  }
   Value extractAccElement(OpBuilder &b, Location loc, Value frag,
                           int64_t elem) override {
     return vector::ExtractOp::create(b, loc, frag,

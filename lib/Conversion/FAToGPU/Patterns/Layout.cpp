@@ -33,6 +33,32 @@ struct LowerConvertLayout : OpConversionPattern<ConvertLayoutOp> {
   KernelContext &kernel;
 };
 
+/// Pattern: fa.warp_row_range => the atom's first row of this warp's slice
+/// (from the warp index, so uniform across the warp) and the slice's size.
+struct LowerWarpRowRange : OpConversionPattern<WarpRowRangeOp> {
+  LowerWarpRowRange(const TypeConverter &converter, MLIRContext *ctx,
+                    KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(WarpRowRangeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto tile = cast<RankedTensorType>(op.getTile().getType());
+    auto layout = dyn_cast_or_null<WarpRowsAttr>(tile.getEncoding());
+    if (!layout)
+      return op.emitOpError("fa-lower-to-gpu: needs a tile held by warps "
+                            "(#fa.warp_rows), got ")
+             << tile;
+    auto [first, count] =
+        kernel.atom.warpRowRange(rewriter, op.getLoc(), tile.getDimSize(0));
+    Value countValue =
+        arith::ConstantIndexOp::create(rewriter, op.getLoc(), count);
+    rewriter.replaceOp(op, {first, countValue});
+    return success();
+  }
+  KernelContext &kernel;
+};
+
 /// Pattern: arith.truncf of a tile held by warps => the same truncf on each
 /// fragment (the layout, and so the fragment shapes, stay).
 struct LowerTruncF : OpConversionPattern<arith::TruncFOp> {
@@ -91,6 +117,6 @@ void mlir::fa::populateLayoutPatterns(const TypeConverter &converter,
                                       KernelContext &kernel,
                                       RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<LowerConvertLayout>(converter, ctx, kernel);
+  patterns.add<LowerConvertLayout, LowerWarpRowRange>(converter, ctx, kernel);
   patterns.add<LowerTruncF, LowerConstant>(converter, ctx);
 }

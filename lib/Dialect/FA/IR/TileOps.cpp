@@ -289,6 +289,15 @@ LogicalResult ConvertLayoutOp::verify() {
   return success();
 }
 
+LogicalResult WarpRowRangeOp::verify() {
+  auto tile = cast<RankedTensorType>(getTile().getType());
+  if (tile.getRank() < 1 || tile.isDynamicDim(0))
+    return emitOpError("needs a tile with a static number of rows, got ")
+           << tile;
+  // How the rows split across warps is the encoding's to verify.
+  return success();
+}
+
 LogicalResult AsyncLoadOp::verify() {
   auto future = cast<FutureType>(getFuture().getType());
   if (future.getTiles().size() != getSources().size())

@@ -81,6 +81,22 @@ Value semantics::rowsSeeingEnd(OpBuilder &b, Location loc, Value keyEnd,
   return arith::SubIOp::create(b, loc, keyEnd, spec.windowOffset);
 }
 
+Value semantics::rowsMaySeeKeys(OpBuilder &b, Location loc, Value firstRow,
+                                Value lastRow, Value keyStart, Value keyEnd,
+                                const MaskSpec &spec) {
+  Value sees;
+  if (Value end = visibleKeysEnd(b, loc, lastRow, spec))
+    sees = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end,
+                                 keyStart);
+  if (Value begin = visibleKeysBegin(b, loc, firstRow, spec)) {
+    Value before =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, begin, keyEnd);
+    sees = sees ? arith::AndIOp::create(b, loc, sees, before).getResult()
+                : before;
+  }
+  return sees;
+}
+
 Value semantics::isHidden(OpBuilder &b, Location loc, Value row, Value col,
                           const MaskSpec &spec) {
   Value hidden;

@@ -810,3 +810,23 @@ func.func @empty_tile(%q: tensor<0x64xf16>, %k: tensor<64x64xf16>) {
   %s = fa.qk %q, %k : tensor<0x64xf16>, tensor<64x64xf16> -> tensor<0x64xf32>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// fa.warp_row_range
+//===----------------------------------------------------------------------===//
+
+func.func @warp_row_range_dynamic(%t: tensor<?x64xf32>) {
+  // expected-error @+1 {{'fa.warp_row_range' op needs a tile with a static number of rows, got 'tensor<?x64xf32>'}}
+  %first, %count = fa.warp_row_range %t : tensor<?x64xf32>
+  return
+}
+
+// -----
+
+func.func @warp_row_range_scalar(%t: tensor<f32>) {
+  // expected-error @+1 {{'fa.warp_row_range' op needs a tile with a static number of rows, got 'tensor<f32>'}}
+  %first, %count = fa.warp_row_range %t : tensor<f32>
+  return
+}

@@ -250,3 +250,20 @@ func.func @l3_window_softcap(%s: tensor<128x32xf32, #acc>, %r0: index, %c0: inde
   %m = fa.mask %sc[%r0, %c0] window_offset(%win) : tensor<128x32xf32, #acc>
   return %m : tensor<128x32xf32, #acc>
 }
+
+// -----
+
+#rows = #fa.warp_rows<rows, num_warps = 4, atom = #fa.mma_sync>
+
+// fa.warp_row_range: two index results, from the type of a tile with or
+// without a layout.
+// CHECK-LABEL: func.func @warp_row_range
+// CHECK-SAME: (%[[M:.*]]: tensor<128xf32, #rows_w4>, %[[P:.*]]: tensor<64x16xf32>)
+// CHECK: %[[F:.*]], %[[N:.*]] = fa.warp_row_range %[[M]] : tensor<128xf32, #rows_w4>
+// CHECK: %[[F2:.*]], %[[N2:.*]] = fa.warp_row_range %[[P]] : tensor<64x16xf32>
+// CHECK: return %[[F]], %[[N]], %[[F2]], %[[N2]]
+func.func @warp_row_range(%m: tensor<128xf32, #rows>, %p: tensor<64x16xf32>) -> (index, index, index, index) {
+  %first, %count = fa.warp_row_range %m : tensor<128xf32, #rows>
+  %first2, %count2 = fa.warp_row_range %p : tensor<64x16xf32>
+  return %first, %count, %first2, %count2 : index, index, index, index
+}

@@ -538,6 +538,32 @@ def FA_ConvertLayoutOp : FA_TileOp<"convert_layout"> {
   let hasVerifier = 1;
 }
 
+def FA_WarpRowRangeOp : FA_TileOp<"warp_row_range"> {
+  let summary = "the rows of a tile that the executing warp holds";
+  let description = [{
+    Returns `[first, first + count)`, the rows of `tile` held by the warp
+    that executes the op: for `#fa.warp_rows<..., num_warps = W>` on a tile
+    of `R` rows, warp `w` holds `first = w * R / W` and `count = R / W`.
+    Without a `#fa.warp_rows` encoding the whole tile is one slice:
+    `first = 0`, `count = R` (this is what the CPU lowering computes). Only
+    the tile's type matters, not its value.
+
+    `--fa-warp-block-skip` uses it to let a warp skip a K/V block that none
+    of its rows sees; the result is uniform across a warp, so branching on it
+    keeps the warp converged for the atom's collective instructions.
+
+    ```mlir
+    %first, %count = fa.warp_row_range %acc
+        : tensor<128x64xf32, #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>>
+    // warp 2: %first = 64, %count = 32
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$tile);
+  let results = (outs Index:$first, Index:$count);
+  let assemblyFormat = "$tile attr-dict `:` type($tile)";
+  let hasVerifier = 1;
+}
+
 def FA_AsyncLoadOp : FA_Op<"async_load", [AttrSizedOperandSegments,
     MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "start copying tiles of [B, H, N, D] tensors into a slot";

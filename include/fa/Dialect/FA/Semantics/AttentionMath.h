@@ -82,6 +82,16 @@ Value firstRowSeeing(OpBuilder &b, Location loc, Value keyStart,
 Value rowsSeeingEnd(OpBuilder &b, Location loc, Value keyEnd,
                     const MaskSpec &spec);
 
+/// i1: some row of [firstRow, lastRow] may see some key of
+/// [keyStart, keyEnd): end(lastRow) > keyStart and begin(firstRow) < keyEnd.
+/// Since begin() and end() only grow with the row, false means that no row
+/// of the range sees any key of the block; true may still hold for a range
+/// whose rows see nothing (e.g. rows past the key limit). Null when nothing
+/// bounds the mask (every row sees every key).
+Value rowsMaySeeKeys(OpBuilder &b, Location loc, Value firstRow,
+                     Value lastRow, Value keyStart, Value keyEnd,
+                     const MaskSpec &spec);
+
 /// i1: key `col` is hidden from query row `row` (col outside
 /// [begin(row), end(row))).
 Value isHidden(OpBuilder &b, Location loc, Value row, Value col,
