@@ -2,7 +2,7 @@
 """Decode steps (Nq = 1 against a long K/V cache) in one run, side by side
 with SDPA's FLASH and cuDNN backends: the inference shape of the "inference
 shapes" issue (split-KV, GQA packing and paged KV are not built yet; this
-measures what the kernels do today, and the tile variants tried for it).
+measures what the kernels do, and the variants tried for it).
 
 Shape: B sequences, Hq query heads over Hkv key/value heads (GQA), one query
 each, Nk keys, head dim D, bf16, causal (with Nq = 1 the same as no mask).
@@ -15,11 +15,13 @@ V, O and LSE read or written once, over the time (CUDA graphs below 100 us,
   # GPU machine
   bench_decode.py --kernels ../build/decode [--variants NAME=DIR ...]
 
-Variants are other builds of the dynamic-Nq kernel (e.g. explicit tiles
-through compile_kernels' per-config options).
+Variants are other builds of the kernels (e.g. `compile_kernels.py --decode
+--options "pack-gqa=true" --out build/decode-pack`): a variant's
+single-query kernel if it has one, else its dynamic-Nq kernel.
 """
 import argparse
 import json
+import os
 import sys
 
 import torch
@@ -62,7 +64,10 @@ def main():
         ref = sdpa(SDPBackend.MATH, q.float(), k.float(), v.float()).to(torch.bfloat16)
         calls = {}
         runs = [("ours", a.kernels, c), ("dynamic_nq", a.kernels, dynamic)]
-        runs += [(n, dr, dynamic) for n, dr in (s.split("=", 1) for s in a.variants)]
+        # A variant's single-query kernel if it has one, else its dynamic-Nq one.
+        for n, dr in (s.split("=", 1) for s in a.variants):
+            has_static = os.path.exists(os.path.join(dr, configs.kernel_name(c) + ".json"))
+            runs.append((n, dr, c if has_static else dynamic))
         for name, directory, config in runs:
             fn = ours(directory, config)
             err = (fn(q, k, v, out).float() - ref.float()).abs().max().item()

@@ -20,6 +20,7 @@ Two steps, because the GPU machine has no compiler:
   # on the compiler machine: compile every kernel the cases need
   random_check.py compile --seed 2026 --cases 600 --out build/random
       [--options "warp-block-skip=true"]   (a variant of the pipeline)
+      [--decode-share 0.3]                 (kernels for one static query)
   # on the GPU machine (torch, cuda-python): run them
   random_check.py run --dir build/random --json results.json
       [--only-small N] [--first K]     (subsets, e.g. under compute-sanitizer)
@@ -82,15 +83,24 @@ def draw_shape(rng, c):
             return dict(b=b, nq=nq, nk=nk, layout=rng.choice(("bhnd", "bnhd")))
 
 
-def generate(seed, count):
+def generate(seed, count, decode_share=0.0):
     """`count` cases over a pool of about count / 4 kernels (a kernel is
-    compiled once for all the shapes it serves)."""
+    compiled once for all the shapes it serves). With `decode_share`, that
+    share of the kernels is compiled for one static query (a decode step:
+    static_nq = 1, their cases get Nq = 1), chosen by a generator of its
+    own so that the other cases of a seed stay what they were."""
     rng = random.Random(seed)
     pool = [draw_config(rng) for _ in range(max(1, count // 4))]
+    decode_rng = random.Random(seed * 7919 + 1)
+    for c in pool:
+        if decode_rng.random() < decode_share:
+            c["static_nq"] = 1
     cases = []
     for i in range(count):
         c = dict(rng.choice(pool))
         c.update(draw_shape(rng, c))
+        if c.get("static_nq"):
+            c["nq"] = 1
         c["index"] = i
         # A few cases with a non-finite input element.
         c["poison"] = rng.choice(("q_nan", "k_inf", "v_nan")) if rng.random() < 0.03 else None
@@ -100,7 +110,7 @@ def generate(seed, count):
 
 def compile_step(a):
     import compile_kernels
-    cases = generate(a.seed, a.cases)
+    cases = generate(a.seed, a.cases, a.decode_share)
     os.makedirs(a.out, exist_ok=True)
     seen = {}
     for c in cases:
@@ -246,6 +256,8 @@ def main():
     c.add_argument("--seed", type=int, default=2026)
     c.add_argument("--cases", type=int, default=600)
     c.add_argument("--out", default="build/random")
+    c.add_argument("--decode-share", type=float, default=0.0,
+                   help="share of the kernels compiled for one static query (decode)")
     c.add_argument("--options", default="",
                    help="more --fa-to-ptx options, e.g. 'warp-block-skip=true'")
     r = sub.add_parser("run")

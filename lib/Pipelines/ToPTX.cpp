@@ -102,6 +102,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   tiling.blockM = options.blockM;
   tiling.blockN = options.blockN;
   tiling.chip = options.chip;
+  tiling.packGqa = options.packGqa;
   // The FlashAttention-2 loop nest (L1), without the K/V blocks no row sees
   // and with the mask only where some row needs it (L2).
   pm.addPass(createFATileQOuter(tiling));

@@ -120,9 +120,11 @@ void splitLoop(RewriterBase &rewriter, KVLoop kv) {
   Value numKeys = loop.getUpperBound();
   semantics::MaskSpec spec = semantics::MaskSpec::of(kv.mask);
   Value q0 = kv.mask.getRowStart();
-  // (Without diagonal offsets no bound depends on the row.)
-  bool byRow = spec.causalOffset || spec.windowOffset;
-  Value lastRow = byRow ? add(q0, cst(kv.blockRows - 1)) : q0;
+  // (Without diagonal offsets no bound depends on the row; a single-query
+  // tile's rows are all query q0.)
+  int64_t queries = spec.singleQuery ? 1 : kv.blockRows;
+  bool byRow = (spec.causalOffset || spec.windowOffset) && queries > 1;
+  Value lastRow = byRow ? add(q0, cst(queries - 1)) : q0;
   auto endOf = [&](Value row) {
     Value end = semantics::visibleKeysEnd(rewriter, loc, row, spec);
     return end ? min(numKeys, clampAtZero(end)) : numKeys;
@@ -172,7 +174,7 @@ void splitLoop(RewriterBase &rewriter, KVLoop kv) {
         spec.causalOffset ? constantDifference(spec.causalOffset,
                                                spec.windowOffset)
                           : std::nullopt;
-    if (width && *width >= kv.blockRows + kv.blockCols - 3)
+    if (width && *width >= queries + kv.blockCols - 3)
       left.walk([&](fa::MaskOp mask) {
         rewriter.modifyOpInPlace(mask,
                                  [&] { mask.getCausalOffsetMutable().clear(); });

@@ -119,8 +119,9 @@ struct LowerMask : OpRewritePattern<MaskOp> {
     rw.replaceOp(op, lb.generic(
                          op.getScores(), {}, {lb.tile2}, {kParallel, kParallel},
                          [&](OpBuilder &nb, Location l, ValueRange a) {
-                           Value row = arith::AddIOp::create(
-                               nb, l, rowStart, linalg::IndexOp::create(nb, l, 0));
+                           Value row = semantics::queryRow(
+                               nb, l, rowStart, linalg::IndexOp::create(nb, l, 0),
+                               spec);
                            Value col = arith::AddIOp::create(
                                nb, l, colStart, linalg::IndexOp::create(nb, l, 1));
                            Value hidden = semantics::isHidden(nb, l, row, col, spec);

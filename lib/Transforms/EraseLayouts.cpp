@@ -100,12 +100,16 @@ struct EraseAsyncLoad : OpConversionPattern<AsyncLoadOp> {
         int64_t cols = plain.getDimSize(1);
         auto sliceTy = RankedTensorType::get({ShapedType::kDynamic, cols},
                                              plain.getElementType());
+        // Rows along the sequence of one head, or along the heads.
+        SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                           b.getIndexAttr(1),
+                                           b.getIndexAttr(cols)};
+        sizes[op.getAlongHeads() ? 1 : 2] = op.getRows();
         Value slice = tensor::ExtractSliceOp::create(
             b, l, sliceTy, source,
             ArrayRef<OpFoldResult>{op.getBatch(), op.getHead(),
                                    op.getRowStart(), b.getIndexAttr(0)},
-            ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                                   op.getRows(), b.getIndexAttr(cols)},
+            sizes,
             ArrayRef<OpFoldResult>(SmallVector<OpFoldResult>(
                 4, b.getIndexAttr(1))));
         Value zero = arith::ConstantOp::create(

@@ -72,7 +72,8 @@ SmallVector<LoadGroup> groupLoads(Block &block) {
     LoadGroup *group = nullptr;
     for (LoadGroup &g : groups)
       if (sameOfr(g.batch, b) && sameOfr(g.head, h) &&
-          sameOfr(g.rowStart, r) && sameOfr(g.rows, n))
+          sameOfr(g.rowStart, r) && sameOfr(g.rows, n) &&
+          g.loads.front().alongHeads == load->alongHeads)
         group = &g;
     if (!group) {
       groups.push_back(LoadGroup{{}, b, h, r, n});
@@ -277,7 +278,8 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
           getValueOrCreateConstantIndexOp(rewriter, loc, load.head()),
           getValueOrCreateConstantIndexOp(rewriter, loc, load.rowStart()),
           getValueOrCreateConstantIndexOp(rewriter, loc, load.rows()),
-          cidx(0), rewriter.getI64IntegerAttr(1), Value());
+          cidx(0), rewriter.getI64IntegerAttr(1), Value(),
+          load.alongHeads ? rewriter.getUnitAttr() : UnitAttr());
       outer.push_back({load, future});
     }
   }
@@ -404,6 +406,10 @@ LogicalResult KVPipeliner::run() {
     if (groups.size() != 1)
       return loop.emitError("fa-pipeline-kv: the shared tiles of a K/V loop "
                             "must be loaded at the same batch, head and rows");
+    if (llvm::any_of(groups.front().loads,
+                     [](const TileLoad &l) { return l.alongHeads; }))
+      return loop.emitError("fa-pipeline-kv: the K/V tiles of a loop are "
+                            "rows of one head, not rows along the heads");
     std::optional<int64_t> step = getConstantIntValue(loop.getStep());
     if (!step || *step <= 0)
       return loop.emitError("fa-pipeline-kv: a K/V loop needs a constant "

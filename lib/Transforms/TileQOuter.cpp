@@ -37,9 +37,9 @@ constexpr int64_t kMaxBlock = 1024;
 class QOuterTiler {
 public:
   QOuterTiler(RewriterBase &rewriter, fa::AttentionOp op, int64_t blockM,
-              int64_t blockN)
+              int64_t blockN, bool packGqa)
       : b(rewriter), loc(op.getLoc()), op(op), blockM(blockM),
-        blockN(blockN), f32(rewriter.getF32Type()),
+        blockN(blockN), packGqa(packGqa), f32(rewriter.getF32Type()),
         elemTy(getElementTypeOrSelf(op.getQuery().getType())) {
     auto qTy = cast<RankedTensorType>(op.getQuery().getType());
     headDim = qTy.getDimSize(3);
@@ -68,8 +68,17 @@ private:
 
   /// rows [start, start + count) of `source[batch, head, :, :]`, padded with
   /// zeros to `tileRows` rows: the tile is static even for the last block.
+  /// With `alongHeads`, rows [head, head + count) of `source[batch, :,
+  /// start, :]` instead (GQA packing of a single query).
   Value loadTile(Value source, Value batch, Value head, Value start,
-                 Value count, int64_t tileRows, int64_t cols);
+                 Value count, int64_t tileRows, int64_t cols,
+                 bool alongHeads = false);
+  /// The offsets and sizes of `count` rows of a [B, H, N, ...] tensor (rank
+  /// 3 or 4), along the sequence or, with `alongHeads`, along the heads.
+  void rowSlice(Value batch, Value head, Value start, OpFoldResult count,
+                int64_t rank, int64_t cols, bool alongHeads,
+                SmallVectorImpl<OpFoldResult> &offsets,
+                SmallVectorImpl<OpFoldResult> &sizes);
 
   /// One step of the inner loop: returns the new (m, l, acc).
   SmallVector<Value> kvStep(Value qTile, Value batch, Value kvHead,
@@ -80,6 +89,8 @@ private:
   Location loc;
   fa::AttentionOp op;
   int64_t blockM, blockN;
+  /// The Q block holds query heads of one group at query 0 (pack-gqa).
+  bool packGqa;
   Type f32, elemTy;
   int64_t headDim, valueDim, numHeads;
   DenseMap<int64_t, Value> indexConstants;
@@ -94,12 +105,26 @@ private:
   Value causalOffset, windowOffset;
 };
 
+void QOuterTiler::rowSlice(Value batch, Value head, Value start,
+                           OpFoldResult count, int64_t rank, int64_t cols,
+                           bool alongHeads,
+                           SmallVectorImpl<OpFoldResult> &offsets,
+                           SmallVectorImpl<OpFoldResult> &sizes) {
+  OpFoldResult one = b.getIndexAttr(1);
+  offsets.assign({batch, head, start});
+  sizes.assign({one, alongHeads ? count : one, alongHeads ? one : count});
+  if (rank == 4) {
+    offsets.push_back(b.getIndexAttr(0));
+    sizes.push_back(b.getIndexAttr(cols));
+  }
+}
+
 Value QOuterTiler::loadTile(Value source, Value batch, Value head, Value start,
-                            Value count, int64_t tileRows, int64_t cols) {
+                            Value count, int64_t tileRows, int64_t cols,
+                            bool alongHeads) {
   auto sliceTy = RankedTensorType::get({ShapedType::kDynamic, cols}, elemTy);
-  SmallVector<OpFoldResult> offsets = {batch, head, start, b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(1),
-                                     count, b.getIndexAttr(cols)};
+  SmallVector<OpFoldResult> offsets, sizes;
+  rowSlice(batch, head, start, count, 4, cols, alongHeads, offsets, sizes);
   SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
   Value slice = tensor::ExtractSliceOp::create(b, loc, sliceTy, source,
                                                offsets, sizes, strides);
@@ -126,7 +151,7 @@ SmallVector<Value> QOuterTiler::kvStep(Value qTile, Value batch, Value kvHead,
   if (capScale)
     s = fa::SoftcapOp::create(b, loc, s, capScale, /*cap=*/Value());
   s = fa::MaskOp::create(b, loc, scoresTy, s, qStart, kStart, numKeys,
-                         causalOffset, windowOffset);
+                         causalOffset, windowOffset, /*single_query=*/packGqa);
   auto softmax = fa::OnlineSoftmaxOp::create(
       b, loc, scoresTy, m.getType(), l.getType(), m.getType(), s, m, l,
       scaleLog2);
@@ -166,8 +191,11 @@ SmallVector<Value> QOuterTiler::build() {
   OpFoldResult batchSize = tensor::getMixedSize(b, loc, q, 0);
   Value numQueries = size(q, 2);
   Value numKeys = size(k, 2);
-  Value numQBlocks =
-      arith::CeilDivUIOp::create(b, loc, numQueries, index(blockM));
+  // The rows the Q blocks cover: the queries of one head, or with pack-gqa
+  // the heads of one group (at the single query).
+  int64_t groupSize = op.getGroupSize();
+  Value numRows = packGqa ? index(groupSize) : numQueries;
+  Value numQBlocks = arith::CeilDivUIOp::create(b, loc, numRows, index(blockM));
   // Bottom-right alignment: query row i sees keys j with
   // i + (Nk - Nq) - left <= j <= i + (Nk - Nq) + right.
   auto [left, right] = op.getVisibleWindow();
@@ -177,23 +205,35 @@ SmallVector<Value> QOuterTiler::build() {
   causalOffset = mask.causalOffset;
   windowOffset = mask.windowOffset;
 
-  SmallVector<OpFoldResult> upperBounds = {batchSize, b.getIndexAttr(numHeads),
-                                           numQBlocks};
+  int64_t headsPerBlock = packGqa ? numHeads / groupSize : numHeads;
+  SmallVector<OpFoldResult> upperBounds = {
+      batchSize, b.getIndexAttr(headsPerBlock), numQBlocks};
   auto forall = scf::ForallOp::create(b, loc, upperBounds, op.getOutputs(),
                                       /*mapping=*/std::nullopt);
   Block *body = forall.getBody();
-  Value batch = body->getArgument(0), head = body->getArgument(1),
-        qBlock = body->getArgument(2);
+  Value batch = body->getArgument(0), qBlock = body->getArgument(2);
 
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(forall.getTerminator());
-  Value qStart = arith::MulIOp::create(b, loc, qBlock, index(blockM));
+  // Row r of the block is query row qStart + r of query head `head`, or with
+  // pack-gqa query 0 of query head `head` + r.
+  Value rowStart = arith::MulIOp::create(b, loc, qBlock, index(blockM));
   Value qRows = arith::MinSIOp::create(
-      b, loc, index(blockM),
-      arith::SubIOp::create(b, loc, numQueries, qStart));
-  Value kvHead = arith::DivUIOp::create(b, loc, head,
-                                        index(op.getGroupSize()));
-  Value qTile = loadTile(q, batch, head, qStart, qRows, blockM, headDim);
+      b, loc, index(blockM), arith::SubIOp::create(b, loc, numRows, rowStart));
+  Value head, kvHead, qStart;
+  if (packGqa) {
+    kvHead = body->getArgument(1);
+    head = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, kvHead, index(groupSize)),
+        rowStart);
+    qStart = index(0);
+  } else {
+    head = body->getArgument(1);
+    kvHead = arith::DivUIOp::create(b, loc, head, index(groupSize));
+    qStart = rowStart;
+  }
+  Value qTile =
+      loadTile(q, batch, head, qStart, qRows, blockM, headDim, packGqa);
 
   // The online-softmax state: m = -inf, l = 0, acc = 0.
   auto rowsTy = RankedTensorType::get({blockM}, f32);
@@ -235,18 +275,17 @@ SmallVector<Value> QOuterTiler::build() {
 
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   ValueRange sharedOuts = forall.getRegionIterArgs();
+  SmallVector<OpFoldResult> offsets, sizes;
+  rowSlice(batch, head, qStart, qRows, 4, valueDim, packGqa, offsets, sizes);
   tensor::ParallelInsertSliceOp::create(
-      b, loc, oRows, sharedOuts[0],
-      ArrayRef<OpFoldResult>{batch, head, qStart, zeroIdx},
-      ArrayRef<OpFoldResult>{oneIdx, oneIdx, qRows,
-                             b.getIndexAttr(valueDim)},
+      b, loc, oRows, sharedOuts[0], offsets, sizes,
       ArrayRef<OpFoldResult>(SmallVector<OpFoldResult>(4, oneIdx)));
-  if (lseRows)
+  if (lseRows) {
+    rowSlice(batch, head, qStart, qRows, 3, 0, packGqa, offsets, sizes);
     tensor::ParallelInsertSliceOp::create(
-        b, loc, lseRows, sharedOuts[1],
-        ArrayRef<OpFoldResult>{batch, head, qStart},
-        ArrayRef<OpFoldResult>{oneIdx, oneIdx, qRows},
+        b, loc, lseRows, sharedOuts[1], offsets, sizes,
         ArrayRef<OpFoldResult>(SmallVector<OpFoldResult>(3, oneIdx)));
+  }
   return forall.getResults();
 }
 
@@ -262,7 +301,7 @@ SmallVector<Value> QOuterTiler::build() {
 /// four warps (d = 160, 192) keep their Q block: one or two warps would
 /// then copy the whole K/V tiles alone, and ptxas spills (20-460 bytes).
 FailureOr<std::pair<int64_t, int64_t>>
-blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip) {
+blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa) {
   int64_t d = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
   int64_t dv = cast<ShapedType>(op.getValue().getType()).getDimSize(3);
   auto atom = fa::MmaSyncAtomAttr::get(op.getContext());
@@ -278,7 +317,10 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip) {
     if (tiles->windowBlockN)
       tiles->blockN = tiles->windowBlockN;
   }
-  int64_t numQueries = cast<ShapedType>(op.getQuery().getType()).getDimSize(2);
+  // The rows of a Q block: queries, or with pack-gqa the heads of a group.
+  int64_t numQueries = packGqa
+                           ? op.getGroupSize()
+                           : cast<ShapedType>(op.getQuery().getType()).getDimSize(2);
   if (!ShapedType::isDynamic(numQueries) && tiles->numWarps <= 4)
     for (int64_t rows : {16, 32, 64})
       if (numQueries <= rows && rows < tiles->blockM) {
@@ -333,16 +375,19 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
         rewriter.replaceOp(op, op.getOutputs());
         continue;
       }
+      // pack-gqa applies to single-query GQA/MQA ops only.
+      bool pack = packGqa && q[2] == 1 && op.getGroupSize() > 1;
       std::pair<int64_t, int64_t> blocks(blockM, blockN);
       if (autoBlocks) {
-        FailureOr<std::pair<int64_t, int64_t>> picked = blocksForHeadDim(op, *chipInfo);
+        FailureOr<std::pair<int64_t, int64_t>> picked =
+            blocksForHeadDim(op, *chipInfo, pack);
         if (failed(picked))
           return signalPassFailure();
         blocks = *picked;
       }
       auto [m, n] = blocks;
       rewriter.setInsertionPoint(op);
-      rewriter.replaceOp(op, QOuterTiler(rewriter, op, m, n).build());
+      rewriter.replaceOp(op, QOuterTiler(rewriter, op, m, n, pack).build());
     }
   }
 };

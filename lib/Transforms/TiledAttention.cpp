@@ -38,14 +38,23 @@ FailureOr<TileLoad> mlir::fa::matchTileLoad(Value tile) {
     std::optional<int64_t> v = getConstantIntValue(ofr);
     return v && *v == 0;
   };
+  auto isOne = [](OpFoldResult ofr) {
+    std::optional<int64_t> v = getConstantIntValue(ofr);
+    return v && *v == 1;
+  };
+  // Rows along the sequence (one batch, one head) or along the heads (one
+  // batch, one position: GQA packing); nothing else.
   if (!llvm::all_of(pad.getMixedLowPad(), isZero) ||
       !isZero(pad.getMixedHighPad()[1]) ||
-      !isZero(slice.getMixedOffsets()[3]))
+      !isZero(slice.getMixedOffsets()[3]) || !isOne(slice.getMixedSizes()[0]))
+    return failure();
+  bool alongHeads = !isOne(slice.getMixedSizes()[1]);
+  if (alongHeads && !isOne(slice.getMixedSizes()[2]))
     return failure();
   Value padValue = pad.getConstantPaddingValue();
   if (!padValue || !matchPattern(padValue, m_AnyZeroFloat()))
     return failure();
-  return TileLoad{pad, slice};
+  return TileLoad{pad, slice, alongHeads};
 }
 
 namespace {

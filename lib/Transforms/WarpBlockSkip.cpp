@@ -85,8 +85,9 @@ bool skipHiddenWarpBlocks(scf::ForOp loop) {
   MaskOp mask = masks.front();
   // Only the diagonal and the window hide whole row slices; the key limit
   // hides the same keys from every row.
+  // A single-query tile's rows all see the same keys: no warp differs.
   semantics::MaskSpec spec = semantics::MaskSpec::of(mask);
-  if (!spec.causalOffset && !spec.windowOffset)
+  if ((!spec.causalOffset && !spec.windowOffset) || spec.singleQuery)
     return false;
   auto scoresTy = cast<RankedTensorType>(mask.getScores().getType());
   int64_t rows = scoresTy.getDimSize(0), cols = scoresTy.getDimSize(1);

@@ -19,6 +19,32 @@
 // RUN:   && %ptxas -arch=$chip -v %t/decode_kernel.ptx -o /dev/null 2>&1 | FileCheck %s || exit 1; \
 // RUN: done; done
 // RUN: rm -rf %t && sed -e 's/HD/192/g' %s | fa-opt --fa-to-ptx="output-dir=%t" -o /dev/null && FileCheck %s --check-prefix=WIDE --input-file=%t/decode_kernel.json
+
+// GQA packing (pack-gqa=true): the 8 query heads of a group are the 8 rows
+// of one 16-row Q block; the grid runs over (Q blocks of a group, key/value
+// heads, batch) = (ceil(8 / 16), 4, B), and the Q tile is one fa.async_load
+// along the heads. Every head dim, with and without a window: 0 spills.
+// RUN: rm -rf %t && sed -e 's/HD/128/g' %s | fa-opt --fa-to-ptx="output-dir=%t pack-gqa=true" -o /dev/null && FileCheck %s --check-prefix=PACKED --input-file=%t/decode_kernel.json
+// RUN: sed -e 's/HD/128/g' %s | fa-opt --fa-to-ptx="pack-gqa=true" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=PACKED-L3
+// RUN: for hd in 32 64 96 128 160 192 256; do for chip in sm_80 sm_90; do \
+// RUN:   for win in "" "window(100, 0)"; do \
+// RUN:     rm -rf %t && sed -e "s/HD/$hd/g; s/) causal/) causal $win/" %s \
+// RUN:       | fa-opt --fa-to-ptx="output-dir=%t chip=$chip pack-gqa=true" -o /dev/null \
+// RUN:     && %ptxas -arch=$chip -v %t/decode_kernel.ptx -o /dev/null 2>&1 | FileCheck %s || exit 1; \
+// RUN: done; done; done
+// PACKED: "grid": [
+// PACKED-NEXT: {
+// PACKED-NEXT: "args": [
+// PACKED-NEXT: 8,
+// PACKED-NEXT: 16
+// PACKED-NEXT: ],
+// PACKED-NEXT: "op": "ceildivui"
+// PACKED-NEXT: },
+// PACKED-NEXT: 4,
+// PACKED-L3: scf.forall (%[[B:.*]], %[[KVH:.*]], %{{.*}}) in (%{{.*}}, 4, %{{.*}})
+// PACKED-L3: fa.async_load %{{.*}}[%[[B]], %{{.*}}, %{{.*}}] rows(%{{.*}}) slot(%{{.*}}) of 1 {along_heads}
+// PACKED-L3: fa.async_load %{{.*}}, %{{.*}}[%[[B]], %[[KVH]], %{{.*}}] rows
+// PACKED-L3: fa.mask {{.*}} {single_query}
 // WIDE: "block": [
 // WIDE-NEXT: 256,
 

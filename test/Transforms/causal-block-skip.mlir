@@ -654,6 +654,81 @@ func.func @window_left_unbounded(%qt: tensor<32x16xf16>, %kt: tensor<16x16xf16>,
 
 // -----
 
+// A single-query tile (GQA packing of a decode step, --fa-tile-q-outer
+// pack-gqa: every row is query 0): the first and the last row are the same
+// query, so every loop bound comes from row q0 = 0, never q0 + M - 1 (no
+// constant 15 for M = 16). With causal and a window of 40 keys (N = 16),
+// the left loop needs no causal bound (40 >= 1 + 16 - 3).
+// CHECK-LABEL: func @single_query
+// CHECK: scf.forall
+// CHECK-NOT: arith.constant 15 : index
+// CHECK: scf.for
+// CHECK: fa.mask %{{.*}} key_limit(%{{.*}}) window_offset(%{{.*}}) {single_query}
+// CHECK: scf.for
+// CHECK-NOT: fa.mask
+// CHECK: scf.for
+// CHECK: fa.mask %{{.*}} key_limit(%{{.*}}) causal_offset(%{{.*}}) {single_query}
+func.func @single_query(%arg0: tensor<2x8x1x16xf16>, %arg1: tensor<2x2x?x16xf16>, %arg2: tensor<2x2x?x16xf16>, %arg3: tensor<2x8x1x16xf16>, %arg4: tensor<2x8x1xf32>) -> (tensor<2x8x1x16xf16>, tensor<2x8x1xf32>) {
+  %c12 = arith.constant 12 : index
+  %c-41 = arith.constant -41 : index
+  %cst = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+  %cst_0 = arith.constant dense<0.000000e+00> : tensor<16xf32>
+  %cst_1 = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %cst_2 = arith.constant 0.000000e+00 : f16
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c0 = arith.constant 0 : index
+  %cst_3 = arith.constant 0.360673755 : f32
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %dim = tensor.dim %arg1, %c2 : tensor<2x2x?x16xf16>
+  %0 = arith.subi %dim, %c1 : index
+  %1 = arith.addi %dim, %c-41 : index
+  %2:2 = scf.forall (%arg5, %arg6) in (2, 2) shared_outs(%arg7 = %arg3, %arg8 = %arg4) -> (tensor<2x8x1x16xf16>, tensor<2x8x1xf32>) {
+    %3 = arith.muli %arg6, %c4 : index
+    %extracted_slice = tensor.extract_slice %arg0[%arg5, %3, 0, 0] [1, 4, 1, 16] [1, 1, 1, 1] : tensor<2x8x1x16xf16> to tensor<4x16xf16>
+    %padded = tensor.pad %extracted_slice low[0, 0] high[%c12, 0] {
+    ^bb0(%arg9: index, %arg10: index):
+      tensor.yield %cst_2 : f16
+    } : tensor<4x16xf16> to tensor<16x16xf16>
+    %4:3 = scf.for %arg9 = %c0 to %dim step %c16 iter_args(%arg10 = %cst_1, %arg11 = %cst_0, %arg12 = %cst) -> (tensor<16xf32>, tensor<16xf32>, tensor<16x16xf32>) {
+      %5 = arith.subi %dim, %arg9 : index
+      %6 = arith.minsi %5, %c16 : index
+      %extracted_slice_6 = tensor.extract_slice %arg1[%arg5, %arg6, %arg9, 0] [1, 1, %6, 16] [1, 1, 1, 1] : tensor<2x2x?x16xf16> to tensor<?x16xf16>
+      %dim_7 = tensor.dim %extracted_slice_6, %c0 : tensor<?x16xf16>
+      %7 = affine.apply affine_map<(d0) -> (-d0 + 16)>(%dim_7)
+      %padded_8 = tensor.pad %extracted_slice_6 low[0, 0] high[%7, 0] {
+      ^bb0(%arg13: index, %arg14: index):
+        tensor.yield %cst_2 : f16
+      } : tensor<?x16xf16> to tensor<16x16xf16>
+      %extracted_slice_9 = tensor.extract_slice %arg2[%arg5, %arg6, %arg9, 0] [1, 1, %6, 16] [1, 1, 1, 1] : tensor<2x2x?x16xf16> to tensor<?x16xf16>
+      %dim_10 = tensor.dim %extracted_slice_9, %c0 : tensor<?x16xf16>
+      %8 = affine.apply affine_map<(d0) -> (-d0 + 16)>(%dim_10)
+      %padded_11 = tensor.pad %extracted_slice_9 low[0, 0] high[%8, 0] {
+      ^bb0(%arg13: index, %arg14: index):
+        tensor.yield %cst_2 : f16
+      } : tensor<?x16xf16> to tensor<16x16xf16>
+      %9 = fa.qk %padded, %padded_8 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+      %10 = fa.mask %9[%c0, %arg9] key_limit(%dim) causal_offset(%0) window_offset(%1) {single_query} : tensor<16x16xf32>
+      %probs, %new_max, %new_sum, %alpha = fa.online_softmax %10, %arg10, %arg11 scale(%cst_3) : tensor<16x16xf32>, tensor<16xf32>, tensor<16xf32>
+      %11 = arith.truncf %probs : tensor<16x16xf32> to tensor<16x16xf16>
+      %12 = fa.rescale %arg12, %alpha : tensor<16x16xf32>, tensor<16xf32>
+      %13 = fa.pv %11, %padded_11, %12 : tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>
+      scf.yield %new_max, %new_sum, %13 : tensor<16xf32>, tensor<16xf32>, tensor<16x16xf32>
+    }
+    %out, %lse = fa.finalize %4#2, %4#0, %4#1 : tensor<16x16xf32>, tensor<16xf32>, tensor<16xf32> -> tensor<16x16xf16>
+    %extracted_slice_4 = tensor.extract_slice %out[0, 0] [4, 16] [1, 1] : tensor<16x16xf16> to tensor<4x16xf16>
+    %extracted_slice_5 = tensor.extract_slice %lse[0] [4] [1] : tensor<16xf32> to tensor<4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %extracted_slice_4 into %arg7[%arg5, %3, 0, 0] [1, 4, 1, 16] [1, 1, 1, 1] : tensor<4x16xf16> into tensor<2x8x1x16xf16>
+      tensor.parallel_insert_slice %extracted_slice_5 into %arg8[%arg5, %3, 0] [1, 4, 1] [1, 1, 1] : tensor<4xf32> into tensor<2x8x1xf32>
+    }
+  }
+  return %2#0, %2#1 : tensor<2x8x1x16xf16>, tensor<2x8x1xf32>
+}
+
+// -----
+
 // LEAVE-ALONE-BEGIN: loops the pass must not touch (checked above by diff;
 // here: still one loop, mask in place).
 

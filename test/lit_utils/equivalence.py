@@ -157,6 +157,8 @@ def main():
     p.add_argument("--block-m", type=int, required=True)
     p.add_argument("--block-n", type=int, required=True)
     p.add_argument("--skip", action="store_true", help="also run --fa-causal-block-skip")
+    p.add_argument("--pack-gqa", action="store_true",
+                   help="--fa-tile-q-outer pack-gqa=true (single-query GQA ops)")
     p.add_argument("--warps", type=int, default=0,
                    help="also run the L3 passes with this many warps (f16/bf16 only)")
     p.add_argument("--stages", type=int, default=2, help="--fa-pipeline-kv stages (with --warps)")
@@ -172,7 +174,8 @@ def main():
     a = p.parse_args()
 
     module = build_module(a, random.Random(a.seed))
-    tiled = ["--fa-tile-q-outer=block-m=%d block-n=%d" % (a.block_m, a.block_n)]
+    tiled = ["--fa-tile-q-outer=block-m=%d block-n=%d%s" % (
+        a.block_m, a.block_n, " pack-gqa=true" if a.pack_gqa else "")]
     if a.skip:
         tiled.append("--fa-causal-block-skip")
     if a.warps:

@@ -58,6 +58,12 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
       llvm::cl::desc("Where the accumulator is rescaled: auto, before-exp or "
                      "after-exp (--fa-schedule-softmax)"),
       llvm::cl::init("auto")};
+  PassOptions::Option<bool> packGqa{
+      *this, "pack-gqa",
+      llvm::cl::desc("Single-query GQA/MQA ops (static Nq = 1): the query "
+                     "heads of a group share one Q block, so each K/V tile "
+                     "is read once per group (--fa-tile-q-outer pack-gqa)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> warpBlockSkip{
       *this, "warp-block-skip",
       llvm::cl::desc("Let each warp skip the masked K/V blocks none of its "

@@ -103,6 +103,16 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
     At this stage every K/V block is visited and masked;
     `--fa-causal-block-skip` then removes the work that is not needed.
 
+    With `pack-gqa` and a single query (`Nq` statically 1, a decode step)
+    of a GQA/MQA op (`G = Hq / Hkv > 1`), the `G` query heads of a group
+    share one Q block instead of one block each (FlashAttention's
+    `pack_gqa`): the forall runs over `(batch, key/value head, ceil(G /
+    block-m))`, the Q tile is rows `[g0, g0 + min(block-m, G - g0))` of
+    `Q[b, kvh * G : (kvh + 1) * G, 0, :]` (rows along the heads), the mask
+    is `single_query` (every row is query 0), and O and LSE are stored back
+    along the heads. Each K/V tile is then loaded once per group instead of
+    `G` times. Other ops are tiled as without the option.
+
     Before:
 
     ```mlir
@@ -155,7 +165,11 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
            "for the table's 8-warp entries, d = 160 and 192)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "With auto-blocks: the GPU whose shared memory the tiles must "
-           "fit (fa/Dialect/FA/IR/Chips.h)">
+           "fit (fa/Dialect/FA/IR/Chips.h)">,
+    Option<"packGqa", "pack-gqa", "bool", /*default=*/"false",
+           "Single-query GQA/MQA ops (static Nq = 1): the query heads of a "
+           "group share one Q block (rows along the heads); with "
+           "auto-blocks the Q block is sized for the group">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -19,15 +19,17 @@ namespace fa {
 
 /// A tile read from a [B, H, N, D] tensor: `extract_slice` of rows
 /// [rowStart, rowStart + rows) of head `head` of batch `batch`, zero-padded
-/// to a static tile by `tensor.pad`.
+/// to a static tile by `tensor.pad`; or, `alongHeads` (GQA packing of one
+/// query position), of heads [head, head + rows) at position `rowStart`.
 struct TileLoad {
   tensor::PadOp pad;
   tensor::ExtractSliceOp slice;
+  bool alongHeads = false;
   Value source() { return slice.getSource(); }
   OpFoldResult batch() { return slice.getMixedOffsets()[0]; }
   OpFoldResult head() { return slice.getMixedOffsets()[1]; }
   OpFoldResult rowStart() { return slice.getMixedOffsets()[2]; }
-  OpFoldResult rows() { return slice.getMixedSizes()[2]; }
+  OpFoldResult rows() { return slice.getMixedSizes()[alongHeads ? 1 : 2]; }
 };
 
 /// One inner loop over K/V blocks.
@@ -65,7 +67,8 @@ private:
 };
 
 /// A tile load: `tensor.pad` (high, of zeros) of a `tensor.extract_slice` of
-/// rows of one head of a 4-D tensor; failure for anything else.
+/// rows of one head of a 4-D tensor, or of one position of several heads;
+/// failure for anything else.
 FailureOr<TileLoad> matchTileLoad(Value tile);
 
 /// Reads `forall` as a tiled fa.attention. Returns failure, with a remark on

@@ -615,7 +615,7 @@ func.func @store_not_leading_rows(%o: tensor<1x1x32x16xf16>) -> tensor<1x1x32x16
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
     %a = arith.constant dense<1.0> : tensor<32x16xf16, #acc>
-    // expected-error @+2 {{'tensor.extract_slice' op fa-lower-to-gpu: a tile held by warps can only be stored, rows [0, n) of it, into rows of one head of a kernel argument}}
+    // expected-error @+2 {{'tensor.extract_slice' op fa-lower-to-gpu: a tile held by warps can only be stored, rows [0, n) of it, into rows of one head (or one position of consecutive heads) of a kernel argument}}
     // expected-error @+1 {{failed to legalize operation 'tensor.extract_slice' that was explicitly marked illegal}}
     %os = tensor.extract_slice %a[16, 0] [%c16, 16] [1, 1] : tensor<32x16xf16, #acc> to tensor<?x16xf16>
     scf.forall.in_parallel {
@@ -633,7 +633,7 @@ func.func @store_some_columns(%o: tensor<1x1x32x8xf16>) -> tensor<1x1x32x8xf16> 
     %c0 = arith.constant 0 : index
     %c32 = arith.constant 32 : index
     %a = arith.constant dense<1.0> : tensor<32x16xf16, #acc>
-    // expected-error @+2 {{'tensor.extract_slice' op fa-lower-to-gpu: a tile held by warps can only be stored, rows [0, n) of it, into rows of one head of a kernel argument}}
+    // expected-error @+2 {{'tensor.extract_slice' op fa-lower-to-gpu: a tile held by warps can only be stored, rows [0, n) of it, into rows of one head (or one position of consecutive heads) of a kernel argument}}
     // expected-error @+1 {{failed to legalize operation 'tensor.extract_slice' that was explicitly marked illegal}}
     %os = tensor.extract_slice %a[0, 0] [%c32, 8] [1, 1] : tensor<32x16xf16, #acc> to tensor<?x8xf16>
     scf.forall.in_parallel {
@@ -641,6 +641,26 @@ func.func @store_some_columns(%o: tensor<1x1x32x8xf16>) -> tensor<1x1x32x8xf16> 
     }
   } {mapping = [#gpu.block<x>]}
   return %r : tensor<1x1x32x8xf16>
+}
+
+// -----
+
+// Rows along the batch: neither rows of one head nor one position of
+// consecutive heads.
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @store_along_batch(%o: tensor<32x1x1x16xf16>) -> tensor<32x1x1x16xf16> {
+  %r = scf.forall (%i) in (1) shared_outs(%oo = %o) -> (tensor<32x1x1x16xf16>) {
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %a = arith.constant dense<1.0> : tensor<32x16xf16, #acc>
+    // expected-error @+2 {{'tensor.extract_slice' op fa-lower-to-gpu: a tile held by warps can only be stored, rows [0, n) of it, into rows of one head (or one position of consecutive heads) of a kernel argument}}
+    // expected-error @+1 {{failed to legalize operation 'tensor.extract_slice' that was explicitly marked illegal}}
+    %os = tensor.extract_slice %a[0, 0] [%c32, 16] [1, 1] : tensor<32x16xf16, #acc> to tensor<?x16xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os into %oo[0, %c0, %c0, 0] [%c32, 1, 1, 16] [1, 1, 1, 1] : tensor<?x16xf16> into tensor<32x1x1x16xf16>
+    }
+  } {mapping = [#gpu.block<x>]}
+  return %r : tensor<32x1x1x16xf16>
 }
 
 // -----

@@ -344,3 +344,48 @@ func.func @sync_loads(%q: tensor<1x1x?x48xf16>, %k: tensor<1x1x?x48xf16>, %s: te
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x1x?x16xf16>
 }
+
+// -----
+
+// Rows along the heads (GQA packing of one query position): the Q tile is
+// query 0 of heads [4 kvh, 4 kvh + 4) and the stored S rows go back to those
+// heads. The global view each copy and store walks is the [H, D] line of
+// heads at (batch, position 0), not the [N, D] line of one head; the first
+// row is the first head.
+// CHECK-LABEL: gpu.func @along_heads_kernel
+// CHECK: %[[KVH:.*]] = gpu.block_id  y
+// CHECK: %[[H0:.*]] = arith.muli %[[KVH]], %c4 : index
+// CHECK: %[[NH:.*]] = memref.dim %arg0, %c1 : memref<?x?x?x16xf16, strided<[?, ?, ?, 1], offset: ?>>
+// CHECK: %[[QV:.*]] = memref.subview %arg0[%{{.*}}, 0, 0, 0] [1, %[[NH]], 1, 16] [1, 1, 1, 1] : memref<?x?x?x16xf16, strided<[?, ?, ?, 1], offset: ?>> to memref<?x16xf16, strided<[?, 1], offset: ?>>
+// CHECK: %[[ROW:.*]] = arith.addi %[[H0]], %{{.*}} : index
+// CHECK: memref.subview %{{.*}}[%[[ROW]], %{{.*}}] [%{{.*}}, 8] [1, 1] : memref<?x16xf16, strided<[?, 1], offset: ?>>
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvgpu.mma.sync
+// CHECK: %[[NHO:.*]] = memref.dim %arg2, %c1
+// CHECK: memref.subview %arg2[%{{.*}}, 0, 0, 0] [1, %[[NHO]], 1, 16] [1, 1, 1, 1]
+#acc = #fa.warp_rows<acc, num_warps = 1, atom = #fa.mma_sync>
+#opA = #fa.warp_rows<operand_a, num_warps = 1, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+func.func @along_heads(%q: tensor<1x8x1x16xf16>, %k: tensor<1x2x16x16xf16>, %s: tensor<1x8x1x16xf16>) -> tensor<1x8x1x16xf16> {
+  %r = scf.forall (%b, %kvh, %blk) in (1, 2, 1) shared_outs(%so = %s) -> (tensor<1x8x1x16xf16>) {
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %zero = arith.constant 0.0 : f16
+    %h0 = arith.muli %kvh, %c4 : index
+    %qf = fa.async_load %q[%b, %h0, %c0] rows(%c4) slot(%c0) of 1 {along_heads} : tensor<1x8x1x16xf16> -> !fa.future<tensor<16x16xf16, #shared>>
+    %qt = fa.await %qf pending(0) : !fa.future<tensor<16x16xf16, #shared>>
+    %qa = fa.convert_layout %qt : tensor<16x16xf16, #shared> -> tensor<16x16xf16, #opA>
+    %ks = tensor.extract_slice %k[%b, %kvh, 0, 0] [1, 1, 16, 16] [1, 1, 1, 1] : tensor<1x2x16x16xf16> to tensor<16x16xf16>
+    %kt = tensor.pad %ks low[0, 0] high[0, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<16x16xf16> to tensor<16x16xf16, #shared>
+    %sc = fa.qk %qa, %kt : tensor<16x16xf16, #opA>, tensor<16x16xf16, #shared> -> tensor<16x16xf32, #acc>
+    %s16 = arith.truncf %sc : tensor<16x16xf32, #acc> to tensor<16x16xf16, #acc>
+    %ss = tensor.extract_slice %s16[0, 0] [%c4, 16] [1, 1] : tensor<16x16xf16, #acc> to tensor<?x16xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ss into %so[%b, %h0, 0, 0] [1, %c4, 1, 16] [1, 1, 1, 1] : tensor<?x16xf16> into tensor<1x8x1x16xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x8x1x16xf16>
+}

@@ -72,6 +72,23 @@
 // RUN: %{eq} %{f32} --Nq 90 --Nk 30 --D 16 --window 10 0 --block-m 16 --block-n 16 --skip
 // RUN: %{eq} %{f16} --Nq 70 --Nk 50 --D 16 --softcap 2.0 --causal --block-m 16 --block-n 16 --skip --warps 1
 
+// GQA packing of a single query (--fa-tile-q-outer pack-gqa=true): the
+// query heads of a group are the rows of one Q block (G = 4 in one block,
+// G = 8 over two blocks of 4, MQA), every row query 0 (single_query mask):
+// causal, windows (one- and two-sided), soft cap, ragged Nk. With a
+// dynamic Nq (fourth line) the option leaves the op as it is.
+// RUN: %{eq} %{f16} --B 2 --Hq 8 --Hkv 2 --Nq 1 --Nk 70 --D 16 --causal --block-m 16 --block-n 16 --skip --pack-gqa
+// RUN: %{eq} %{bf16} --Hq 8 --Hkv 1 --Nq 1 --Nk 100 --D 32 --window 20 0 --causal --softcap 2.0 --block-m 4 --block-n 16 --skip --pack-gqa
+// RUN: %{eq} %{f32} --Hq 6 --Hkv 2 --Nq 1 --Nk 33 --D 16 --window 5 3 --block-m 16 --block-n 8 --skip --pack-gqa
+// RUN: %{eq} %{f32} --dynamic --B 2 --Hq 4 --Hkv 2 --Nq 1 --Nk 9 --D 16 --causal --block-m 16 --block-n 8 --pack-gqa
+// Through L3 (the packed Q tile is one fa.async_load along_heads): G = 4,
+// G = 8 with a window and soft cap on 2 warps, G = 6 with Q read from shared
+// memory, G = 20 over two Q blocks of 16 rows.
+// RUN: %{eq} %{f16} --B 2 --Hq 8 --Hkv 2 --Nq 1 --Nk 70 --D 16 --causal --block-m 16 --block-n 16 --skip --pack-gqa --warps 1
+// RUN: %{eq} %{bf16} --Hq 8 --Hkv 1 --Nq 1 --Nk 100 --D 32 --window 20 0 --causal --softcap 2.0 --block-m 32 --block-n 16 --skip --pack-gqa --warps 2 --stages 3
+// RUN: %{eq} %{f16} --Hq 12 --Hkv 2 --Nq 1 --Nk 45 --D 16 --window 5 3 --block-m 16 --block-n 16 --skip --pack-gqa --warps 1 --query-home shared
+// RUN: %{eq} %{bf16} --Hq 40 --Hkv 2 --Nq 1 --Nk 37 --D 16 --causal --block-m 16 --block-n 16 --skip --pack-gqa --warps 1
+
 // --fa-warp-block-skip (opt-in on the GPU): on the CPU fa.warp_row_range is
 // the whole Q block, so every masked step runs inside its scf.if; the
 // per-warp conditions are checked on the GPU (docs/gpu-correctness.md).

@@ -37,6 +37,14 @@ struct TileOperand {
   bool inShared() const { return static_cast<bool>(sharedOffset); }
 };
 
+/// The rows of a [B, H, N, ...] kernel argument a tile covers: tile row r
+/// is `arg[batch, head, row + r]`, or with `alongHeads` (GQA packing of one
+/// query position) `arg[batch, head + r, row]`; rows r < count exist.
+struct TileRows {
+  Value batch, head, row, count;
+  bool alongHeads = false;
+};
+
 class AtomLowering {
 public:
   virtual ~AtomLowering() = default;
@@ -123,31 +131,28 @@ public:
 
   /// Bytes of a shared tile of `type` (the atom's shared layout).
   virtual int64_t sharedTileBytes(RankedTensorType type) const = 0;
-  /// All threads of the block start copying rows [rowStart, rowStart + rows)
-  /// of `source[batch, head]` (a 4-D memref) into the shared tile at
-  /// `sharedOffset`, zero-filling the tile rows past `rows`.
+  /// All threads of the block start copying the rows `rows` of `source` (a
+  /// 4-D memref) into the shared tile at `sharedOffset`, zero-filling the
+  /// tile rows past `rows.count`.
   virtual void copyTileAsync(OpBuilder &b, Location loc, Value source,
-                             Value batch, Value head, Value rowStart,
-                             Value rows, RankedTensorType tile,
+                             const TileRows &rows, RankedTensorType tile,
                              Value sharedOffset) = 0;
   /// Closes the copies issued so far into one group.
   virtual void commitCopies(OpBuilder &b, Location loc) = 0;
   /// Waits until at most `pending` groups are in flight, then makes the
   /// shared tiles visible to (and their previous reads done by) all threads.
   virtual void waitCopies(OpBuilder &b, Location loc, int64_t pending) = 0;
-  /// Stores rows [0, rows) of an acc tile held in `frags` to rows
-  /// [rowStart, rowStart + rows) of `dest[batch, head]` (4-D memref), going
-  /// through the shared tile at `stagingOffset` (which every warp must be
-  /// done with).
+  /// Stores rows [0, rows.count) of an acc tile held in `frags` to the rows
+  /// `rows` of `dest` (4-D memref), going through the shared tile at
+  /// `stagingOffset` (which every warp must be done with).
   virtual void storeAccTile(OpBuilder &b, Location loc, RankedTensorType acc,
-                            ValueRange frags, Value dest, Value batch,
-                            Value head, Value rowStart, Value rows,
+                            ValueRange frags, Value dest, const TileRows &rows,
                             Value stagingOffset) = 0;
-  /// Stores rows [0, rows) of a per-row vector to `dest[batch, head,
-  /// rowStart + r]` (3-D memref).
+  /// Stores rows [0, rows.count) of a per-row vector to the rows `rows` of
+  /// `dest` (3-D memref).
   virtual void storeRows(OpBuilder &b, Location loc, RankedTensorType rowsTy,
-                         ValueRange values, Value dest, Value batch,
-                         Value head, Value rowStart, Value rows) = 0;
+                         ValueRange values, Value dest,
+                         const TileRows &rows) = 0;
 };
 
 /// The lowering of `atom`, or null for an atom without one.

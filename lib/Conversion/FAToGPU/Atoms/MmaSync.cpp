@@ -139,9 +139,9 @@ public:
   int64_t sharedTileBytes(RankedTensorType type) const override {
     return SharedTile::bytes(type.getDimSize(0), type.getDimSize(1));
   }
-  void copyTileAsync(OpBuilder &b, Location loc, Value source, Value batch,
-                     Value head, Value rowStart, Value rows,
-                     RankedTensorType tile, Value sharedOffset) override;
+  void copyTileAsync(OpBuilder &b, Location loc, Value source,
+                     const TileRows &rows, RankedTensorType tile,
+                     Value sharedOffset) override;
   void commitCopies(OpBuilder &b, Location loc) override {
     commitAsyncGroup(b, loc);
   }
@@ -150,11 +150,10 @@ public:
     gpu::BarrierOp::create(b, loc);
   }
   void storeAccTile(OpBuilder &b, Location loc, RankedTensorType acc,
-                    ValueRange frags, Value dest, Value batch, Value head,
-                    Value rowStart, Value rows, Value stagingOffset) override;
+                    ValueRange frags, Value dest, const TileRows &rows,
+                    Value stagingOffset) override;
   void storeRows(OpBuilder &b, Location loc, RankedTensorType rowsTy,
-                 ValueRange values, Value dest, Value batch, Value head,
-                 Value rowStart, Value rows) override;
+                 ValueRange values, Value dest, const TileRows &rows) override;
 
 private:
   /// First row of this warp in a tile of `rows` rows.
@@ -189,9 +188,12 @@ private:
     return sharedTile(b, loc, t.sharedOffset, zero, t.type.getDimSize(0),
                       t.type.getDimSize(1), t.type.getElementType());
   }
-  /// Rows of one head: a [N, cols] view of the 4-D `arg[batch, head]`.
-  static Value headRows(OpBuilder &b, Location loc, Value arg, Value batch,
-                        Value head);
+  /// The line of rows `rows` runs along: a strided view of `arg` (4-D:
+  /// [rows, cols]; 3-D: [rows]) of `arg[batch, head, :]`, or along the
+  /// heads `arg[batch, :, row]`; and the index of the tile's first row in
+  /// it.
+  static std::pair<Value, Value> rowsView(OpBuilder &b, Location loc,
+                                          Value arg, const TileRows &rows);
   /// `view` (2-D, strided) with `zero` added to its row stride.
   static Value withOpaqueStride(OpBuilder &b, Location loc, Value view,
                                 Value zero);
@@ -202,22 +204,37 @@ private:
   std::optional<WarpMma> fragments;
 };
 
-Value MmaSyncLowering::headRows(OpBuilder &b, Location loc, Value arg,
-                                Value batch, Value head) {
+std::pair<Value, Value> MmaSyncLowering::rowsView(OpBuilder &b, Location loc,
+                                                  Value arg,
+                                                  const TileRows &rows) {
   auto argTy = cast<MemRefType>(arg.getType());
-  int64_t cols = argTy.getDimSize(argTy.getRank() - 1);
-  Value rows = memref::DimOp::create(b, loc, arg, 2);
-  int64_t dyn = ShapedType::kDynamic;
-  auto viewTy = MemRefType::get(
-      {dyn, cols}, argTy.getElementType(),
-      StridedLayoutAttr::get(b.getContext(), dyn, {dyn, 1}));
-  SmallVector<OpFoldResult> offsets = {batch, head, b.getIndexAttr(0),
-                                       b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(1),
-                                     rows, b.getIndexAttr(cols)};
-  SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
-  return memref::SubViewOp::create(b, loc, viewTy, arg, offsets, sizes,
-                                   strides);
+  int64_t rank = argTy.getRank(), dyn = ShapedType::kDynamic;
+  int64_t lineDim = rows.alongHeads ? 1 : 2;
+  Value extent = memref::DimOp::create(b, loc, arg, lineDim);
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> offsets = {rows.batch, rows.head, rows.row};
+  SmallVector<OpFoldResult> sizes = {one, one, one};
+  offsets[lineDim] = zero;
+  sizes[lineDim] = extent;
+  SmallVector<int64_t> shape = {dyn};
+  SmallVector<int64_t> strides = {dyn};
+  if (rank == 4) {
+    int64_t cols = argTy.getDimSize(3);
+    offsets.push_back(zero);
+    sizes.push_back(b.getIndexAttr(cols));
+    shape.push_back(cols);
+    strides.push_back(1);
+  } else {
+    // A per-row vector's line is contiguous only along the sequence.
+    strides.back() = rows.alongHeads ? dyn : 1;
+  }
+  auto viewTy =
+      MemRefType::get(shape, argTy.getElementType(),
+                      StridedLayoutAttr::get(b.getContext(), dyn, strides));
+  Value view = memref::SubViewOp::create(
+      b, loc, viewTy, arg, offsets, sizes,
+      SmallVector<OpFoldResult>(rank, one));
+  return {view, rows.alongHeads ? rows.head : rows.row};
 }
 
 Value MmaSyncLowering::withOpaqueStride(OpBuilder &b, Location loc,
@@ -340,23 +357,22 @@ MmaSyncLowering::convertLayout(OpBuilder &b, Location loc,
 }
 
 void MmaSyncLowering::copyTileAsync(OpBuilder &b, Location loc, Value source,
-                                    Value batch, Value head, Value rowStart,
-                                    Value rows, RankedTensorType tile,
+                                    const TileRows &rows,
+                                    RankedTensorType tile,
                                     Value sharedOffset) {
   Value zero = opaqueZero(b, loc);
-  Value global =
-      withOpaqueStride(b, loc, headRows(b, loc, source, batch, head), zero);
+  auto [view, first] = rowsView(b, loc, source, rows);
+  Value global = withOpaqueStride(b, loc, view, zero);
   SharedTile shared =
       sharedTile(b, loc, sharedOffset, zero, tile.getDimSize(0),
                  tile.getDimSize(1), tile.getElementType());
-  mlir::fa::copyTileAsync(b, loc, global, rowStart, rows, shared, threadId,
+  mlir::fa::copyTileAsync(b, loc, global, first, rows.count, shared, threadId,
                           32 * numWarps);
 }
 
 void MmaSyncLowering::storeAccTile(OpBuilder &b, Location loc,
                                    RankedTensorType acc, ValueRange frags,
-                                   Value dest, Value batch, Value head,
-                                   Value rowStart, Value rows,
+                                   Value dest, const TileRows &rows,
                                    Value stagingOffset) {
   // Through shared memory, so that the global stores are 16 bytes per
   // thread and coalesced: every copy must have landed and every warp be
@@ -380,27 +396,16 @@ void MmaSyncLowering::storeAccTile(OpBuilder &b, Location loc,
     }
   }
   gpu::BarrierOp::create(b, loc);
-  storeTileRows(b, loc, staging, headRows(b, loc, dest, batch, head),
-                rowStart, rows, threadId, 32 * numWarps);
+  auto [view, first] = rowsView(b, loc, dest, rows);
+  storeTileRows(b, loc, staging, view, first, rows.count, threadId,
+                32 * numWarps);
 }
 
 void MmaSyncLowering::storeRows(OpBuilder &b, Location loc,
                                 RankedTensorType rowsTy, ValueRange values,
-                                Value dest, Value batch, Value head,
-                                Value rowStart, Value rows) {
+                                Value dest, const TileRows &rows) {
   // The 4 lanes of a quad hold the same values: the first one stores.
-  auto destTy = cast<MemRefType>(dest.getType());
-  int64_t dyn = ShapedType::kDynamic;
-  auto viewTy = MemRefType::get(
-      {dyn}, destTy.getElementType(),
-      StridedLayoutAttr::get(b.getContext(), dyn, {1}));
-  Value n = memref::DimOp::create(b, loc, dest, 2);
-  Value line = memref::SubViewOp::create(
-      b, loc, viewTy, dest,
-      ArrayRef<OpFoldResult>{batch, head, b.getIndexAttr(0)},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1), n},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                             b.getIndexAttr(1)});
+  auto [line, rowStart] = rowsView(b, loc, dest, rows);
   Value firstInQuad =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                             fragments->threadInGroup(), cidx(b, loc, 0));
@@ -408,7 +413,8 @@ void MmaSyncLowering::storeRows(OpBuilder &b, Location loc,
     Value row = rowOfRowValue(b, loc, rowsTy.getDimSize(0), i);
     Value store = arith::AndIOp::create(
         b, loc, firstInQuad,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, rows));
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                              rows.count));
     scf::IfOp::create(b, loc, store, [&](OpBuilder &nb, Location l) {
       memref::StoreOp::create(nb, l, value, line,
                               ValueRange{arith::AddIOp::create(nb, l, rowStart, row)});

@@ -78,8 +78,9 @@ struct LowerMask : OpConversionPattern<MaskOp> {
     auto boundsOf = [&](int64_t r) {
       auto &bound = bounds[r];
       if (!bound.second) {
-        Value row = arith::AddIOp::create(b, loc, op.getRowStart(),
-                                          atom.rowOfRowValue(b, loc, rows, r));
+        Value row = semantics::queryRow(
+            b, loc, op.getRowStart(), atom.rowOfRowValue(b, loc, rows, r),
+            spec);
         if (Value begin = semantics::visibleKeysBegin(b, loc, row, spec))
           bound.first = relative(begin);
         Value end = semantics::visibleKeysEnd(b, loc, row, spec);

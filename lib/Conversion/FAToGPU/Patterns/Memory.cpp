@@ -62,9 +62,12 @@ struct LowerSyncTileLoad : OpConversionPattern<tensor::PadOp> {
     };
     Value offset = cidx(b, loc, kernel.plan.ring(op).base);
     kernel.atom.waitCopies(b, loc, 0);
-    kernel.atom.copyTileAsync(b, loc, source, index(load->batch()),
-                              index(load->head()), index(load->rowStart()),
-                              index(load->rows()), tile, offset);
+    kernel.atom.copyTileAsync(
+        b, loc, source,
+        TileRows{index(load->batch()), index(load->head()),
+                 index(load->rowStart()), index(load->rows()),
+                 load->alongHeads},
+        tile, offset);
     kernel.atom.commitCopies(b, loc);
     kernel.atom.waitCopies(b, loc, 0);
     b.replaceOp(op, offset);
@@ -97,8 +100,11 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
       for (auto [i, source, tile] :
            llvm::enumerate(sources, future.getTiles()))
         kernel.atom.copyTileAsync(
-            nb, l, source, adaptor.getBatch(), adaptor.getHead(),
-            adaptor.getRowStart(), adaptor.getRows(), tile,
+            nb, l, source,
+            TileRows{adaptor.getBatch(), adaptor.getHead(),
+                     adaptor.getRowStart(), adaptor.getRows(),
+                     op.getAlongHeads()},
+            tile,
             slotOffset(nb, l, kernel.plan.ring(future, i), adaptor.getSlot()));
     };
     if (Value pred = adaptor.getPred()) {
@@ -170,29 +176,42 @@ struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
         llvm::all_of(op.getMixedOffsets(), isZero) && op.hasUnitStride() &&
         (tile.getRank() == 1 ||
          getConstantIntValue(op.getMixedSizes()[1]) == tile.getDimSize(1));
-    if (!rows || !dest || !leadingRows)
+    // Rows of one head: the destination is [1, 1, n, ...] of the argument;
+    // or rows along the heads (GQA packing): [1, n, 1, ...].
+    auto isOne = [](OpFoldResult ofr) {
+      std::optional<int64_t> v = getConstantIntValue(ofr);
+      return v && *v == 1;
+    };
+    SmallVector<OpFoldResult> destSizes =
+        dest ? dest.getMixedSizes() : SmallVector<OpFoldResult>();
+    bool alongHeads = false, validRows = false;
+    if (destSizes.size() >= 3 && isOne(destSizes[0])) {
+      alongHeads = !isOne(destSizes[1]);
+      validRows = !alongHeads || isOne(destSizes[2]);
+    }
+    if (!rows || !dest || !leadingRows || !validRows)
       return op.emitOpError("fa-lower-to-gpu: a tile held by warps can only "
                             "be stored, rows [0, n) of it, into rows of one "
-                            "head of a kernel argument");
+                            "head (or one position of consecutive heads) of "
+                            "a kernel argument");
     Location loc = op.getLoc();
     SmallVector<OpFoldResult> at = dest.getMixedOffsets();
     auto index = [&](OpFoldResult ofr) {
       return getValueOrCreateConstantIndexOp(b, loc, ofr);
     };
     Value n = index(op.getMixedSizes()[0]);
+    TileRows destRows{index(at[0]), index(at[1]), index(at[2]), n, alongHeads};
     if (rows.getRole() == FragmentRole::Acc) {
       if (tile.getElementType().getIntOrFloatBitWidth() != 16)
         return op.emitOpError("fa-lower-to-gpu: output tiles are stored as "
                               "f16 or bf16, got ")
                << tile.getElementType();
       kernel.atom.storeAccTile(b, loc, tile, adaptor.getSource(),
-                               dest.getSource(), index(at[0]), index(at[1]),
-                               index(at[2]), n,
+                               dest.getSource(), destRows,
                                cidx(b, loc, kernel.plan.stagingOffset()));
     } else if (rows.getRole() == FragmentRole::Rows) {
       kernel.atom.storeRows(b, loc, tile, adaptor.getSource(),
-                            dest.getSource(), index(at[0]), index(at[1]),
-                            index(at[2]), n);
+                            dest.getSource(), destRows);
     } else {
       return op.emitOpError("fa-lower-to-gpu: cannot store a tile in the ")
              << stringifyFragmentRole(rows.getRole()) << " role";

@@ -17,7 +17,15 @@ using namespace mlir::fa;
 using namespace mlir::fa::semantics;
 
 MaskSpec MaskSpec::of(MaskOp op) {
-  return MaskSpec{op.getKeyLimit(), op.getCausalOffset(), op.getWindowOffset()};
+  return MaskSpec{op.getKeyLimit(), op.getCausalOffset(), op.getWindowOffset(),
+                  op.getSingleQuery()};
+}
+
+Value semantics::queryRow(OpBuilder &b, Location loc, Value rowStart,
+                          Value tileRow, const MaskSpec &spec) {
+  if (spec.singleQuery)
+    return rowStart;
+  return arith::AddIOp::create(b, loc, rowStart, tileRow);
 }
 
 MaskSpec MaskSpec::forWindow(OpBuilder &b, Location loc, Value numQueries,

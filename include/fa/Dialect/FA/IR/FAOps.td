@@ -290,6 +290,11 @@ def FA_MaskOp : FA_TileOp<"mask", [AllTypesMatch<["scores", "result"]>,
     present. (`AttentionMath.h` defines the predicate, as the interval of
     keys each row sees, for every lowering.)
 
+    With `single_query`, every row of the tile is query row `i = row_start`:
+    the tile's rows are the query heads of one GQA group at one position
+    (`--fa-tile-q-outer="pack-gqa=true"` for a single-query step), which all
+    see the same keys.
+
     ```mlir
     %masked = fa.mask %s[%q_start, %k_start] key_limit(%nk)
                   causal_offset(%offset) : tensor<128x64xf32>
@@ -298,7 +303,8 @@ def FA_MaskOp : FA_TileOp<"mask", [AllTypesMatch<["scores", "result"]>,
   let arguments = (ins AnyRankedTensor:$scores, Index:$row_start,
                        Index:$col_start, Optional<Index>:$key_limit,
                        Optional<Index>:$causal_offset,
-                       Optional<Index>:$window_offset);
+                       Optional<Index>:$window_offset,
+                       UnitAttr:$single_query);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $scores `[` $row_start `,` $col_start `]`
@@ -574,7 +580,9 @@ def FA_AsyncLoadOp : FA_Op<"async_load", [AttrSizedOperandSegments,
     shared-memory tiles. The copies of one `fa.async_load` are one group:
     `fa.await` waits for all of them. With `if (%pred)` and `%pred` false,
     nothing is copied (the group is empty) and the future must not be
-    awaited.
+    awaited. With `along_heads` the rows are heads `[head, head + rows)` of
+    `source[batch, :, row_start, :]` instead (a GQA-packed Q tile of one
+    query position).
 
     `--fa-pipeline-kv` issues the K/V tiles of block `j + S - 1` while block
     `j` is being used (S = `num_slots`). On the GPU each source is one
@@ -591,7 +599,7 @@ def FA_AsyncLoadOp : FA_Op<"async_load", [AttrSizedOperandSegments,
   let arguments = (ins Variadic<AnyRankedTensor>:$sources, Index:$batch,
                        Index:$head, Index:$row_start, Index:$rows,
                        Index:$slot, I64Attr:$num_slots,
-                       Optional<I1>:$pred);
+                       Optional<I1>:$pred, UnitAttr:$along_heads);
   let results = (outs FA_FutureType:$future);
   let assemblyFormat = [{
     $sources `[` $batch `,` $head `,` $row_start `]` `rows` `(` $rows `)`

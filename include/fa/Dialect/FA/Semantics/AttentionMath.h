@@ -36,6 +36,9 @@ struct MaskSpec {
   /// A window's left side: row i sees keys j >= i + windowOffset
   /// (windowOffset = Nk - Nq - left context).
   Value windowOffset;
+  /// Every row of the tile is the same query (fa.mask's single_query: GQA
+  /// packing of one query position).
+  bool singleQuery = false;
 
   static MaskSpec of(MaskOp op);
 
@@ -54,6 +57,11 @@ struct MaskSpec {
 
 /// Row `row` sees exactly the keys in [begin(row), end(row)); both bounds
 /// only grow with the row.
+
+/// The query row of tile row `tileRow` of a mask whose tile starts at query
+/// row `rowStart`: rowStart + tileRow, or rowStart for a single-query tile.
+Value queryRow(OpBuilder &b, Location loc, Value rowStart, Value tileRow,
+               const MaskSpec &spec);
 
 /// The end of the keys row `row` sees: every key j >= end is hidden. Null
 /// when nothing bounds it.
