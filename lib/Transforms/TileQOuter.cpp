@@ -205,9 +205,10 @@ SmallVector<Value> QOuterTiler::build() {
   causalOffset = mask.causalOffset;
   windowOffset = mask.windowOffset;
 
-  int64_t headsPerBlock = packGqa ? numHeads / groupSize : numHeads;
+  // The forall's heads: query heads, or with pack-gqa key/value heads.
+  int64_t gridHeads = packGqa ? numHeads / groupSize : numHeads;
   SmallVector<OpFoldResult> upperBounds = {
-      batchSize, b.getIndexAttr(headsPerBlock), numQBlocks};
+      batchSize, b.getIndexAttr(gridHeads), numQBlocks};
   auto forall = scf::ForallOp::create(b, loc, upperBounds, op.getOutputs(),
                                       /*mapping=*/std::nullopt);
   Block *body = forall.getBody();

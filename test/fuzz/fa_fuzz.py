@@ -163,14 +163,17 @@ def fa_passes(rng):
     n = lambda vals: pick(rng, vals)  # noqa: E731
     return [
         "--fa-decompose-naive",
-        "--fa-tile-q-outer=block-m=%s block-n=%s" % (n(["16", "32", "64", "128", "0", "2000", "7"]),
-                                                     n(["16", "32", "64", "0", "5"])),
-        "--fa-tile-q-outer=auto-blocks=true chip=%s" % n(["sm_80", "sm_86", "sm_120", "sm_7"]),
+        "--fa-tile-q-outer=block-m=%s block-n=%s pack-gqa=%s" % (
+            n(["16", "32", "64", "128", "0", "2000", "7"]), n(["16", "32", "64", "0", "5"]),
+            n(["false", "true"])),
+        "--fa-tile-q-outer=auto-blocks=true chip=%s pack-gqa=%s" % (
+            n(["sm_80", "sm_86", "sm_120", "sm_7"]), n(["true", "false"])),
         "--fa-causal-block-skip",
         "--fa-map-warps=num-warps=%s" % n(["0", "1", "2", "4", "8", "3", "-1"]),
         "--fa-map-warps=query-home=%s" % n(["auto", "registers", "shared"]),
         "--fa-schedule-softmax=rescale=%s" % n(["auto", "before-exp", "after-exp"]),
         "--fa-pipeline-kv=stages=%s" % n(["0", "2", "3", "4", "1", "9"]),
+        "--fa-warp-block-skip",
         "--fa-lower-to-gpu=chip=%s index-bitwidth=%s" % (n(["sm_80", "sm_86", "sm_90", "sm_90a", "sm_75", "sm_100", "sm_120", "gfx90a", ""]),
                                                          n(["32", "64", "16"])),
         "--fa-decompose-tiles",
@@ -191,6 +194,7 @@ def random_pipeline(rng, out_dir):
                           ("num-warps", ["0", "4", "8", "2"]), ("kv-stages", ["0", "2", "3", "4", "5"]),
                           ("query-home", ["auto", "shared", "registers", "x"]),
                           ("rescale", ["auto", "before-exp", "after-exp"]),
+                          ("pack-gqa", ["true", "false"]), ("warp-block-skip", ["true", "false"]),
                           ("features", ["+ptx80", "+ptx60", "+ptx86", "+ptx90", "+ptx99", "garbage", ""]),
                           ("index-bitwidth", ["32", "64", "8"]), ("opt-level", ["0", "2", "3", "9"])):
             if rng.random() < 0.35:
