@@ -87,6 +87,8 @@ def main():
     p.add_argument("--window", type=int, nargs=2, metavar=("LEFT", "RIGHT"),
                    help="with --head-dims: a sliding window (-1 = unbounded)")
     p.add_argument("--softcap", type=float, help="with --head-dims: logit soft-capping")
+    p.add_argument("--q-len", type=int,
+                   help="with --head-dims: a static Nq (e.g. 1, a decode step)")
     p.add_argument("--options", default="",
                    help="more --fa-to-ptx options for every kernel (variants of one kernel "
                         "in their own directory), e.g. 'warp-block-skip=false'")
@@ -109,6 +111,9 @@ def main():
             todo.append(configs.config(d, dtype, c, hq, hkv, tiles=t,
                                        window=tuple(a.window) if a.window else None,
                                        softcap=a.softcap))
+    if a.q_len is not None and a.head_dims is not None:
+        for c in todo:
+            c["static_nq"] = a.q_len
     if a.options:
         for c in todo:
             c["options"] = (c.get("options", "") + " " + a.options).strip()
