@@ -20,6 +20,21 @@ static bool hasMatchingOperands(ArrayRef<int64_t> statics,
              static_cast<int64_t>(dynamics.size());
 }
 
+std::optional<bool>
+mlir::fa::sliceRowsAlongHeads(ArrayRef<OpFoldResult> sizes) {
+  auto isOne = [](OpFoldResult ofr) {
+    std::optional<int64_t> v = getConstantIntValue(ofr);
+    return v && *v == 1;
+  };
+  if (sizes.size() < 3 || !isOne(sizes[0]))
+    return std::nullopt;
+  if (isOne(sizes[1]))
+    return false;
+  if (isOne(sizes[2]))
+    return true;
+  return std::nullopt;
+}
+
 FailureOr<TileLoad> mlir::fa::matchTileLoad(Value tile) {
   auto pad = tile.getDefiningOp<tensor::PadOp>();
   if (!pad || pad.getResultType().getRank() != 2 ||
@@ -38,23 +53,18 @@ FailureOr<TileLoad> mlir::fa::matchTileLoad(Value tile) {
     std::optional<int64_t> v = getConstantIntValue(ofr);
     return v && *v == 0;
   };
-  auto isOne = [](OpFoldResult ofr) {
-    std::optional<int64_t> v = getConstantIntValue(ofr);
-    return v && *v == 1;
-  };
   // Rows along the sequence (one batch, one head) or along the heads (one
   // batch, one position: GQA packing); nothing else.
+  std::optional<bool> alongHeads =
+      sliceRowsAlongHeads(slice.getMixedSizes());
   if (!llvm::all_of(pad.getMixedLowPad(), isZero) ||
       !isZero(pad.getMixedHighPad()[1]) ||
-      !isZero(slice.getMixedOffsets()[3]) || !isOne(slice.getMixedSizes()[0]))
-    return failure();
-  bool alongHeads = !isOne(slice.getMixedSizes()[1]);
-  if (alongHeads && !isOne(slice.getMixedSizes()[2]))
+      !isZero(slice.getMixedOffsets()[3]) || !alongHeads)
     return failure();
   Value padValue = pad.getConstantPaddingValue();
   if (!padValue || !matchPattern(padValue, m_AnyZeroFloat()))
     return failure();
-  return TileLoad{pad, slice, alongHeads};
+  return TileLoad{pad, slice, *alongHeads};
 }
 
 namespace {

@@ -670,3 +670,78 @@ func.func @rows_from_memory(%q: tensor<?x2x?x64xf16>, %k: tensor<?x2x?x64xf16>, 
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %res : tensor<?x2x?x64xf16>
 }
+
+// -----
+
+// K and V tiles sliced along the heads (a GQA-packed Q tile may be; K/V
+// tiles never are).
+
+#acc = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>
+#opA = #fa.warp_rows<operand_a, num_warps = 4, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 4, atom = #fa.mma_sync>
+#partial = #fa.warp_rows<partial_rows, num_warps = 4, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+
+func.func @kv_along_heads(%q: tensor<?x2x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>, %o: tensor<?x2x?x128xbf16>)
+    -> tensor<?x2x?x128xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %cM = arith.constant 128 : index
+  %cN = arith.constant 64 : index
+  %cG = arith.constant 1 : index
+  %zero = arith.constant 0.0 : bf16
+  %scale = arith.constant 0.180336878 : f32
+  %nb = tensor.dim %q, %c0 : tensor<?x2x?x128xbf16>
+  %nq = tensor.dim %q, %c2 : tensor<?x2x?x128xbf16>
+  %nk = tensor.dim %k, %c2 : tensor<?x2x?x128xbf16>
+  %nqb = arith.ceildivui %nq, %cM : index
+  %res = scf.forall (%b, %h, %qb) in (%nb, 2, %nqb) shared_outs(%os = %o) -> (tensor<?x2x?x128xbf16>) {
+    %q0 = arith.muli %qb, %cM : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qrows = arith.minsi %cM, %qleft : index
+    %kvh = arith.divui %h, %cG : index
+    %qs = tensor.extract_slice %q[%b, %h, %q0, 0] [1, 1, %qrows, 128] [1, 1, 1, 1] : tensor<?x2x?x128xbf16> to tensor<?x128xbf16>
+    %qpad = arith.subi %cM, %qrows : index
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : bf16
+    } : tensor<?x128xbf16> to tensor<128x128xbf16, #shared>
+    %m0 = arith.constant dense<0xFF800000> : tensor<128xf32, #rows>
+    %l0 = arith.constant dense<0.0> : tensor<128xf32, #partial>
+    %acc0 = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+    // expected-error @+1 {{fa-pipeline-kv: the K/V tiles of a loop are rows of one head, not rows along the heads}}
+    %r1:3 = scf.for %k0 = %c0 to %nk step %cN iter_args(%m = %m0, %l = %l0, %acc = %acc0)
+        -> (tensor<128xf32, #rows>, tensor<128xf32, #partial>, tensor<128x128xf32, #acc>) {
+      %kleft = arith.subi %nk, %k0 : index
+      %krows = arith.minsi %cN, %kleft : index
+      %kpad = arith.subi %cN, %krows : index
+      %ks = tensor.extract_slice %k[%b, 0, %k0, 0] [1, %krows, 1, 128] [1, 1, 1, 1] : tensor<?x2x?x128xbf16> to tensor<?x128xbf16>
+      %kt = tensor.pad %ks low[0, 0] high[%kpad, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : bf16
+      } : tensor<?x128xbf16> to tensor<64x128xbf16, #shared>
+      %vs = tensor.extract_slice %v[%b, 0, %k0, 0] [1, %krows, 1, 128] [1, 1, 1, 1] : tensor<?x2x?x128xbf16> to tensor<?x128xbf16>
+      %vt = tensor.pad %vs low[0, 0] high[%kpad, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : bf16
+      } : tensor<?x128xbf16> to tensor<64x128xbf16, #shared>
+      %s = fa.qk %qt, %kt : tensor<128x128xbf16, #shared>, tensor<64x128xbf16, #shared> -> tensor<128x64xf32, #acc>
+      %sm = fa.mask %s[%q0, %k0] key_limit(%nk) : tensor<128x64xf32, #acc>
+      %m2, %alpha = fa.running_max %sm, %m scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>
+      %p, %l2 = fa.softmax_exp %sm, %m2, %alpha, %l scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+      %p16 = arith.truncf %p : tensor<128x64xf32, #acc> to tensor<128x64xbf16, #acc>
+      %pa = fa.convert_layout %p16 : tensor<128x64xbf16, #acc> -> tensor<128x64xbf16, #opA>
+      %acc1 = fa.rescale %acc, %alpha : tensor<128x128xf32, #acc>, tensor<128xf32, #rows>
+      %acc2 = fa.pv %pa, %vt, %acc1 : tensor<128x64xbf16, #opA>, tensor<64x128xbf16, #shared>, tensor<128x128xf32, #acc>
+      scf.yield %m2, %l2, %acc2 : tensor<128xf32, #rows>, tensor<128xf32, #partial>, tensor<128x128xf32, #acc>
+    }
+    %ot, %lset = fa.finalize %r1#2, %r1#0, %r1#1 : tensor<128x128xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial> -> tensor<128x128xbf16, #acc>
+    %orows = tensor.extract_slice %ot[0, 0] [%qrows, 128] [1, 1] : tensor<128x128xbf16, #acc> to tensor<?x128xbf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %orows into %os[%b, %h, %q0, 0] [1, 1, %qrows, 128] [1, 1, 1, 1] : tensor<?x128xbf16> into tensor<?x2x?x128xbf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %res : tensor<?x2x?x128xbf16>
+}
+

@@ -66,6 +66,12 @@ private:
   }
 };
 
+/// Which rows the sizes of a slice of a [B, H, N, ...] tensor or memref
+/// (rank 3 or more) take: false for rows of one head ([1, 1, n, ...]), true
+/// for one position of consecutive heads ([1, n, 1, ...]; a constant n = 1
+/// reads as the former, the same element); nullopt for any other slice.
+std::optional<bool> sliceRowsAlongHeads(ArrayRef<OpFoldResult> sizes);
+
 /// A tile load: `tensor.pad` (high, of zeros) of a `tensor.extract_slice` of
 /// rows of one head of a 4-D tensor, or of one position of several heads;
 /// failure for anything else.

@@ -178,18 +178,9 @@ struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
          getConstantIntValue(op.getMixedSizes()[1]) == tile.getDimSize(1));
     // Rows of one head: the destination is [1, 1, n, ...] of the argument;
     // or rows along the heads (GQA packing): [1, n, 1, ...].
-    auto isOne = [](OpFoldResult ofr) {
-      std::optional<int64_t> v = getConstantIntValue(ofr);
-      return v && *v == 1;
-    };
-    SmallVector<OpFoldResult> destSizes =
-        dest ? dest.getMixedSizes() : SmallVector<OpFoldResult>();
-    bool alongHeads = false, validRows = false;
-    if (destSizes.size() >= 3 && isOne(destSizes[0])) {
-      alongHeads = !isOne(destSizes[1]);
-      validRows = !alongHeads || isOne(destSizes[2]);
-    }
-    if (!rows || !dest || !leadingRows || !validRows)
+    std::optional<bool> alongHeads =
+        dest ? sliceRowsAlongHeads(dest.getMixedSizes()) : std::nullopt;
+    if (!rows || !dest || !leadingRows || !alongHeads)
       return op.emitOpError("fa-lower-to-gpu: a tile held by warps can only "
                             "be stored, rows [0, n) of it, into rows of one "
                             "head (or one position of consecutive heads) of "
@@ -200,7 +191,8 @@ struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
       return getValueOrCreateConstantIndexOp(b, loc, ofr);
     };
     Value n = index(op.getMixedSizes()[0]);
-    TileRows destRows{index(at[0]), index(at[1]), index(at[2]), n, alongHeads};
+    TileRows destRows{index(at[0]), index(at[1]), index(at[2]), n,
+                      *alongHeads};
     if (rows.getRole() == FragmentRole::Acc) {
       if (tile.getElementType().getIntOrFloatBitWidth() != 16)
         return op.emitOpError("fa-lower-to-gpu: output tiles are stored as "
