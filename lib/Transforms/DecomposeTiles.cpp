@@ -265,6 +265,84 @@ struct LowerFinalize : OpRewritePattern<FinalizeOp> {
   }
 };
 
+/// fa.combine_splits as reductions over the split dimension: the largest
+/// split LSE, the weights' sum, the weighted sum of the partial outputs,
+/// then O and LSE (AttentionMath.h, "Combining splits").
+struct LowerCombineSplits : OpRewritePattern<CombineSplitsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CombineSplitsOp op,
+                                PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    LinalgBuilder lb(rw, loc);
+    Value partialOut = op.getPartialOut(), partialLse = op.getPartialLse();
+    // [B, H, Nq] and [B, H, Nq, Dv] sizes, from the partial output.
+    SmallVector<OpFoldResult> outSizes;
+    for (int64_t i = 1; i < 5; ++i)
+      outSizes.push_back(tensor::getMixedSize(rw, loc, partialOut, i));
+    ArrayRef<OpFoldResult> rowSizes = ArrayRef(outSizes).take_front(3);
+
+    // Rows (b, h, q) with the split s innermost.
+    AffineExpr d0, d1, d2, d3, d4;
+    bindDims(rw.getContext(), d0, d1, d2, d3, d4);
+    AffineMap rowOf4 = lb.map(4, {d0, d1, d2});
+    AffineMap splitLse4 = lb.map(4, {d3, d0, d1, d2});
+    Value maxLse = lb.generic(
+        lb.filled(rowSizes, -kInf), {partialLse}, {splitLse4, rowOf4},
+        {kParallel, kParallel, kParallel, kReduction},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          LinalgBuilder::yield(nb, l, semantics::maxOf(nb, l, a[1], a[0]));
+        });
+    auto weight = [](OpBuilder &nb, Location l, Value lse, Value max) {
+      return semantics::splitWeight(nb, l, lse,
+                                    semantics::splitsBase(nb, l, max));
+    };
+    Value weightSum = lb.generic(
+        lb.filled(rowSizes, 0.0), {partialLse, maxLse},
+        {splitLse4, rowOf4, rowOf4},
+        {kParallel, kParallel, kParallel, kReduction},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          Value w = weight(nb, l, a[0], a[1]);
+          LinalgBuilder::yield(nb, l, arith::AddFOp::create(nb, l, a[2], w));
+        });
+    // (b, h, q, e, s): sum_s w_s O_s.
+    Value weighted = lb.generic(
+        lb.filled(outSizes, 0.0), {partialOut, partialLse, maxLse},
+        {lb.map(5, {d4, d0, d1, d2, d3}), lb.map(5, {d4, d0, d1, d2}),
+         lb.map(5, {d0, d1, d2}), lb.map(5, {d0, d1, d2, d3})},
+        {kParallel, kParallel, kParallel, kParallel, kReduction},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          Value w = weight(nb, l, a[1], a[2]);
+          LinalgBuilder::yield(nb, l, arith::AddFOp::create(
+                                          nb, l, a[3],
+                                          arith::MulFOp::create(nb, l, w, a[0])));
+        });
+    Type outElem = op.getOut().getType().getElementType();
+    AffineMap tile4 = lb.map(4, {d0, d1, d2, d3});
+    Value out = lb.generic(
+        tensor::EmptyOp::create(rw, loc, outSizes, outElem), {weighted, weightSum},
+        {tile4, rowOf4, tile4}, {kParallel, kParallel, kParallel, kParallel},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          Value o = arith::MulFOp::create(nb, l, a[0],
+                                          semantics::inverseSum(nb, l, a[1]));
+          if (!outElem.isF32())
+            o = arith::TruncFOp::create(nb, l, outElem, o);
+          LinalgBuilder::yield(nb, l, o);
+        });
+    AffineMap row3 = lb.map(3, {d0, d1, d2});
+    Value lse = lb.generic(
+        tensor::EmptyOp::create(rw, loc, rowSizes, rw.getF32Type()),
+        {maxLse, weightSum}, {row3, row3, row3},
+        {kParallel, kParallel, kParallel},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          LinalgBuilder::yield(nb, l, semantics::combinedLse(
+                                          nb, l, semantics::splitsBase(nb, l, a[0]),
+                                          a[1]));
+        });
+    rw.replaceOp(op, {out, lse});
+    return success();
+  }
+};
+
 struct FADecomposeTilesPass
     : fa::impl::FADecomposeTilesBase<FADecomposeTilesPass> {
   void runOnOperation() override {
@@ -277,7 +355,8 @@ struct FADecomposeTilesPass
     });
     RewritePatternSet patterns(&getContext());
     patterns.add<LowerQK, LowerSoftcap, LowerMask, LowerRunningMax, LowerSoftmaxExp,
-                 LowerRescale, LowerPV, LowerFinalize>(&getContext());
+                 LowerRescale, LowerPV, LowerFinalize, LowerCombineSplits>(
+        &getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

@@ -84,23 +84,6 @@ SmallVector<LoadGroup> groupLoads(Block &block) {
   return groups;
 }
 
-/// `v` is a multiple of `n` by construction (a constant multiple, or a
-/// product with such a factor).
-bool isMultipleOf(Value v, int64_t n) {
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c)))
-    return c.getSExtValue() % n == 0;
-  if (auto mul = v.getDefiningOp<arith::MulIOp>())
-    return isMultipleOf(mul.getLhs(), n) || isMultipleOf(mul.getRhs(), n);
-  // The min or max of two multiples is one of them.
-  Operation *def = v.getDefiningOp();
-  if (isa_and_nonnull<arith::MinSIOp, arith::MaxSIOp, arith::MinUIOp,
-                      arith::MaxUIOp>(def))
-    return isMultipleOf(def->getOperand(0), n) &&
-           isMultipleOf(def->getOperand(1), n);
-  return false;
-}
-
 /// `a` computed from `ivA` the way `b` is computed from `ivB`: the same
 /// values outside the loops, the same ops inside.
 bool sameFunctionOfIV(Value a, Value ivA, Value b, Value ivB,

@@ -5,6 +5,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::fa;
 
@@ -161,4 +163,27 @@ FailureOr<TiledAttention> mlir::fa::matchTiledAttention(scf::ForallOp forall,
   if (!tiled.storeOut)
     return fail("O is never stored");
   return tiled;
+}
+
+bool mlir::fa::isMultipleOf(Value v, int64_t n) {
+  // Bounded depth: the bounds are short expressions, and a long chain is not
+  // worth walking.
+  std::function<bool(Value, int)> walk = [&](Value x, int depth) {
+    if (std::optional<int64_t> c = getConstantIntValue(x))
+      return *c % n == 0;
+    Operation *def = x.getDefiningOp();
+    if (!def || depth > 16)
+      return false;
+    if (auto mul = dyn_cast<arith::MulIOp>(def))
+      return walk(mul.getLhs(), depth + 1) || walk(mul.getRhs(), depth + 1);
+    if (isa<arith::AddIOp, arith::SubIOp, arith::MinSIOp, arith::MaxSIOp,
+            arith::MinUIOp, arith::MaxUIOp>(def))
+      return walk(def->getOperand(0), depth + 1) &&
+             walk(def->getOperand(1), depth + 1);
+    if (auto select = dyn_cast<arith::SelectOp>(def))
+      return walk(select.getTrueValue(), depth + 1) &&
+             walk(select.getFalseValue(), depth + 1);
+    return false;
+  };
+  return walk(v, 0);
 }

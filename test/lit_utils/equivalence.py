@@ -159,6 +159,8 @@ def main():
     p.add_argument("--skip", action="store_true", help="also run --fa-causal-block-skip")
     p.add_argument("--pack-gqa", action="store_true",
                    help="--fa-tile-q-outer pack-gqa=true (single-query GQA ops)")
+    p.add_argument("--split-kv", type=int, default=1,
+                   help="--fa-split-kv splits (after the block skipping)")
     p.add_argument("--warps", type=int, default=0,
                    help="also run the L3 passes with this many warps (f16/bf16 only)")
     p.add_argument("--stages", type=int, default=2, help="--fa-pipeline-kv stages (with --warps)")
@@ -178,6 +180,8 @@ def main():
         a.block_m, a.block_n, " pack-gqa=true" if a.pack_gqa else "")]
     if a.skip:
         tiled.append("--fa-causal-block-skip")
+    if a.split_kv > 1:
+        tiled.append("--fa-split-kv=splits=%d" % a.split_kv)
     if a.warps:
         tiled += ["--fa-map-warps=num-warps=%d query-home=%s" % (a.warps, a.query_home),
                   "--fa-schedule-softmax=rescale=%s" % a.rescale,

@@ -323,7 +323,9 @@ def FADecomposeTiles : Pass<"fa-decompose-tiles"> {
       `fa.softmax_exp` -> `exp2(scale * s - base)`, a row sum and
       `alpha * l + rowsum`; `fa.rescale` -> `alpha * acc`; `fa.pv` -> the P V
       matmul accumulated into acc; `fa.finalize` -> `acc * (1 / l)` and the
-      natural-log LSE.
+      natural-log LSE; `fa.combine_splits` -> reductions over the split
+      dimension (the largest LSE, the weights' sum, the weighted partial
+      outputs) and the combined O and LSE.
 
     Before:
 
@@ -423,6 +425,89 @@ def FACausalBlockSkip : Pass<"fa-causal-block-skip"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+
+def FASplitKV : Pass<"fa-split-kv"> {
+  let summary = "Split the keys of each Q block into chunks run by separate "
+                "programs, merged by LSE (flash-decoding)";
+  let description = [{
+    Stage L2 -> L2. A decode step (`Nq` = 1, or a few queries) has one Q
+    block per (batch, head) and each walks all `Nk` keys: at small `B x H`
+    the GPU runs a few thread blocks for the whole step. This pass splits
+    the K/V range of every tiled `fa.attention` loop nest into `splits`
+    chunks of whole K/V blocks, each done by its own forall iteration, and
+    merges their results with `fa.combine_splits`:
+
+    * the forall's Q-block dimension runs over `ceil(rows / block-m) *
+      splits`; iteration `i` is Q block `i floordiv splits` and split
+      `s = i mod splits` (the grid stays 3-D on the GPU);
+    * split `s` covers keys `[s * C, (s + 1) * C)` with `C = ceil(ceil(Nk /
+      block-n) / splits) * block-n`: every bound `x` of the chain of K/V
+      loops (the unmasked and masked loops of `--fa-causal-block-skip`, run
+      it first) becomes `min(max(x, s * C), (s + 1) * C)`, the same value
+      where one loop ends and the next starts, so the loops stay
+      consecutive (as `--fa-pipeline-kv` needs), a block stays masked or
+      unmasked as before, and no block is visited twice;
+    * `fa.finalize` gives the split's partial O in f32 and its LSE, stored
+      at batch `s * B + b` of two workspaces `[splits * B, H, Nq, Dv]` and
+      `[splits * B, H, Nq]` (a split with no visible key stores `O = 0`,
+      `LSE = -inf`, and gets weight 0);
+    * after the forall, the workspaces are viewed as `[splits, B, ...]`
+      (`tensor.expand_shape`) and `fa.combine_splits` gives O and LSE.
+
+    `splits = 1` leaves the IR unchanged. The loop bounds of the K/V loops
+    must be whole K/V blocks apart from the last (as the tiling and
+    `--fa-causal-block-skip` make them); other loop nests are rejected
+    with a diagnostic.
+
+    Before (`Nq = 1`, abridged):
+
+    ```mlir
+    %r = scf.forall (%b, %h, %qb) in (%B, 32, 1)
+        shared_outs(%o = %init) -> (tensor<?x32x1x128xbf16>) {
+      %q_tile = ...
+      %s:3 = scf.for %k0 = %c0 to %Nk step %c64 iter_args(...) { ... }
+      %out, %lse = fa.finalize %s#2, %s#0, %s#1 : ... -> tensor<16x128xbf16>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %rows into %o[%b, %h, %q0, 0] ...
+      }
+    }
+    ```
+
+    After (`splits=4`):
+
+    ```mlir
+    %ws_o = tensor.empty(%SB) : tensor<?x32x1x128xf32>
+    %ws_lse = tensor.empty(%SB) : tensor<?x32x1xf32>
+    %r:2 = scf.forall (%b, %h, %i) in (%B, 32, 4)
+        shared_outs(%o = %ws_o, %l = %ws_lse) -> (...) {
+      %qb = arith.divui %i, %c4 : index
+      %split = arith.remui %i, %c4 : index
+      %lo = arith.muli %split, %chunk : index
+      %hi = arith.addi %lo, %chunk : index
+      %k_lo = arith.minsi (arith.maxsi %c0, %lo), %hi  // (two ops)
+      %k_hi = arith.minsi (arith.maxsi %Nk, %lo), %hi
+      %s:3 = scf.for %k0 = %k_lo to %k_hi step %c64 iter_args(...) { ... }
+      %out, %lse = fa.finalize ... -> tensor<16x128xf32>
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %rows into %o[%sb, %h, %q0, 0] ...
+        tensor.parallel_insert_slice %lse_rows into %l[%sb, %h, %q0] ...
+      }
+    }
+    %po = tensor.expand_shape %r#0 [[0, 1], [2], [3], [4]] ...
+        : tensor<?x32x1x128xf32> into tensor<4x?x32x1x128xf32>
+    %pl = tensor.expand_shape %r#1 ...
+    %o, %lse = fa.combine_splits %po, %pl : ... -> tensor<?x32x1x128xbf16>, ...
+    ```
+  }];
+  let options = [
+    Option<"splits", "splits", "int64_t", /*default=*/"1",
+           "Number of chunks the keys of each Q block are split into "
+           "(1 to 1024; 1 leaves the IR unchanged)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
 
 def FAMapWarps : Pass<"fa-map-warps"> {
   let summary = "Give each warp whole rows of the Q block: layouts for the "

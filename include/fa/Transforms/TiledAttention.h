@@ -77,6 +77,12 @@ std::optional<bool> sliceRowsAlongHeads(ArrayRef<OpFoldResult> sizes);
 /// failure for anything else.
 FailureOr<TileLoad> matchTileLoad(Value tile);
 
+/// Whether the index `v` is a multiple of `n` by construction: a constant
+/// multiple, a product with one, or the sum, difference, min, max or select
+/// of two (the K/V loop bounds that the tiling, --fa-causal-block-skip and
+/// --fa-split-kv write).
+bool isMultipleOf(Value v, int64_t n);
+
 /// Reads `forall` as a tiled fa.attention. Returns failure, with a remark on
 /// the op naming what did not match, when it is some other loop nest (for
 /// those, `diagnose` false keeps quiet).

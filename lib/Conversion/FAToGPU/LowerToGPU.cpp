@@ -205,6 +205,15 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
     });
     if (untiled.wasInterrupted())
       return signalPassFailure();
+    // Split-KV's merge has no kernel yet (docs/design.md, "Inference
+    // shapes"): stop here rather than leave it on the host.
+    WalkResult combine = module.walk([](CombineSplitsOp op) {
+      op.emitError("fa-lower-to-gpu: fa.combine_splits (--fa-split-kv) has "
+                   "no GPU lowering yet; split-KV runs on the CPU path only");
+      return WalkResult::interrupt();
+    });
+    if (combine.wasInterrupted())
+      return signalPassFailure();
     SmallVector<scf::ForallOp> nests;
     module.walk([&](scf::ForallOp forall) {
       if (isAttentionLoopNest(forall))

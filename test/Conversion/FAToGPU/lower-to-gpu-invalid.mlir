@@ -748,3 +748,15 @@ func.func @warp_row_range_shared(%q: tensor<1x1x16x16xf16>, %m: tensor<1x1x16xf3
   } {mapping = [#gpu.block<x>]}
   return %r : tensor<1x1x16xf32>
 }
+
+// -----
+
+// Split-KV's merge has no GPU kernel yet: a diagnostic, not a host op left
+// behind.
+func.func @split_kv(%o: tensor<4x2x8x1x64xf32>, %l: tensor<4x2x8x1xf32>)
+    -> tensor<2x8x1x64xf16> {
+  // expected-error @+1 {{fa-lower-to-gpu: fa.combine_splits (--fa-split-kv) has no GPU lowering yet; split-KV runs on the CPU path only}}
+  %r:2 = fa.combine_splits %o, %l : tensor<4x2x8x1x64xf32>, tensor<4x2x8x1xf32>
+      -> tensor<2x8x1x64xf16>, tensor<2x8x1xf32>
+  return %r#0 : tensor<2x8x1x64xf16>
+}

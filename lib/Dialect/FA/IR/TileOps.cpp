@@ -356,3 +356,51 @@ mlir::fa::splitOnlineSoftmax(RewriterBase &rewriter, OnlineSoftmaxOp op) {
                           exp.getNewSum(), runningMax.getAlpha()});
   return {runningMax, exp};
 }
+
+LogicalResult CombineSplitsOp::verify() {
+  auto typeOf = [](Value v) { return cast<RankedTensorType>(v.getType()); };
+  struct Operand {
+    Value value;
+    StringRef name;
+    int64_t rank;
+    bool mustBeF32;
+  };
+  for (Operand o : {Operand{getPartialOut(), "partial output", 5, true},
+                    Operand{getPartialLse(), "partial LSE", 4, true},
+                    Operand{getOut(), "output", 4, false},
+                    Operand{getLse(), "LSE", 3, true}}) {
+    RankedTensorType t = typeOf(o.value);
+    if (t.getRank() != o.rank)
+      return emitOpError() << o.name << " must have rank " << o.rank
+                           << ", got " << t;
+    Type elem = t.getElementType();
+    if (o.mustBeF32 ? !elem.isF32()
+                    : !(elem.isF16() || elem.isBF16() || elem.isF32()))
+      return emitOpError() << o.name << " must have "
+                           << (o.mustBeF32 ? "f32" : "f16, bf16 or f32")
+                           << " elements, got " << t;
+  }
+  // Dims that are both static must agree: [S, B, H, Nq, Dv] against
+  // [S, B, H, Nq], [B, H, Nq, Dv] and [B, H, Nq].
+  ArrayRef<int64_t> partial = typeOf(getPartialOut()).getShape();
+  auto check = [&](Value v, StringRef name,
+                   int64_t firstPartialDim) -> LogicalResult {
+    ArrayRef<int64_t> shape = typeOf(v).getShape();
+    for (auto [i, d] : llvm::enumerate(shape)) {
+      int64_t p = partial[firstPartialDim + i];
+      if (!ShapedType::isDynamic(d) && !ShapedType::isDynamic(p) && d != p)
+        return emitOpError() << name << " " << v.getType()
+                             << " does not match the partial output "
+                             << getPartialOut().getType() << " in dim " << i;
+    }
+    return success();
+  };
+  if (failed(check(getPartialLse(), "partial LSE", 0)) ||
+      failed(check(getOut(), "output", 1)) ||
+      failed(check(getLse(), "LSE", 1)))
+    return failure();
+  if (partial[0] == 0)
+    return emitOpError("needs at least one split, got ")
+           << getPartialOut().getType();
+  return success();
+}

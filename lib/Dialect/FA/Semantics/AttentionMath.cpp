@@ -227,3 +227,32 @@ Value semantics::softcapGrad(OpBuilder &b, Location loc, Value capped,
   Value one = floatConstant(b, loc, capped.getType(), 1.0);
   return arith::SubFOp::create(b, loc, one, square);
 }
+
+Value semantics::splitsBase(OpBuilder &b, Location loc, Value maxLse) {
+  Type t = maxLse.getType();
+  Value negInf =
+      floatConstant(b, loc, t, -std::numeric_limits<double>::infinity());
+  Value none =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, maxLse, negInf);
+  return arith::SelectOp::create(b, loc, none, floatConstant(b, loc, t, 0.0),
+                                 maxLse);
+}
+
+Value semantics::splitWeight(OpBuilder &b, Location loc, Value splitLse,
+                             Value base) {
+  Value shifted = arith::SubFOp::create(b, loc, splitLse, base);
+  return math::ExpOp::create(b, loc, shifted);
+}
+
+Value semantics::combinedLse(OpBuilder &b, Location loc, Value base,
+                             Value weightSum) {
+  Type t = weightSum.getType();
+  Value zero = floatConstant(b, loc, t, 0.0);
+  Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                     weightSum, zero);
+  Value lse = arith::AddFOp::create(
+      b, loc, base, math::LogOp::create(b, loc, weightSum));
+  Value negInf =
+      floatConstant(b, loc, t, -std::numeric_limits<double>::infinity());
+  return arith::SelectOp::create(b, loc, none, negInf, lse);
+}

@@ -517,6 +517,48 @@ def FA_FinalizeOp : FA_TileOp<"finalize", [AllTypesMatch<["max", "lse"]>]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Split-KV (flash-decoding)
+//===----------------------------------------------------------------------===//
+
+def FA_CombineSplitsOp : FA_Op<"combine_splits", [Pure]> {
+  let summary = "merge the partial results of S splits of the keys by their LSE";
+  let description = [{
+    `--fa-split-kv` runs the K/V loop of each Q block in `S` chunks, each
+    ending in its own `fa.finalize`: split `s` gives a normalised partial
+    output `O_s` (f32) and its log-sum-exp `LSE_s` over its keys only. This
+    op merges them into the result over all keys, for every
+    `(b, h, q)` row:
+
+    ```
+    M    = max_s LSE_s               (base = M, or 0 when M = -inf)
+    w_s  = exp(LSE_s - base)         W = sum_s w_s
+    O    = W == 0 ? 0 : (sum_s w_s O_s) * (1 / W)   (in O's element type)
+    LSE  = W == 0 ? -inf : base + log W
+    ```
+
+    A split that saw no key (`LSE_s = -inf`, `O_s = 0`) has weight 0; a row
+    no split saw keeps `O = 0`, `LSE = -inf`, as `fa.finalize` gives it.
+    The arithmetic is defined once in `AttentionMath.h` ("Combining
+    splits"). Operands are `[S, B, H, Nq, Dv]` and `[S, B, H, Nq]` in f32;
+    results `[B, H, Nq, Dv]` (f16, bf16 or f32) and `[B, H, Nq]` f32.
+
+    ```mlir
+    %o, %lse = fa.combine_splits %partial_o, %partial_lse
+        : tensor<4x?x32x1x128xf32>, tensor<4x?x32x1xf32>
+          -> tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$partial_out,
+                       AnyRankedTensor:$partial_lse);
+  let results = (outs AnyRankedTensor:$out, AnyRankedTensor:$lse);
+  let assemblyFormat = [{
+    $partial_out `,` $partial_lse attr-dict `:` type($partial_out) `,`
+    type($partial_lse) `->` type($out) `,` type($lse)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Layout and memory ops (stage L3)
 //===----------------------------------------------------------------------===//
 

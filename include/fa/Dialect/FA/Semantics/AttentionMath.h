@@ -172,6 +172,21 @@ Value inverseSum(OpBuilder &b, Location loc, Value sum);
 /// LSE = ln(2) * (m + log2(l)), or -inf for a row that saw no key.
 Value logSumExp(OpBuilder &b, Location loc, Value max, Value sum);
 
+//===----------------------------------------------------------------------===//
+// Combining splits (split-KV; natural-log domain, as LSE is stored)
+//===----------------------------------------------------------------------===//
+
+/// The base the split weights are taken against: the largest split LSE, or
+/// 0 when every split is -inf (no key), so that exp gives 0, not NaN.
+Value splitsBase(OpBuilder &b, Location loc, Value maxLse);
+
+/// w_s = exp(LSE_s - base): the weight of one split's partial output.
+Value splitWeight(OpBuilder &b, Location loc, Value splitLse, Value base);
+
+/// LSE = base + log(W) over the weights' sum W, or -inf when W = 0.
+/// (The output is sum_s w_s O_s * inverseSum(W).)
+Value combinedLse(OpBuilder &b, Location loc, Value base, Value weightSum);
+
 /// An f32 constant shaped like `like` (scalar or vector splat).
 Value floatConstant(OpBuilder &b, Location loc, Type like, double value);
 

@@ -1,0 +1,296 @@
+//===- SplitKV.cpp - Split each Q block's keys into chunks (flash-decoding) ===//
+//
+// Stage L2 -> L2: one more forall dimension of parallelism for decode steps.
+// Each tiled loop nest runs its K/V loops over one chunk of the keys per
+// forall iteration, finalises a partial O (f32) and LSE into workspaces, and
+// fa.combine_splits merges the chunks by their LSE after the forall.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Dialect/FA/IR/FA.h"
+#include "fa/Transforms/Passes.h"
+#include "fa/Transforms/TiledAttention.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace fa {
+#define GEN_PASS_DEF_FASPLITKV
+#include "fa/Transforms/Passes.h.inc"
+} // namespace fa
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+constexpr int64_t kMaxSplits = 1024;
+
+/// Whether the results of `forall` already feed fa.combine_splits.
+bool isSplit(scf::ForallOp forall) {
+  for (Operation *user : forall->getUsers())
+    if (isa<tensor::ExpandShapeOp>(user) &&
+        llvm::any_of(user->getUsers(),
+                     [](Operation *u) { return isa<CombineSplitsOp>(u); }))
+      return true;
+  return false;
+}
+
+class KVSplitter {
+public:
+  KVSplitter(IRRewriter &rewriter, TiledAttention &tiled, int64_t splits)
+      : b(rewriter), t(tiled), splits(splits), loc(tiled.forall.getLoc()),
+        f32(rewriter.getF32Type()) {}
+
+  LogicalResult split();
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  /// `size * splits`, static when `size` is.
+  OpFoldResult timesSplits(OpFoldResult size) {
+    if (std::optional<int64_t> c = getConstantIntValue(size))
+      return b.getIndexAttr(*c * splits);
+    return arith::MulIOp::create(
+               b, loc, getValueOrCreateConstantIndexOp(b, loc, size),
+               index(splits))
+        .getResult();
+  }
+  /// A slice of the new finalize's `tile` like `oldRows`, in f32.
+  Value rowsOf(Value tile, tensor::ExtractSliceOp oldRows);
+  /// A store of `rows` like `old` (or like `like` for the LSE rows when
+  /// `old` is null), into `dest` at batch `splitBatch`.
+  void store(Value rows, Value dest, tensor::ParallelInsertSliceOp like,
+             int64_t rank, Value splitBatch);
+
+  IRRewriter &b;
+  TiledAttention &t;
+  int64_t splits;
+  Location loc;
+  Type f32;
+};
+
+Value KVSplitter::rowsOf(Value tile, tensor::ExtractSliceOp oldRows) {
+  auto oldTy = oldRows.getType();
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(oldTy.getShape(), f32, oldTy.getEncoding()),
+      tile, oldRows.getMixedOffsets(), oldRows.getMixedSizes(),
+      oldRows.getMixedStrides());
+}
+
+void KVSplitter::store(Value rows, Value dest,
+                       tensor::ParallelInsertSliceOp like, int64_t rank,
+                       Value splitBatch) {
+  SmallVector<OpFoldResult> offsets = like.getMixedOffsets();
+  SmallVector<OpFoldResult> sizes = like.getMixedSizes();
+  offsets.resize(rank);
+  sizes.resize(rank);
+  offsets[0] = splitBatch;
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, rows, dest, offsets, sizes,
+      SmallVector<OpFoldResult>(rank, b.getIndexAttr(1)));
+}
+
+LogicalResult KVSplitter::split() {
+  scf::ForallOp forall = t.forall;
+  int64_t blockN = t.blockN();
+  for (KVLoop &kv : t.kvLoops)
+    if (!isMultipleOf(kv.loop.getLowerBound(), blockN))
+      return kv.loop.emitError("fa-split-kv: the K/V loop must start at a "
+                               "whole K/V block (a multiple of ")
+             << blockN << ") to be split into chunks of blocks";
+
+  auto outArg = dyn_cast<BlockArgument>(t.storeOut.getDest());
+  auto lseArg =
+      t.storeLse ? dyn_cast<BlockArgument>(t.storeLse.getDest()) : nullptr;
+  if (!outArg || outArg.getOwner() != forall.getBody() ||
+      (t.storeLse && (!lseArg || lseArg.getOwner() != forall.getBody())))
+    return forall.emitError(
+        "fa-split-kv: O and LSE must be stored into the forall's shared_outs");
+  unsigned outIndex = outArg.getArgNumber() - forall.getRank();
+  std::optional<unsigned> lseIndex;
+  if (lseArg)
+    lseIndex = lseArg.getArgNumber() - forall.getRank();
+
+  // Before the forall: the chunk size and the workspaces.
+  b.setInsertionPoint(forall);
+  Value numSplits = index(splits);
+  Value keys = getValueOrCreateConstantIndexOp(
+      b, loc, tensor::getMixedSize(b, loc, t.kvLoops.front().key.source(), 2));
+  Value blocks = arith::CeilDivUIOp::create(b, loc, keys, index(blockN));
+  Value chunk = arith::MulIOp::create(
+      b, loc, arith::CeilDivUIOp::create(b, loc, blocks, numSplits),
+      index(blockN));
+
+  Value outInit = forall.getOutputs()[outIndex];
+  auto outTy = cast<RankedTensorType>(outInit.getType());
+  SmallVector<OpFoldResult> wsSizes = tensor::getMixedSizes(b, loc, outInit);
+  Value batch = getValueOrCreateConstantIndexOp(b, loc, wsSizes[0]);
+  wsSizes[0] = timesSplits(wsSizes[0]);
+  Value wsOut = tensor::EmptyOp::create(b, loc, wsSizes, f32);
+  Value wsLse = tensor::EmptyOp::create(
+      b, loc, ArrayRef<OpFoldResult>(wsSizes).take_front(3), f32);
+
+  SmallVector<OpFoldResult> ubs = forall.getMixedUpperBound();
+  ubs[2] = timesSplits(ubs[2]);
+  auto split = scf::ForallOp::create(
+      b, loc, forall.getMixedLowerBound(), ubs, forall.getMixedStep(),
+      ValueRange{wsOut, wsLse}, forall.getMapping());
+  Block *body = split.getBody();
+  b.eraseOp(body->getTerminator());
+
+  // Iteration i: Q block i / S, split i mod S, keys [lo, lo + chunk).
+  b.setInsertionPointToStart(body);
+  Value iv = body->getArgument(2);
+  Value qBlock = arith::DivUIOp::create(b, loc, iv, numSplits);
+  Value s = arith::RemUIOp::create(b, loc, iv, numSplits);
+  Value lo = arith::MulIOp::create(b, loc, s, chunk);
+  Value hi = arith::AddIOp::create(b, loc, lo, chunk);
+  Value splitBatch = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, s, batch), body->getArgument(0));
+
+  SmallVector<Value> replacements = {body->getArgument(0),
+                                     body->getArgument(1), qBlock};
+  for (unsigned i = 0, e = forall.getNumResults(); i < e; ++i)
+    replacements.push_back(i == lseIndex ? body->getArgument(4)
+                                         : body->getArgument(3));
+  b.mergeBlocks(forall.getBody(), body, replacements);
+
+  // Every bound x of the chain becomes min(max(x, lo), hi), once per
+  // value: monotone, so consecutive loops stay consecutive (one loop's end
+  // is the next one's start, which --fa-pipeline-kv relies on), and whole
+  // blocks stay whole blocks.
+  // All are computed before the first loop, where --fa-pipeline-kv issues
+  // the chain's first loads.
+  scf::ForOp first = t.kvLoops.front().loop;
+  for (KVLoop &kv : t.kvLoops)
+    for (Value bound : {kv.loop.getLowerBound(), kv.loop.getUpperBound()}) {
+      Operation *def = bound.getDefiningOp();
+      if (def && def->getBlock() == first->getBlock() &&
+          first->isBeforeInBlock(def))
+        return kv.loop.emitError("fa-split-kv: the bounds of every K/V loop "
+                                 "must be computed before the first one");
+    }
+  b.setInsertionPoint(first);
+  DenseMap<Value, Value> clamped;
+  auto clamp = [&](Value bound) {
+    Value &c = clamped[bound];
+    if (!c)
+      c = arith::MinSIOp::create(
+          b, loc, arith::MaxSIOp::create(b, loc, bound, lo), hi);
+    return c;
+  };
+  for (KVLoop &kv : t.kvLoops) {
+    Value lower = clamp(kv.loop.getLowerBound());
+    Value upper = clamp(kv.loop.getUpperBound());
+    kv.loop.getLowerBoundMutable().assign(lower);
+    kv.loop.getUpperBoundMutable().assign(upper);
+  }
+
+  // The split's own normalisation, in f32, and its stores.
+  FinalizeOp finalize = t.finalize;
+  b.setInsertionPoint(finalize);
+  auto oldOutTy = cast<RankedTensorType>(finalize.getOut().getType());
+  auto partial = FinalizeOp::create(
+      b, loc, RankedTensorType::get(oldOutTy.getShape(), f32,
+                                    oldOutTy.getEncoding()),
+      finalize.getLse().getType(), finalize.getAcc(), finalize.getMax(),
+      finalize.getSum());
+  b.setInsertionPoint(body->getTerminator());
+  auto oldOutRows = t.storeOut.getSource().getDefiningOp<tensor::ExtractSliceOp>();
+  Value outRows = rowsOf(partial.getOut(), oldOutRows);
+  Value lseRows;
+  if (t.storeLse) {
+    lseRows = rowsOf(partial.getLse(),
+                     t.storeLse.getSource().getDefiningOp<tensor::ExtractSliceOp>());
+  } else {
+    // Without an LSE result the split still needs its LSE: the O rows' count.
+    OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+    OpFoldResult rows = oldOutRows.getMixedSizes()[0];
+    auto lseTy = cast<RankedTensorType>(partial.getLse().getType());
+    int64_t staticRows = getConstantIntValue(rows).value_or(ShapedType::kDynamic);
+    lseRows = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({staticRows}, f32, lseTy.getEncoding()),
+        partial.getLse(), ArrayRef<OpFoldResult>{zero},
+        ArrayRef<OpFoldResult>{rows}, ArrayRef<OpFoldResult>{one});
+  }
+  b.setInsertionPointToStart(&split.getTerminator().getRegion().front());
+  store(outRows, body->getArgument(3), t.storeOut, 4, splitBatch);
+  store(lseRows, body->getArgument(4), t.storeOut, 3, splitBatch);
+  Operation *oldLseRows =
+      t.storeLse ? t.storeLse.getSource().getDefiningOp() : nullptr;
+  b.eraseOp(t.storeOut);
+  b.eraseOp(oldOutRows);
+  if (t.storeLse) {
+    b.eraseOp(t.storeLse);
+    b.eraseOp(oldLseRows);
+  }
+  b.eraseOp(finalize);
+
+  // After the forall: [S * B, ...] as [S, B, ...], merged by LSE.
+  b.setInsertionPointAfter(split);
+  SmallVector<OpFoldResult> partialShape = {b.getIndexAttr(splits)};
+  for (OpFoldResult size : tensor::getMixedSizes(b, loc, outInit))
+    partialShape.push_back(size);
+  auto expand = [&](Value ws, int64_t rank) {
+    SmallVector<int64_t> shape = {splits};
+    for (int64_t d : outTy.getShape().take_front(rank))
+      shape.push_back(d);
+    SmallVector<ReassociationIndices> groups = {{0, 1}};
+    for (int64_t i = 2; i <= rank; ++i)
+      groups.push_back({i});
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(shape, f32), ws, groups,
+        ArrayRef<OpFoldResult>(partialShape).take_front(rank + 1));
+  };
+  Value partialOut = expand(split.getResult(0), 4);
+  Value partialLse = expand(split.getResult(1), 3);
+  Type lseTy = lseIndex ? forall.getResult(*lseIndex).getType()
+                        : RankedTensorType::get(outTy.getShape().take_front(3), f32);
+  auto combine = CombineSplitsOp::create(b, loc, outTy, lseTy, partialOut,
+                                         partialLse);
+  SmallVector<Value> results(forall.getNumResults());
+  results[outIndex] = combine.getOut();
+  if (lseIndex)
+    results[*lseIndex] = combine.getLse();
+  b.replaceOp(forall, results);
+  return success();
+}
+
+struct FASplitKVPass : fa::impl::FASplitKVBase<FASplitKVPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (splits < 1 || splits > kMaxSplits) {
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-split-kv: option splits must be in [1, " << kMaxSplits
+          << "], got " << splits.getValue();
+      return signalPassFailure();
+    }
+    if (splits == 1)
+      return;
+    SmallVector<scf::ForallOp> foralls;
+    getOperation()->walk([&](scf::ForallOp forall) {
+      foralls.push_back(forall);
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ForallOp forall : foralls) {
+      FailureOr<TiledAttention> tiled =
+          matchTiledAttention(forall, /*diagnose=*/false);
+      if (failed(tiled))
+        continue;
+      if (isSplit(forall)) {
+        forall.emitError("fa-split-kv: the loop nest is split already (its "
+                         "results feed fa.combine_splits)");
+        return signalPassFailure();
+      }
+      if (failed(KVSplitter(rewriter, *tiled, splits).split()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,26 @@
+// Split-KV (--fa-split-kv) against the naive lowering on the CPU with
+// mlir-runner (test/lit_utils/equivalence.py; tolerances as in
+// equivalence.mlir: the splits only change the order in which the keys'
+// contributions are summed, plus one exp/log per split).
+// Cases: decode steps (Nq = 1) with and without GQA packing, more splits
+// than K/V blocks (empty splits: LSE -inf, weight 0), causal Nq > Nk (rows
+// that see no key in any split: O = 0, LSE = -inf), dynamic shapes, a
+// sliding window, softcap, f16/bf16, and the L3 passes (warps, schedule,
+// K/V pipeline) run on the split nest.
+//
+// DEFINE: %{eq} = %python %lit_utils/equivalence.py --runner-libs=%mlir_runner_libs
+// DEFINE: %{f32} = --atol 2e-5 --rtol 2e-5
+// DEFINE: %{f16} = --dtype f16 --atol 2e-3 --rtol 2e-3
+// DEFINE: %{bf16} = --dtype bf16 --atol 1e-2 --rtol 1e-2
+
+// RUN: %{eq} %{f32} --Hq 8 --Hkv 2 --Nq 1 --Nk 100 --D 16 --block-m 16 --block-n 16 --skip --split-kv 3
+// RUN: %{eq} %{f32} --Hq 8 --Hkv 2 --Nq 1 --Nk 100 --D 16 --block-m 16 --block-n 16 --skip --pack-gqa --split-kv 5
+// RUN: %{eq} %{f32} --Nq 3 --Nk 40 --D 16 --block-m 16 --block-n 16 --skip --split-kv 8
+// RUN: %{eq} %{f32} --Nq 37 --Nk 100 --D 16 --causal --block-m 16 --block-n 16 --skip --split-kv 4
+// RUN: %{eq} %{f32} --Hq 4 --Hkv 1 --Nq 100 --Nk 37 --D 16 --causal --block-m 32 --block-n 16 --skip --split-kv 3
+// RUN: %{eq} %{f32} --Nq 4 --Nk 90 --D 16 --softcap 5 --block-m 16 --block-n 16 --split-kv 2
+// RUN: %{eq} %{bf16} --dynamic --B 2 --Hq 4 --Hkv 2 --Nq 5 --Nk 300 --D 32 --causal --block-m 16 --block-n 32 --skip --split-kv 4
+// RUN: %{eq} %{f16} --Nq 20 --Nk 200 --D 16 --causal --window 50 0 --block-m 16 --block-n 16 --skip --split-kv 3
+// RUN: %{eq} %{f16} --Hq 8 --Hkv 2 --Nq 1 --Nk 130 --D 16 --block-m 16 --block-n 16 --skip --pack-gqa --split-kv 3 --warps 1
+// RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 130 --D 16 --causal --block-m 32 --block-n 16 --skip --warps 2 --split-kv 3 --stages 3
+// RUN: %{eq} %{bf16} --Nq 30 --Nk 230 --D 16 --causal --window 60 0 --block-m 16 --block-n 16 --skip --split-kv 4 --warps 1
