@@ -1,6 +1,9 @@
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="block-m=16 block-n=16" --fa-causal-block-skip --fa-split-kv=splits=3 --cse | FileCheck %s
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="block-m=16 block-n=16" --fa-causal-block-skip --fa-split-kv=splits=1 | FileCheck %s --check-prefix=ONE
 // RUN: not fa-opt %s -split-input-file --fa-tile-q-outer="block-m=16 block-n=16" --fa-causal-block-skip --fa-split-kv=splits=2 --fa-split-kv=splits=2 2>&1 | FileCheck %s --check-prefix=TWICE
+// A K/V loop that does not start at a whole K/V block (here at key 1) cannot
+// be cut into chunks of blocks.
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="block-m=16 block-n=16" | sed 's/scf.for \(%[a-z0-9_]*\) = %c0 to/scf.for \1 = %c1 to/' | not fa-opt -split-input-file --fa-split-kv=splits=2 2>&1 | FileCheck %s --check-prefix=UNALIGNED
 // RUN: not fa-opt %s --fa-split-kv=splits=0 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
 // RUN: not fa-opt %s --fa-split-kv=splits=1025 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
 
@@ -56,6 +59,7 @@
 // ONE: fa.finalize {{.*}} -> tensor<16x16xf16>
 
 // TWICE: error: fa-split-kv: the loop nest is split already (its results feed fa.combine_splits)
+// UNALIGNED: error: fa-split-kv: the K/V loop must start at a whole K/V block (a multiple of 16) to be split into chunks of blocks
 // BAD-OPTION: error: fa-split-kv: option splits must be in [1, 1024], got
 
 func.func @decode(%q: tensor<2x8x1x16xf16>, %k: tensor<2x2x?x16xf16>,
