@@ -61,8 +61,8 @@ private:
   }
   /// A slice of the new finalize's `tile` like `oldRows`, in f32.
   Value rowsOf(Value tile, tensor::ExtractSliceOp oldRows);
-  /// A store of `rows` like `old` (or like `like` for the LSE rows when
-  /// `old` is null), into `dest` at batch `splitBatch`.
+  /// A store of `rows` into `dest` at the offsets and sizes of the first
+  /// `rank` dims of `like`, at batch `splitBatch`.
   void store(Value rows, Value dest, tensor::ParallelInsertSliceOp like,
              int64_t rank, Value splitBatch);
 
@@ -102,6 +102,18 @@ LogicalResult KVSplitter::split() {
       return kv.loop.emitError("fa-split-kv: the K/V loop must start at a "
                                "whole K/V block (a multiple of ")
              << blockN << ") to be split into chunks of blocks";
+
+  // The clamped bounds go before the first loop (below): every bound must
+  // be computed there already.
+  scf::ForOp first = t.kvLoops.front().loop;
+  for (KVLoop &kv : t.kvLoops)
+    for (Value bound : {kv.loop.getLowerBound(), kv.loop.getUpperBound()}) {
+      Operation *def = bound.getDefiningOp();
+      if (def && def->getBlock() == first->getBlock() &&
+          first->isBeforeInBlock(def))
+        return kv.loop.emitError("fa-split-kv: the bounds of every K/V loop "
+                                 "must be computed before the first one");
+    }
 
   auto outArg = dyn_cast<BlockArgument>(t.storeOut.getDest());
   auto lseArg =
@@ -165,15 +177,6 @@ LogicalResult KVSplitter::split() {
   // blocks stay whole blocks.
   // All are computed before the first loop, where --fa-pipeline-kv issues
   // the chain's first loads.
-  scf::ForOp first = t.kvLoops.front().loop;
-  for (KVLoop &kv : t.kvLoops)
-    for (Value bound : {kv.loop.getLowerBound(), kv.loop.getUpperBound()}) {
-      Operation *def = bound.getDefiningOp();
-      if (def && def->getBlock() == first->getBlock() &&
-          first->isBeforeInBlock(def))
-        return kv.loop.emitError("fa-split-kv: the bounds of every K/V loop "
-                                 "must be computed before the first one");
-    }
   b.setInsertionPoint(first);
   DenseMap<Value, Value> clamped;
   auto clamp = [&](Value bound) {
