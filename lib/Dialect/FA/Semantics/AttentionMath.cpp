@@ -229,13 +229,9 @@ Value semantics::softcapGrad(OpBuilder &b, Location loc, Value capped,
 }
 
 Value semantics::splitsBase(OpBuilder &b, Location loc, Value maxLse) {
-  Type t = maxLse.getType();
-  Value negInf =
-      floatConstant(b, loc, t, -std::numeric_limits<double>::infinity());
-  Value none =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, maxLse, negInf);
-  return arith::SelectOp::create(b, loc, none, floatConstant(b, loc, t, 0.0),
-                                 maxLse);
+  // The same guard as the online softmax's exponent base: the max, or 0
+  // while it is -inf.
+  return softmaxBase(b, loc, maxLse);
 }
 
 Value semantics::splitWeight(OpBuilder &b, Location loc, Value splitLse,
