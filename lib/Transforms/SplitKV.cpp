@@ -283,8 +283,20 @@ struct FASplitKVPass : fa::impl::FASplitKVBase<FASplitKVPass> {
     for (scf::ForallOp forall : foralls) {
       FailureOr<TiledAttention> tiled =
           matchTiledAttention(forall, /*diagnose=*/false);
-      if (failed(tiled))
-        continue;
+      if (failed(tiled)) {
+        // Tile ops that the pass cannot read (after --fa-pipeline-kv, whose
+        // loads are fa.async_load/fa.await): say so rather than leave the
+        // nest unsplit.
+        bool tiles = forall.getBody()
+                         ->walk([](QKOp) { return WalkResult::interrupt(); })
+                         .wasInterrupted();
+        if (!tiles)
+          continue;
+        forall.emitError("fa-split-kv: cannot split this loop nest: run the "
+                         "pass on the tiled nest (after "
+                         "--fa-causal-block-skip, before --fa-pipeline-kv)");
+        return signalPassFailure();
+      }
       if (isSplit(forall)) {
         forall.emitError("fa-split-kv: the loop nest is split already (its "
                          "results feed fa.combine_splits)");

@@ -4,6 +4,9 @@
 // A K/V loop that does not start at a whole K/V block (here at key 1) cannot
 // be cut into chunks of blocks.
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="block-m=16 block-n=16" | sed 's/scf.for \(%[a-z0-9_]*\) = %c0 to/scf.for \1 = %c1 to/' | not fa-opt -split-input-file --fa-split-kv=splits=2 2>&1 | FileCheck %s --check-prefix=UNALIGNED
+// After --fa-pipeline-kv the K/V tiles are asynchronous loads the pass
+// does not read: a diagnostic, not a nest silently left unsplit.
+// RUN: not fa-opt %s -split-input-file --fa-tile-q-outer="block-m=16 block-n=16" --fa-causal-block-skip --fa-map-warps=num-warps=1 --fa-schedule-softmax --fa-pipeline-kv=stages=2 --fa-split-kv=splits=2 2>&1 | FileCheck %s --check-prefix=PIPELINED
 // RUN: not fa-opt %s --fa-split-kv=splits=0 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
 // RUN: not fa-opt %s --fa-split-kv=splits=1025 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
 
@@ -60,6 +63,7 @@
 
 // TWICE: error: fa-split-kv: the loop nest is split already (its results feed fa.combine_splits)
 // UNALIGNED: error: fa-split-kv: the K/V loop must start at a whole K/V block (a multiple of 16) to be split into chunks of blocks
+// PIPELINED: error: fa-split-kv: cannot split this loop nest: run the pass on the tiled nest (after --fa-causal-block-skip, before --fa-pipeline-kv)
 // BAD-OPTION: error: fa-split-kv: option splits must be in [1, 1024], got
 
 func.func @decode(%q: tensor<2x8x1x16xf16>, %k: tensor<2x2x?x16xf16>,
