@@ -107,6 +107,12 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   // and with the mask only where some row needs it (L2).
   pm.addPass(createFATileQOuter(tiling));
   pm.addPass(createFACausalBlockSkip());
+  // Split-KV: more thread blocks per Q block, and the merge as a loop nest
+  // of its own (the plan's second kernel).
+  if (options.splits != 1) {
+    pm.addPass(createFASplitKV(FASplitKVOptions{options.splits}));
+    pm.addPass(createFATileCombine());
+  }
   // L3: warps on row slices, operand homes, op order, K/V pipeline.
   FAMapWarpsOptions warps;
   warps.numWarps = options.numWarps;

@@ -275,20 +275,40 @@ struct LowerCombineSplits : OpRewritePattern<CombineSplitsOp> {
     Location loc = op.getLoc();
     LinalgBuilder lb(rw, loc);
     Value partialOut = op.getPartialOut(), partialLse = op.getPartialLse();
-    // [B, H, Nq] and [B, H, Nq, Dv] sizes, from the partial output.
+    // Rows ([B, H, Nq], or a tile's [R]) and the output's sizes, from the
+    // partial output [S, rows..., Dv].
+    int64_t outRank = cast<RankedTensorType>(op.getOut().getType()).getRank();
+    int64_t rowRank = outRank - 1;
     SmallVector<OpFoldResult> outSizes;
-    for (int64_t i = 1; i < 5; ++i)
+    for (int64_t i = 1; i <= outRank; ++i)
       outSizes.push_back(tensor::getMixedSize(rw, loc, partialOut, i));
-    ArrayRef<OpFoldResult> rowSizes = ArrayRef(outSizes).take_front(3);
+    ArrayRef<OpFoldResult> rowSizes = ArrayRef(outSizes).take_front(rowRank);
 
-    // Rows (b, h, q) with the split s innermost.
-    AffineExpr d0, d1, d2, d3, d4;
-    bindDims(rw.getContext(), d0, d1, d2, d3, d4);
-    AffineMap rowOf4 = lb.map(4, {d0, d1, d2});
-    AffineMap splitLse4 = lb.map(4, {d3, d0, d1, d2});
+    MLIRContext *ctx = rw.getContext();
+    auto dims = [&](int64_t from, int64_t count) {
+      SmallVector<AffineExpr> exprs;
+      for (int64_t i = 0; i < count; ++i)
+        exprs.push_back(getAffineDimExpr(from + i, ctx));
+      return exprs;
+    };
+    auto prepend = [](AffineExpr first, SmallVector<AffineExpr> rest) {
+      rest.insert(rest.begin(), first);
+      return rest;
+    };
+    auto iterators = [&](int64_t parallel, bool reduction) {
+      SmallVector<utils::IteratorType> its(parallel, kParallel);
+      if (reduction)
+        its.push_back(kReduction);
+      return its;
+    };
+    // Rows with the split s innermost: (rows..., s).
+    int64_t n = rowRank + 1;
+    AffineExpr split = getAffineDimExpr(rowRank, ctx);
+    AffineMap rowOf = lb.map(n, dims(0, rowRank));
+    AffineMap splitLse = lb.map(n, prepend(split, dims(0, rowRank)));
     Value maxLse = lb.generic(
-        lb.filled(rowSizes, -kInf), {partialLse}, {splitLse4, rowOf4},
-        {kParallel, kParallel, kParallel, kReduction},
+        lb.filled(rowSizes, -kInf), {partialLse}, {splitLse, rowOf},
+        iterators(rowRank, true),
         [&](OpBuilder &nb, Location l, ValueRange a) {
           LinalgBuilder::yield(nb, l, semantics::maxOf(nb, l, a[1], a[0]));
         });
@@ -298,18 +318,20 @@ struct LowerCombineSplits : OpRewritePattern<CombineSplitsOp> {
     };
     Value weightSum = lb.generic(
         lb.filled(rowSizes, 0.0), {partialLse, maxLse},
-        {splitLse4, rowOf4, rowOf4},
-        {kParallel, kParallel, kParallel, kReduction},
+        {splitLse, rowOf, rowOf}, iterators(rowRank, true),
         [&](OpBuilder &nb, Location l, ValueRange a) {
           Value w = weight(nb, l, a[0], a[1]);
           LinalgBuilder::yield(nb, l, arith::AddFOp::create(nb, l, a[2], w));
         });
-    // (b, h, q, e, s): sum_s w_s O_s.
+    // (rows..., e, s): sum_s w_s O_s.
+    AffineExpr splitO = getAffineDimExpr(outRank, ctx);
     Value weighted = lb.generic(
         lb.filled(outSizes, 0.0), {partialOut, partialLse, maxLse},
-        {lb.map(5, {d4, d0, d1, d2, d3}), lb.map(5, {d4, d0, d1, d2}),
-         lb.map(5, {d0, d1, d2}), lb.map(5, {d0, d1, d2, d3})},
-        {kParallel, kParallel, kParallel, kParallel, kReduction},
+        {lb.map(outRank + 1, prepend(splitO, dims(0, outRank))),
+         lb.map(outRank + 1, prepend(splitO, dims(0, rowRank))),
+         lb.map(outRank + 1, dims(0, rowRank)),
+         lb.map(outRank + 1, dims(0, outRank))},
+        iterators(outRank, true),
         [&](OpBuilder &nb, Location l, ValueRange a) {
           Value w = weight(nb, l, a[1], a[2]);
           LinalgBuilder::yield(nb, l, arith::AddFOp::create(
@@ -317,10 +339,11 @@ struct LowerCombineSplits : OpRewritePattern<CombineSplitsOp> {
                                           arith::MulFOp::create(nb, l, w, a[0])));
         });
     Type outElem = op.getOut().getType().getElementType();
-    AffineMap tile4 = lb.map(4, {d0, d1, d2, d3});
+    AffineMap tile = lb.map(outRank, dims(0, outRank));
+    AffineMap rowOfTile = lb.map(outRank, dims(0, rowRank));
     Value out = lb.generic(
         tensor::EmptyOp::create(rw, loc, outSizes, outElem), {weighted, weightSum},
-        {tile4, rowOf4, tile4}, {kParallel, kParallel, kParallel, kParallel},
+        {tile, rowOfTile, tile}, iterators(outRank, false),
         [&](OpBuilder &nb, Location l, ValueRange a) {
           Value o = arith::MulFOp::create(nb, l, a[0],
                                           semantics::inverseSum(nb, l, a[1]));
@@ -328,17 +351,22 @@ struct LowerCombineSplits : OpRewritePattern<CombineSplitsOp> {
             o = arith::TruncFOp::create(nb, l, outElem, o);
           LinalgBuilder::yield(nb, l, o);
         });
-    AffineMap row3 = lb.map(3, {d0, d1, d2});
+    AffineMap row = lb.map(rowRank, dims(0, rowRank));
     Value lse = lb.generic(
         tensor::EmptyOp::create(rw, loc, rowSizes, rw.getF32Type()),
-        {maxLse, weightSum}, {row3, row3, row3},
-        {kParallel, kParallel, kParallel},
+        {maxLse, weightSum}, {row, row, row}, iterators(rowRank, false),
         [&](OpBuilder &nb, Location l, ValueRange a) {
           LinalgBuilder::yield(nb, l, semantics::combinedLse(
                                           nb, l, semantics::splitsBase(nb, l, a[0]),
                                           a[1]));
         });
-    rw.replaceOp(op, {out, lse});
+    // The sizes came from the partial results, which may be more static
+    // than the op's result types.
+    auto castTo = [&](Value v, Type t) -> Value {
+      return v.getType() == t ? v : tensor::CastOp::create(rw, loc, t, v);
+    };
+    rw.replaceOp(op, {castTo(out, op.getOut().getType()),
+                      castTo(lse, op.getLse().getType())});
     return success();
   }
 };

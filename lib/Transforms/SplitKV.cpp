@@ -139,7 +139,18 @@ LogicalResult KVSplitter::split() {
 
   Value outInit = forall.getOutputs()[outIndex];
   auto outTy = cast<RankedTensorType>(outInit.getType());
-  SmallVector<OpFoldResult> wsSizes = tensor::getMixedSizes(b, loc, outInit);
+  // O's sizes [B, H, Nq, Dv], the dynamic ones read off Q [B, H, Nq, D]
+  // (the tensor the loop nest reads): a GPU launch plan can then express
+  // the workspaces in the sizes of the tensors its kernels take.
+  SmallVector<OpFoldResult> outSizes;
+  for (int64_t i = 0; i < 4; ++i)
+    outSizes.push_back(
+        outTy.isDynamicDim(i)
+            // (A size that folds to a constant is static everywhere.)
+            ? getAsOpFoldResult(getValueOrCreateConstantIndexOp(
+                  b, loc, tensor::getMixedSize(b, loc, t.query.source(), i)))
+            : OpFoldResult(b.getIndexAttr(outTy.getDimSize(i))));
+  SmallVector<OpFoldResult> wsSizes = outSizes;
   Value batch = getValueOrCreateConstantIndexOp(b, loc, wsSizes[0]);
   wsSizes[0] = timesSplits(wsSizes[0]);
   Value wsOut = tensor::EmptyOp::create(b, loc, wsSizes, f32);
@@ -236,12 +247,11 @@ LogicalResult KVSplitter::split() {
   // After the forall: [S * B, ...] as [S, B, ...], merged by LSE.
   b.setInsertionPointAfter(split);
   SmallVector<OpFoldResult> partialShape = {b.getIndexAttr(splits)};
-  for (OpFoldResult size : tensor::getMixedSizes(b, loc, outInit))
-    partialShape.push_back(size);
+  llvm::append_range(partialShape, outSizes);
   auto expand = [&](Value ws, int64_t rank) {
     SmallVector<int64_t> shape = {splits};
-    for (int64_t d : outTy.getShape().take_front(rank))
-      shape.push_back(d);
+    for (OpFoldResult d : ArrayRef(outSizes).take_front(rank))
+      shape.push_back(getConstantIntValue(d).value_or(ShapedType::kDynamic));
     SmallVector<ReassociationIndices> groups = {{0, 1}};
     for (int64_t i = 2; i <= rank; ++i)
       groups.push_back({i});

@@ -4,7 +4,8 @@
 The reference is the naive lowering (--fa-decompose-naive, the oracle); the
 candidate is the tiled loop nest (--fa-tile-q-outer, optionally followed by
 --fa-causal-block-skip and, with --warps, by the GPU stages on L3:
---fa-map-warps, --fa-schedule-softmax, --fa-pipeline-kv, i.e. the IR that
+--fa-map-warps, --fa-schedule-softmax, --fa-pipeline-kv (and, with
+--split-kv and --combine-rows, --fa-tile-combine), i.e. the IR that
 --fa-lower-to-gpu consumes). Both go through --fa-lower-to-cpu and mlir-runner on
 the same random inputs; O and LSE are compared element by element with
 |tiled - naive| <= atol + rtol * |naive| (NaN never passes, +-inf must match).
@@ -161,6 +162,9 @@ def main():
                    help="--fa-tile-q-outer pack-gqa=true (single-query GQA ops)")
     p.add_argument("--split-kv", type=int, default=1,
                    help="--fa-split-kv splits (after the block skipping)")
+    p.add_argument("--combine-rows", type=int, default=-1,
+                   help="with --split-kv: also tile the merge (--fa-tile-combine "
+                        "block-m, 0 = its default), as --fa-to-ptx does")
     p.add_argument("--warps", type=int, default=0,
                    help="also run the L3 passes with this many warps (f16/bf16 only)")
     p.add_argument("--stages", type=int, default=2, help="--fa-pipeline-kv stages (with --warps)")
@@ -182,6 +186,8 @@ def main():
         tiled.append("--fa-causal-block-skip")
     if a.split_kv > 1:
         tiled.append("--fa-split-kv=splits=%d" % a.split_kv)
+        if a.combine_rows >= 0:
+            tiled.append("--fa-tile-combine=block-m=%d" % a.combine_rows)
     if a.warps:
         tiled += ["--fa-map-warps=num-warps=%d query-home=%s" % (a.warps, a.query_home),
                   "--fa-schedule-softmax=rescale=%s" % a.rescale,

@@ -130,6 +130,8 @@ def FALowerGPUMath : Pass<"fa-lower-gpu-math", "::mlir::gpu::GPUModuleOp"> {
     * `math.log2` -> `lg2.approx.ftz.f32` (inline PTX; MUFU.LG2),
     * `math.tanh` -> `tanh.approx.f32` (inline PTX, sm_75+; MUFU.TANH;
       relative error at most 2^-11, as FlashAttention-2's soft cap),
+    * `math.exp` -> `ex2.approx.ftz.f32` of `x * log2(e)`, `math.log` ->
+      `lg2.approx.ftz.f32` times `ln(2)` (split-KV's merge of LSEs),
     * `math.fma` -> `llvm.intr.fma` (`fma.rn.f32`),
     * `arith.maxnumf` -> `llvm.intr.maxnum` (`max.f32`).
 

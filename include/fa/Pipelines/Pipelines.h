@@ -64,6 +64,12 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "heads of a group share one Q block, so each K/V tile "
                      "is read once per group (--fa-tile-q-outer pack-gqa)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> splits{
+      *this, "splits",
+      llvm::cl::desc("Split-KV: the keys of each Q block in this many chunks "
+                     "run by separate thread blocks, merged by a second "
+                     "kernel (--fa-split-kv, --fa-tile-combine); 1 = off"),
+      llvm::cl::init(1)};
   PassOptions::Option<bool> warpBlockSkip{
       *this, "warp-block-skip",
       llvm::cl::desc("Let each warp skip the masked K/V blocks none of its "

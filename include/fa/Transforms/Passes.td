@@ -509,6 +509,76 @@ def FASplitKV : Pass<"fa-split-kv"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FATileCombine : Pass<"fa-tile-combine"> {
+  let summary = "Tile fa.combine_splits into a loop nest of row tiles held "
+                "by warps (split-KV's second kernel)";
+  let description = [{
+    Stage L2 -> L3 for the merge of `--fa-split-kv`. Each `fa.combine_splits`
+    on whole tensors becomes an `scf.forall` mapped to the grid whose
+    iteration merges one tile of `block-m` rows: it reads the rows of every
+    split from the partial results (zero-padded past the last row, LSE
+    padded with -inf, so padded rows get weight 0), merges them with the tile
+    form of `fa.combine_splits`, whose results are held by `block-m / 16`
+    warps (`#fa.warp_rows` of `#fa.mma_sync`, the layout of the attention
+    kernel's output: each thread merges the elements its fragments hold),
+    and stores rows `[0, n)` into O and LSE like the attention kernel does.
+
+    The rows of a tile are queries of one head, or, when `Nq` is statically
+    1 (a decode step), heads at that one position (the same two row lines
+    the attention kernel stores along). When the partial output is the
+    `tensor.expand_shape` of `--fa-split-kv`'s `[S * B, H, Nq, Dv]`
+    workspace, the tiles read that workspace directly, split `s` at batch
+    `s * B + b` (a slice with stride `B`), so both kernels take the same
+    buffer.
+
+    Before:
+
+    ```mlir
+    %po = tensor.expand_shape %ws_o [[0, 1], [2], [3], [4]] ...
+        : tensor<?x32x1x128xf32> into tensor<4x?x32x1x128xf32>
+    %pl = tensor.expand_shape %ws_lse ...
+    %o, %lse = fa.combine_splits %po, %pl : ... -> tensor<?x32x1x128xbf16>, ...
+    ```
+
+    After (`Nq = 1`: rows are heads; 16-row tiles on one warp):
+
+    ```mlir
+    %r:2 = scf.forall (%b, %hb, %q) in (%B, 2, 1) shared_outs(%o = ..., %l = ...) {
+      %h0 = arith.muli %hb, %c16 : index
+      %n = arith.minsi ...                 // heads left, at most 16
+      %pos = tensor.extract_slice %ws_o[%b, %h0, %q, 0] [4, %n, 1, 128]
+                                        [%B, 1, 1, 1] : ... to tensor<4x?x128xf32>
+      %pls = tensor.extract_slice %ws_lse[%b, %h0, %q] [4, %n, 1] [%B, 1, 1] ...
+      %po_t = tensor.pad %pos low[0, 0, 0] high[0, %pad, 0] { 0.0 } : ... to tensor<4x16x128xf32>
+      %pl_t = tensor.pad %pls low[0, 0] high[0, %pad] { -inf } : ... to tensor<4x16xf32>
+      %ot, %lt = fa.combine_splits %po_t, %pl_t : tensor<4x16x128xf32>, tensor<4x16xf32>
+          -> tensor<16x128xbf16, #acc_w1>, tensor<16xf32, #rows_w1>
+      %orows = tensor.extract_slice %ot[0, 0] [%n, 128] [1, 1] ...
+      %lrows = tensor.extract_slice %lt[0] [%n] [1] ...
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %orows into %o[%b, %h0, %q, 0] [1, %n, 1, 128] ...
+        tensor.parallel_insert_slice %lrows into %l[%b, %h0, %q] [1, %n, 1] ...
+      }
+    } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}
+    ```
+
+    `block-m = 0` (the default) picks the fewest whole warps (16 rows
+    each) that hold the line of rows in one tile when it is static and at
+    most 64 rows long (`Nq`, or `H` along the heads), and 64 rows otherwise. The CPU path runs the tiled form too
+    (`--fa-decompose-tiles`), so the equivalence tests cover it.
+  }];
+  let options = [
+    Option<"blockM", "block-m", "int64_t", /*default=*/"0",
+           "Rows of one tile: 16, 32, 48 or 64 (one warp per 16 rows); 0 "
+           "picks 16 or 64 from the shapes">,
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FAMapWarps : Pass<"fa-map-warps"> {
   let summary = "Give each warp whole rows of the Q block: layouts for the "
                 "GPU (stage L3)";

@@ -65,8 +65,7 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
       auto tile = dyn_cast<RankedTensorType>(slice.getSource().getType());
       auto rows =
           tile ? dyn_cast_or_null<WarpRowsAttr>(tile.getEncoding()) : nullptr;
-      if (rows && rows.getRole() == FragmentRole::Acc &&
-          tile.getElementType().getIntOrFloatBitWidth() == 16)
+      if (rows && rows.getRole() == FragmentRole::Acc)
         stagingBytes = std::max(stagingBytes, atom.sharedTileBytes(tile));
     }
     return WalkResult::advance();

@@ -90,6 +90,9 @@ void populateFinalizePatterns(const TypeConverter &converter,
 void populateLayoutPatterns(const TypeConverter &converter,
                             KernelContext &kernel,
                             RewritePatternSet &patterns);
+void populateCombinePatterns(const TypeConverter &converter,
+                             KernelContext &kernel,
+                             RewritePatternSet &patterns);
 void populateMemoryPatterns(const TypeConverter &converter,
                             KernelContext &kernel,
                             RewritePatternSet &patterns);

@@ -3,9 +3,12 @@
 #include "LaunchPlan.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -42,6 +45,12 @@ DictionaryAttr LaunchPlan::toAttr(MLIRContext *ctx) const {
     scalarAttrs.push_back(b.getDictionaryAttr(
         {named("name", str(s.name)), named("dtype", str(dtypeName(s.type))),
          named("value", s.value ? s.value : Attribute(b.getUnitAttr()))}));
+  SmallVector<Attribute> workspaceAttrs;
+  for (const Workspace &w : workspaces)
+    workspaceAttrs.push_back(b.getDictionaryAttr(
+        {named("name", str(w.name)),
+         named("dtype", str(dtypeName(w.elementType))),
+         named("shape", b.getArrayAttr(w.shape))}));
   SmallVector<Attribute> kernelAttrs;
   for (const Kernel &k : kernels) {
     SmallVector<Attribute> params;
@@ -62,7 +71,7 @@ DictionaryAttr LaunchPlan::toAttr(MLIRContext *ctx) const {
       named("index_bitwidth", b.getI64IntegerAttr(indexBitwidth)),
       named("tensors", b.getArrayAttr(tensorAttrs)),
       named("scalars", b.getArrayAttr(scalarAttrs)),
-      named("workspaces", b.getArrayAttr({})),
+      named("workspaces", b.getArrayAttr(workspaceAttrs)),
       named("kernels", b.getArrayAttr(kernelAttrs)),
   });
 }
@@ -117,4 +126,141 @@ mlir::fa::gridExpression(Value v,
   return Attribute(b.getDictionaryAttr(
       {b.getNamedAttr("op", b.getStringAttr(op)),
        b.getNamedAttr("args", b.getArrayAttr(args))}));
+}
+
+Value mlir::fa::launchTensorRoot(Value v) {
+  while (true) {
+    if (auto cast = v.getDefiningOp<tensor::CastOp>()) {
+      v = cast.getSource();
+      continue;
+    }
+    auto toTensor = v.getDefiningOp<bufferization::ToTensorOp>();
+    if (!toTensor)
+      return v;
+    Value buffer = toTensor.getBuffer();
+    if (auto cast = buffer.getDefiningOp<memref::CastOp>())
+      buffer = cast.getSource();
+    auto toBuffer = buffer.getDefiningOp<bufferization::ToBufferOp>();
+    if (!toBuffer)
+      return v;
+    v = toBuffer.getTensor();
+  }
+}
+
+FailureOr<LaunchPlan>
+mlir::fa::mergeLaunchPlans(ArrayRef<LoweredKernel> kernels) {
+  Operation *first = kernels.front().launch;
+  auto error = [&]() {
+    return first->emitError("fa-lower-to-gpu: cannot make one launch plan of "
+                            "the kernels of this function: ");
+  };
+  // Every tensor (by root), in order of first appearance.
+  struct Use {
+    Value root;
+    RankedTensorType type;
+    std::string name;    // From the kernel that names it best.
+    int64_t writer = -1; // Index of the first kernel that writes it.
+    int64_t lastReader = -1;
+  };
+  SmallVector<Use> uses;
+  DenseMap<Value, size_t> useOf;
+  for (auto [k, kernel] : llvm::enumerate(kernels)) {
+    for (auto [i, t] : llvm::enumerate(kernel.plan.tensors)) {
+      Value root = launchTensorRoot(kernel.hostArgs[i]);
+      auto [it, inserted] = useOf.try_emplace(root, uses.size());
+      if (inserted)
+        uses.push_back(Use{root, t.type, t.name});
+      Use &use = uses[it->second];
+      if (t.output && use.writer < 0)
+        use.writer = k;
+      if (!t.output) {
+        use.lastReader = k;
+        // A workspace is named after what its reader makes of it.
+        if (use.writer >= 0 && use.writer < static_cast<int64_t>(k))
+          use.name = t.name;
+      }
+    }
+  }
+
+  LaunchPlan merged;
+  const LaunchPlan &head = kernels.front().plan;
+  merged.name = head.name;
+  merged.chip = head.chip;
+  merged.indexBitwidth = head.indexBitwidth;
+  StringSet<> taken;
+  auto unique = [&](std::string name) {
+    std::string base = name;
+    for (int i = 1; taken.contains(name); ++i)
+      name = base + "_" + std::to_string(i);
+    taken.insert(name);
+    return name;
+  };
+  DenseMap<Value, std::string> names; // Root and alias values -> name.
+  SmallVector<size_t> workspaceUses;
+  for (auto [u, use] : llvm::enumerate(uses)) {
+    use.name = unique(use.name);
+    names[use.root] = use.name;
+    bool workspace = use.writer >= 0 && use.lastReader > use.writer;
+    if (workspace)
+      workspaceUses.push_back(u);
+    else
+      merged.tensors.push_back(
+          LaunchPlan::Tensor{use.name, use.type, use.writer >= 0});
+  }
+  for (const LoweredKernel &kernel : kernels)
+    for (auto [i, t] : llvm::enumerate(kernel.plan.tensors))
+      names[kernel.hostArgs[i]] = names[launchTensorRoot(kernel.hostArgs[i])];
+  for (size_t u : workspaceUses) {
+    Use &use = uses[u];
+    auto empty = use.root.getDefiningOp<tensor::EmptyOp>();
+    if (!empty)
+      return error() << "'" << use.name
+                     << "' passes from one kernel to the next but is not a "
+                        "tensor.empty the runtime can allocate";
+    LaunchPlan::Workspace w{use.name, use.type.getElementType(), {}};
+    Builder attrs(empty.getContext());
+    for (OpFoldResult size : empty.getMixedSizes()) {
+      if (std::optional<int64_t> c = getConstantIntValue(size)) {
+        w.shape.push_back(attrs.getI64IntegerAttr(*c));
+        continue;
+      }
+      FailureOr<Attribute> expr = gridExpression(cast<Value>(size), names);
+      if (failed(expr))
+        return error() << "the size of workspace '" << use.name
+                       << "' is not arithmetic on the sizes of the tensors";
+      w.shape.push_back(*expr);
+    }
+    merged.workspaces.push_back(std::move(w));
+  }
+
+  // Scalars, once per host value.
+  DenseMap<Value, std::string> scalarNames;
+  for (const LoweredKernel &kernel : kernels) {
+    size_t base = kernel.plan.tensors.size();
+    for (auto [i, s] : llvm::enumerate(kernel.plan.scalars)) {
+      Value v = kernel.hostArgs[base + i];
+      if (scalarNames.count(v))
+        continue;
+      scalarNames[v] = unique(s.name);
+      merged.scalars.push_back(
+          LaunchPlan::Scalar{scalarNames[v], s.type, s.value});
+    }
+  }
+
+  for (const LoweredKernel &kernel : kernels) {
+    LaunchPlan::Kernel k = kernel.plan.kernels.front();
+    k.params.clear();
+    size_t base = kernel.plan.tensors.size();
+    for (auto [i, v] : llvm::enumerate(kernel.hostArgs))
+      k.params.push_back(i < base ? names[v] : scalarNames[v]);
+    for (auto [d, size] : llvm::enumerate(kernel.grid)) {
+      FailureOr<Attribute> expr = gridExpression(size, names);
+      if (failed(expr))
+        return error() << "grid dimension " << d << " of kernel " << k.name
+                       << " is not arithmetic on the sizes of the tensors";
+      k.grid[d] = *expr;
+    }
+    merged.kernels.push_back(std::move(k));
+  }
+  return merged;
 }

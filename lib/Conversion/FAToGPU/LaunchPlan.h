@@ -38,6 +38,13 @@ struct LaunchPlan {
     Type type;
     Attribute value;   // The compile-time value, or null.
   };
+  /// A buffer the runtime allocates for the plan's kernels (written by one
+  /// kernel, read by a later one), e.g. split-KV's partial results.
+  struct Workspace {
+    std::string name;
+    Type elementType;
+    SmallVector<Attribute> shape; // Expressions (see gridExpression).
+  };
   /// One kernel launch, in order.
   struct Kernel {
     std::string name;          // Symbol in the PTX; <name>.ptx on disk.
@@ -52,10 +59,33 @@ struct LaunchPlan {
   unsigned indexBitwidth = 32;
   SmallVector<Tensor> tensors;
   SmallVector<Scalar> scalars;
+  SmallVector<Workspace> workspaces;
   SmallVector<Kernel> kernels;
 
   DictionaryAttr toAttr(MLIRContext *ctx) const;
 };
+
+/// One lowered loop nest as the host sees it: its launch, the host values
+/// it takes (the plan's tensors, then its scalars, in parameter order), its
+/// grid sizes and its own plan.
+struct LoweredKernel {
+  Operation *launch;
+  SmallVector<Value> hostArgs;
+  SmallVector<Value, 3> grid;
+  LaunchPlan plan;
+};
+
+/// The one plan of several kernels launched in order by one function (e.g.
+/// split-KV's attention and merge kernels): a tensor that one kernel writes
+/// and a later one reads becomes a workspace (it must be a tensor.empty of
+/// the host code, whose sizes give its shape), every other tensor is the
+/// caller's, and tensors, scalars and the grids are named once. Fails with a
+/// diagnostic on the first launch when that cannot be expressed.
+FailureOr<LaunchPlan> mergeLaunchPlans(ArrayRef<LoweredKernel> kernels);
+
+/// The tensor a host value of a launch is a view of (through tensor.cast
+/// and the to_tensor(to_buffer(x)) pairs that lowered launches leave).
+Value launchTensorRoot(Value v);
 
 /// The host index value `v` (a grid size) as an expression a runtime can
 /// evaluate: an integer, {"dim": [tensor, i]} for a dimension of a named

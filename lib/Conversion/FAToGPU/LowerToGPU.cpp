@@ -14,6 +14,8 @@
 #include "Outline.h"
 
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir {
@@ -71,7 +73,7 @@ public:
       : module(module), chip(chip), maxShared(maxShared),
         indexBitwidth(indexBitwidth) {}
 
-  LogicalResult lower(scf::ForallOp forall);
+  FailureOr<LoweredKernel> lower(scf::ForallOp forall);
 
 private:
   LogicalResult convertBody(OutlinedLoopNest &nest);
@@ -157,6 +159,7 @@ LogicalResult KernelLowering::convertBody(OutlinedLoopNest &nest) {
   populateFinalizePatterns(converter, context, patterns);
   populateLayoutPatterns(converter, context, patterns);
   populateMemoryPatterns(converter, context, patterns);
+  populateCombinePatterns(converter, context, patterns);
   if (failed(applyPartialConversion(kernel, target, std::move(patterns))))
     return failure();
   // The tensors the outliner made for the loads are dead now.
@@ -165,7 +168,7 @@ LogicalResult KernelLowering::convertBody(OutlinedLoopNest &nest) {
   return success();
 }
 
-LogicalResult KernelLowering::lower(scf::ForallOp forall) {
+FailureOr<LoweredKernel> KernelLowering::lower(scf::ForallOp forall) {
   FailureOr<OutlinedLoopNest> nest =
       outlineLoopNest(forall, module, chip, indexBitwidth);
   if (failed(nest))
@@ -174,7 +177,49 @@ LogicalResult KernelLowering::lower(scf::ForallOp forall) {
     nest->kernel->getParentOp()->erase();
     return failure();
   }
-  replaceWithLaunch(*nest);
+  gpu::LaunchFuncOp launch = replaceWithLaunch(*nest);
+  return LoweredKernel{launch, nest->hostArgs, nest->grid, nest->plan};
+}
+
+/// The kernels of one function where one reads what another writes share
+/// one plan (split-KV: the attention kernel, then the merge), carried by
+/// each of their launches; independent kernels keep their own plans.
+LogicalResult mergeDependentPlans(ArrayRef<LoweredKernel> kernels) {
+  llvm::MapVector<Operation *, SmallVector<LoweredKernel, 2>> byFunction;
+  for (const LoweredKernel &k : kernels)
+    byFunction[k.launch->getParentOfType<FunctionOpInterface>()].push_back(k);
+  for (auto &[func, group] : byFunction) {
+    // Kernel i joins the plan of the first earlier kernel whose outputs it
+    // reads (a tensor, looked at through the launches' buffer casts).
+    SmallVector<size_t> planOf(group.size());
+    DenseMap<Value, size_t> writtenBy;
+    for (auto [i, k] : llvm::enumerate(group)) {
+      planOf[i] = i;
+      for (auto [t, tensor] : llvm::enumerate(k.plan.tensors)) {
+        Value root = launchTensorRoot(k.hostArgs[t]);
+        auto it = writtenBy.find(root);
+        if (!tensor.output && it != writtenBy.end())
+          planOf[i] = std::min(planOf[i], planOf[it->second]);
+      }
+      for (auto [t, tensor] : llvm::enumerate(k.plan.tensors))
+        if (tensor.output)
+          writtenBy.try_emplace(launchTensorRoot(k.hostArgs[t]), i);
+    }
+    for (size_t head = 0; head < group.size(); ++head) {
+      SmallVector<LoweredKernel, 2> members;
+      for (auto [i, k] : llvm::enumerate(group))
+        if (planOf[i] == head)
+          members.push_back(k);
+      if (members.size() < 2)
+        continue;
+      FailureOr<LaunchPlan> plan = mergeLaunchPlans(members);
+      if (failed(plan))
+        return failure();
+      DictionaryAttr attr = plan->toAttr(func->getContext());
+      for (const LoweredKernel &k : members)
+        k.launch->setAttr(LaunchPlan::kAttrName, attr);
+    }
+  }
   return success();
 }
 
@@ -205,11 +250,14 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
     });
     if (untiled.wasInterrupted())
       return signalPassFailure();
-    // Split-KV's merge has no kernel yet (docs/design.md, "Inference
-    // shapes"): stop here rather than leave it on the host.
+    // Split-KV's merge becomes a kernel once it is a loop nest of tiles:
+    // on whole tensors it would stay on the host.
     WalkResult combine = module.walk([](CombineSplitsOp op) {
-      op.emitError("fa-lower-to-gpu: fa.combine_splits (--fa-split-kv) has "
-                   "no GPU lowering yet; split-KV runs on the CPU path only");
+      if (cast<RankedTensorType>(op.getOut().getType()).getRank() == 2)
+        return WalkResult::advance();
+      op.emitError("fa-lower-to-gpu: fa.combine_splits must be tiled into a "
+                   "loop nest first (--fa-tile-combine; --fa-to-ptx does "
+                   "that with splits > 1)");
       return WalkResult::interrupt();
     });
     if (combine.wasInterrupted())
@@ -250,9 +298,15 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
                     UnitAttr::get(&getContext()));
     KernelLowering lowering(module, chip, chipInfo->maxSharedMemoryPerBlock,
                             indexBitwidth);
-    for (scf::ForallOp forall : nests)
-      if (failed(lowering.lower(forall)))
+    SmallVector<LoweredKernel, 2> lowered;
+    for (scf::ForallOp forall : nests) {
+      FailureOr<LoweredKernel> kernel = lowering.lower(forall);
+      if (failed(kernel))
         return signalPassFailure();
+      lowered.push_back(std::move(*kernel));
+    }
+    if (failed(mergeDependentPlans(lowered)))
+      return signalPassFailure();
   }
 };
 

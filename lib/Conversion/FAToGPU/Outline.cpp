@@ -48,7 +48,8 @@ MemRefType kernelArgType(RankedTensorType tensorTy) {
 
 /// "q", "k" or "v" when tiles loaded from `tensor` reach the query or key of
 /// an fa.qk or the value of an fa.pv (through loads, futures, loops and
-/// layout changes).
+/// layout changes); "partial_o" or "partial_lse" for split-KV's partial
+/// results read by fa.combine_splits.
 std::optional<StringRef> inputRole(Value tensor) {
   SmallVector<std::pair<Value, int64_t>> work = {{tensor, -1}};
   DenseSet<std::pair<Value, int64_t>> seen;
@@ -82,6 +83,8 @@ std::optional<StringRef> inputRole(Value tensor) {
         return n == 0 ? StringRef("q") : StringRef("k");
       } else if (isa<PVOp>(user) && n == 1) {
         return StringRef("v");
+      } else if (isa<CombineSplitsOp>(user)) {
+        return n == 0 ? StringRef("partial_o") : StringRef("partial_lse");
       }
     }
   }
@@ -89,7 +92,7 @@ std::optional<StringRef> inputRole(Value tensor) {
 }
 
 /// "o" or "lse" for a shared output the terminator stores fa.finalize's
-/// output tile or LSE into.
+/// (or fa.combine_splits') output tile or LSE into.
 std::optional<StringRef> outputRole(scf::ForallOp forall, unsigned i) {
   for (Operation &op : forall.getTerminator().getYieldingOps()) {
     auto store = dyn_cast<tensor::ParallelInsertSliceOp>(op);
@@ -100,6 +103,8 @@ std::optional<StringRef> outputRole(scf::ForallOp forall, unsigned i) {
       source = slice.getSource();
     if (auto finalize = source.getDefiningOp<FinalizeOp>())
       return source == finalize.getOut() ? StringRef("o") : StringRef("lse");
+    if (auto combine = source.getDefiningOp<CombineSplitsOp>())
+      return source == combine.getOut() ? StringRef("o") : StringRef("lse");
   }
   return std::nullopt;
 }
@@ -484,7 +489,7 @@ FailureOr<OutlinedLoopNest> mlir::fa::outlineLoopNest(scf::ForallOp forall,
   return Outliner(forall, module, chip, indexBitwidth).run();
 }
 
-void mlir::fa::replaceWithLaunch(OutlinedLoopNest &nest) {
+gpu::LaunchFuncOp mlir::fa::replaceWithLaunch(OutlinedLoopNest &nest) {
   scf::ForallOp forall = nest.forall;
   Location loc = forall.getLoc();
   OpBuilder b(forall);
@@ -527,4 +532,5 @@ void mlir::fa::replaceWithLaunch(OutlinedLoopNest &nest) {
   }
   forall->replaceAllUsesWith(results);
   forall->erase();
+  return launch;
 }

@@ -54,7 +54,7 @@ FailureOr<OutlinedLoopNest> outlineLoopNest(scf::ForallOp forall,
                                             unsigned indexBitwidth);
 
 /// Replaces the forall by the launch of its lowered kernel.
-void replaceWithLaunch(OutlinedLoopNest &nest);
+gpu::LaunchFuncOp replaceWithLaunch(OutlinedLoopNest &nest);
 
 /// A PTX identifier for `name`: letters, digits, `_` and `$`, not starting
 /// with a digit; anything else becomes `_`.

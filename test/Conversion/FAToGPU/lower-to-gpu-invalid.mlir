@@ -751,11 +751,11 @@ func.func @warp_row_range_shared(%q: tensor<1x1x16x16xf16>, %m: tensor<1x1x16xf3
 
 // -----
 
-// Split-KV's merge has no GPU kernel yet: a diagnostic, not a host op left
-// behind.
+// Split-KV's merge on whole tensors (not tiled by --fa-tile-combine): a
+// diagnostic, not a host op left behind.
 func.func @split_kv(%o: tensor<4x2x8x1x64xf32>, %l: tensor<4x2x8x1xf32>)
     -> tensor<2x8x1x64xf16> {
-  // expected-error @+1 {{fa-lower-to-gpu: fa.combine_splits (--fa-split-kv) has no GPU lowering yet; split-KV runs on the CPU path only}}
+  // expected-error @+1 {{fa-lower-to-gpu: fa.combine_splits must be tiled into a loop nest first (--fa-tile-combine; --fa-to-ptx does that with splits > 1)}}
   %r:2 = fa.combine_splits %o, %l : tensor<4x2x8x1x64xf32>, tensor<4x2x8x1xf32>
       -> tensor<2x8x1x64xf16>, tensor<2x8x1xf32>
   return %r#0 : tensor<2x8x1x64xf16>

@@ -6,7 +6,10 @@
 // than K/V blocks (empty splits: LSE -inf, weight 0), causal Nq > Nk (rows
 // that see no key in any split: O = 0, LSE = -inf), dynamic shapes, a
 // sliding window, softcap, f16/bf16, and the L3 passes (warps, schedule,
-// K/V pipeline) run on the split nest.
+// K/V pipeline) run on the split nest; with --combine-rows the merge is
+// tiled too (--fa-tile-combine: row tiles of queries, or of heads for a
+// static Nq = 1, the last tile partial), which is the IR the GPU lowering
+// gets from --fa-to-ptx with splits > 1.
 //
 // DEFINE: %{eq} = %python %lit_utils/equivalence.py --runner-libs=%mlir_runner_libs
 // DEFINE: %{f32} = --atol 2e-5 --rtol 2e-5
@@ -24,3 +27,8 @@
 // RUN: %{eq} %{f16} --Hq 8 --Hkv 2 --Nq 1 --Nk 130 --D 16 --block-m 16 --block-n 16 --skip --pack-gqa --split-kv 3 --warps 1
 // RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 130 --D 16 --causal --block-m 32 --block-n 16 --skip --warps 2 --split-kv 3 --stages 3
 // RUN: %{eq} %{bf16} --Nq 30 --Nk 230 --D 16 --causal --window 60 0 --block-m 16 --block-n 16 --skip --split-kv 4 --warps 1
+// RUN: %{eq} %{f16} --Hq 8 --Hkv 2 --Nq 1 --Nk 130 --D 16 --block-m 16 --block-n 16 --skip --pack-gqa --split-kv 3 --warps 1 --combine-rows 0
+// RUN: %{eq} %{bf16} --B 3 --Hq 40 --Hkv 8 --Nq 1 --Nk 200 --D 32 --block-m 16 --block-n 32 --skip --pack-gqa --split-kv 4 --warps 1 --combine-rows 16
+// RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 130 --D 16 --causal --block-m 32 --block-n 16 --skip --warps 2 --split-kv 3 --combine-rows 32
+// RUN: %{eq} %{f32} --dynamic --B 2 --Hq 4 --Hkv 2 --Nq 37 --Nk 90 --D 16 --causal --block-m 16 --block-n 16 --skip --split-kv 5 --combine-rows 0
+// RUN: %{eq} %{f32} --Hq 2 --Hkv 1 --Nq 70 --Nk 20 --D 16 --causal --block-m 16 --block-n 16 --skip --split-kv 4 --combine-rows 64

@@ -137,7 +137,9 @@ public:
                                               RankedTensorType to) override;
 
   int64_t sharedTileBytes(RankedTensorType type) const override {
-    return SharedTile::bytes(type.getDimSize(0), type.getDimSize(1));
+    return SharedTile::bytes(type.getDimSize(0), type.getDimSize(1),
+                             type.getElementType().getIntOrFloatBitWidth() /
+                                 8);
   }
   void copyTileAsync(OpBuilder &b, Location loc, Value source,
                      const TileRows &rows, RankedTensorType tile,

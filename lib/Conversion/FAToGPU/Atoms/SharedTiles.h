@@ -30,9 +30,10 @@ struct SharedTile {
 
   int64_t chunksPerRow() const { return cols / kChunkElems; }
   static int64_t paddedCols(int64_t cols) { return cols + kChunkElems; }
-  /// Shared memory bytes of a rows x cols tile of 16-bit elements.
-  static int64_t bytes(int64_t rows, int64_t cols) {
-    return 2 * rows * paddedCols(cols);
+  /// Shared memory bytes of a rows x cols tile of `elemBytes`-byte
+  /// elements (f16/bf16 operands; f32 only for staging f32 output tiles).
+  static int64_t bytes(int64_t rows, int64_t cols, int64_t elemBytes = 2) {
+    return elemBytes * rows * paddedCols(cols);
   }
 };
 

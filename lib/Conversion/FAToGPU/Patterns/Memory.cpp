@@ -194,9 +194,11 @@ struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
     TileRows destRows{index(at[0]), index(at[1]), index(at[2]), n,
                       *alongHeads};
     if (rows.getRole() == FragmentRole::Acc) {
-      if (tile.getElementType().getIntOrFloatBitWidth() != 16)
+      // f16/bf16 (O) or f32 (split-KV's partial O).
+      if (!tile.getElementType().isF16() && !tile.getElementType().isBF16() &&
+          !tile.getElementType().isF32())
         return op.emitOpError("fa-lower-to-gpu: output tiles are stored as "
-                              "f16 or bf16, got ")
+                              "f16, bf16 or f32, got ")
                << tile.getElementType();
       kernel.atom.storeAccTile(b, loc, tile, adaptor.getSource(),
                                dest.getSource(), destRows,

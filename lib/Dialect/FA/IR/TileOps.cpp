@@ -359,16 +359,24 @@ mlir::fa::splitOnlineSoftmax(RewriterBase &rewriter, OnlineSoftmaxOp op) {
 
 LogicalResult CombineSplitsOp::verify() {
   auto typeOf = [](Value v) { return cast<RankedTensorType>(v.getType()); };
+  // Whole tensors ([S, B, H, Nq, Dv] -> [B, H, Nq, Dv]) or one tile of rows
+  // ([S, R, Dv] -> [R, Dv], --fa-tile-combine): the output's rank decides.
+  int64_t outRank = typeOf(getOut()).getRank();
+  if (outRank != 4 && outRank != 2)
+    return emitOpError() << "output must have rank 4 ([B, H, Nq, Dv]) or 2 (a "
+                            "tile of rows [R, Dv]), got "
+                         << getOut().getType();
   struct Operand {
     Value value;
     StringRef name;
     int64_t rank;
     bool mustBeF32;
   };
-  for (Operand o : {Operand{getPartialOut(), "partial output", 5, true},
-                    Operand{getPartialLse(), "partial LSE", 4, true},
-                    Operand{getOut(), "output", 4, false},
-                    Operand{getLse(), "LSE", 3, true}}) {
+  for (Operand o :
+       {Operand{getPartialOut(), "partial output", outRank + 1, true},
+        Operand{getPartialLse(), "partial LSE", outRank, true},
+        Operand{getOut(), "output", outRank, false},
+        Operand{getLse(), "LSE", outRank - 1, true}}) {
     RankedTensorType t = typeOf(o.value);
     if (t.getRank() != o.rank)
       return emitOpError() << o.name << " must have rank " << o.rank
@@ -380,8 +388,31 @@ LogicalResult CombineSplitsOp::verify() {
                            << (o.mustBeF32 ? "f32" : "f16, bf16 or f32")
                            << " elements, got " << t;
   }
+  // Only the tile form's results may carry layouts (of the same warps).
+  for (Value v : {getPartialOut(), getPartialLse()})
+    if (typeOf(v).getEncoding())
+      return emitOpError("the partial results are read from memory and "
+                         "carry no layout, got ")
+             << v.getType();
+  auto outRows = dyn_cast_or_null<WarpRowsAttr>(typeOf(getOut()).getEncoding());
+  auto lseRows = dyn_cast_or_null<WarpRowsAttr>(typeOf(getLse()).getEncoding());
+  if (static_cast<bool>(outRows) != static_cast<bool>(lseRows) ||
+      (typeOf(getOut()).getEncoding() && !outRows) ||
+      (typeOf(getLse()).getEncoding() && !lseRows))
+    return emitOpError("the output and LSE tiles are both held by warps "
+                       "(#fa.warp_rows) or both plain");
+  if (outRows) {
+    if (outRank != 2)
+      return emitOpError("only a tile of rows ([R, Dv]) can be held by warps");
+    if (outRows.getRole() != FragmentRole::Acc ||
+        lseRows.getRole() != FragmentRole::Rows ||
+        outRows.getNumWarps() != lseRows.getNumWarps() ||
+        outRows.getAtom() != lseRows.getAtom())
+      return emitOpError("the output tile must be in the acc role and the "
+                         "LSE in the rows role of the same warps and atom");
+  }
   // Dims that are both static must agree: [S, B, H, Nq, Dv] against
-  // [S, B, H, Nq], [B, H, Nq, Dv] and [B, H, Nq].
+  // [S, B, H, Nq], [B, H, Nq, Dv] and [B, H, Nq] (or the tile form's).
   ArrayRef<int64_t> partial = typeOf(getPartialOut()).getShape();
   auto check = [&](Value v, StringRef name,
                    int64_t firstPartialDim) -> LogicalResult {

@@ -542,6 +542,13 @@ def FA_CombineSplitsOp : FA_Op<"combine_splits", [Pure]> {
     splits"). Operands are `[S, B, H, Nq, Dv]` and `[S, B, H, Nq]` in f32;
     results `[B, H, Nq, Dv]` (f16, bf16 or f32) and `[B, H, Nq]` f32.
 
+    Tile form (`--fa-tile-combine`): the same merge for one tile of `R`
+    rows, `[S, R, Dv]`, `[S, R]` -> `[R, Dv]`, `[R]`, inside a loop nest
+    over the rows. Its results may be held by warps (`#fa.warp_rows` in the
+    `acc` and `rows` roles of one atom), which says how the GPU lowering
+    spreads the rows and columns over the threads; the partial results
+    carry no layout (each thread reads the elements it holds).
+
     ```mlir
     %o, %lse = fa.combine_splits %partial_o, %partial_lse
         : tensor<4x?x32x1x128xf32>, tensor<4x?x32x1xf32>
