@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Decode steps (Nq = 1 against a long K/V cache) in one run, side by side
 with SDPA's FLASH and cuDNN backends: the inference shape of the "inference
-shapes" issue (split-KV, GQA packing and paged KV are not built yet; this
-measures what the kernels do, and the variants tried for it).
+shapes" issue: the single-query kernel (GQA packing), its split-KV variants
+(`--options splits=S`, two kernels and workspaces) and others tried for it.
 
 Shape: B sequences, Hq query heads over Hkv key/value heads (GQA), one query
 each, Nk keys, head dim D, bf16, causal (with Nq = 1 the same as no mask).
@@ -16,8 +16,9 @@ V, O and LSE read or written once, over the time (CUDA graphs below 100 us,
   bench_decode.py --kernels ../build/decode [--variants NAME=DIR ...]
 
 Variants are other builds of the kernels (e.g. `compile_kernels.py --decode
---options "pack-gqa=true" --out build/decode-pack`): a variant's
-single-query kernel if it has one, else its dynamic-Nq kernel.
+--options "splits=8" --out build/decode-kv8`): a variant's single-query
+kernel if it has one, else its dynamic-Nq kernel. The dynamic-Nq kernel of
+--kernels is timed too when that directory has it.
 """
 import argparse
 import json
@@ -61,9 +62,17 @@ def main():
         q = torch.randn(b, hq, 1, d, device="cuda", dtype=torch.bfloat16)
         k, v = (torch.randn(b, hkv, nk, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
         out = torch.empty_like(q)
-        ref = sdpa(SDPBackend.MATH, q.float(), k.float(), v.float()).to(torch.bfloat16)
+        # A sanity check only (check_gpu.py is the correctness test): SDPA's
+        # FLASH output, since the fp32 math path would repeat K/V per query
+        # head (hundreds of GB at long caches).
+        try:
+            ref = sdpa(SDPBackend.FLASH_ATTENTION, q, k, v)
+        except Exception:  # A backend without this shape.
+            ref = sdpa(SDPBackend.MATH, q.float(), k.float(), v.float()).to(torch.bfloat16)
         calls = {}
-        runs = [("ours", a.kernels, c), ("dynamic_nq", a.kernels, dynamic)]
+        runs = [("ours", a.kernels, c)]
+        if os.path.exists(os.path.join(a.kernels, configs.kernel_name(dynamic) + ".json")):
+            runs.append(("dynamic_nq", a.kernels, dynamic))
         # A variant's single-query kernel if it has one, else its dynamic-Nq one.
         for n, dr in (s.split("=", 1) for s in a.variants):
             has_static = os.path.exists(os.path.join(dr, configs.kernel_name(c) + ".json"))

@@ -7,6 +7,7 @@ Each kernel is named after its configuration (configs.kernel_name), e.g.
   fa_d64_bf16_full_h32x32_w256x0_kernel     sliding window (256 left, 0 right)
   fa_d64_bf16_full_h32x32_cap50_kernel      logit soft-capping at 50
   fa_d64_f16_full_h32x32_m128n64w4s2_kernel explicit block-m/block-n/warps/stages
+  fa_d128_bf16_causal_h32x4_q1_kv8_kernel   one static query, split-KV in 8 chunks
 and reads B, Nq and Nk at run time (head counts are part of the op). Without
 arguments it compiles every configuration check_gpu.py and bench.py use.
 
@@ -59,6 +60,8 @@ def compile_one(fa_opt, out_dir, c):
     options = "output-dir=%s" % out_dir
     if c.get("tiles"):
         options += " block-m=%d block-n=%d num-warps=%d kv-stages=%d" % tuple(c["tiles"])
+    if c.get("splits", 1) != 1:
+        options += " splits=%d" % c["splits"]
     if c.get("options"):  # More --fa-to-ptx options (variants of one kernel, one per directory).
         options += " " + c["options"]
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:

@@ -7,9 +7,11 @@ A configuration is a dict: d (head dim), dtype ("f16" | "bf16"), causal,
 hq, hkv (head counts), window ((left, right), -1 = unbounded, or None),
 softcap (float or None), tiles ((block_m, block_n, warps, stages) or None
 for the pipeline's defaults); optionally scale (float, default 1/sqrt(d)),
-lse (bool, default True: the op has the LSE output) and static_nq (a static
-query count, e.g. 1 for a decode step; default dynamic). A check case adds
-its shape (b, nq, nk) to the configuration's dict.
+lse (bool, default True: the op has the LSE output), static_nq (a static
+query count, e.g. 1 for a decode step; default dynamic) and splits (split-KV:
+the keys of each Q block in this many chunks, merged by a second kernel;
+default 1). A check case adds its shape (b, nq, nk) to the configuration's
+dict.
 """
 
 
@@ -27,6 +29,8 @@ def kernel_name(c):
         name += "_nolse"
     if c.get("static_nq") is not None:
         name += "_q%d" % c["static_nq"]
+    if c.get("splits", 1) != 1:
+        name += "_kv%d" % c["splits"]
     if c.get("tiles"):
         name += "_m%dn%dw%ds%d" % tuple(c["tiles"])
     return name + "_kernel"
@@ -82,6 +86,32 @@ def check_cases():
                 causal = extra.get("window") != (100, 50)
                 c = dict(config(d, dtype, causal, 8, 2, **extra), static_nq=nq)
                 out.append((c, dict(b=3, nq=nq, nk=nk)))
+    out += split_kv_cases()
+    return out
+
+
+def split_kv_cases():
+    """Split-KV (two kernels and workspaces): decode steps (one static query,
+    the heads of a GQA group packed) over short and long caches, fewer keys
+    than splits (empty splits), MQA and MHA, a window, a soft cap; and
+    dynamic-Nq kernels with causal Nq > Nk (rows no split sees)."""
+    out = []
+    for d in (64, 128):
+        for dtype in ("f16", "bf16"):
+            decode = lambda hq, hkv, s, **kw: dict(config(d, dtype, True, hq, hkv, **kw),
+                                                  static_nq=1, splits=s)
+            for c, shapes in (
+                    (decode(32, 4, 8), ((1, 1), (4, 7), (2, 1000), (1, 32768))),
+                    (decode(32, 8, 3), ((3, 129), (64, 2048))),
+                    (decode(16, 1, 16), ((2, 5000),)),                      # MQA
+                    (decode(8, 8, 5), ((5, 777),)),                          # MHA
+                    (decode(32, 4, 4, window=(256, 0)), ((2, 3000),)),
+                    (decode(32, 4, 4, softcap=30.0), ((2, 3000),))):
+                for b, nk in shapes:
+                    out.append((c, dict(b=b, nq=1, nk=nk)))
+            full = dict(config(d, dtype, True, 8, 2), splits=4)
+            for b, nq, nk in ((2, 300, 100), (1, 17, 2000), (2, 64, 64)):
+                out.append((full, dict(b=b, nq=nq, nk=nk)))
     return out
 
 

@@ -103,6 +103,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   tiling.blockN = options.blockN;
   tiling.chip = options.chip;
   tiling.packGqa = options.packGqa;
+  tiling.forSplitKV = options.splits != 1;
   // The FlashAttention-2 loop nest (L1), without the K/V blocks no row sees
   // and with the mask only where some row needs it (L2).
   pm.addPass(createFATileQOuter(tiling));

@@ -122,8 +122,12 @@ Value CombineTiler::readTile(Value partial, ArrayRef<int64_t> trailing,
   SmallVector<int64_t> tileShape = {splits, rows};
   llvm::append_range(tileShape, trailing);
   Value pad = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(padValue));
-  return tensor::createPadHighOp(RankedTensorType::get(tileShape, f32), slice,
-                                 pad, /*nofold=*/false, loc, b);
+  // rows - n more rows, nothing else.
+  SmallVector<OpFoldResult> low(tileShape.size(), zero), high = low;
+  high[1] = getAsOpFoldResult(
+      arith::SubIOp::create(b, loc, index(rows), n).getResult());
+  return tensor::PadOp::create(b, loc, RankedTensorType::get(tileShape, f32),
+                               slice, low, high, pad, /*nofold=*/false);
 }
 
 LogicalResult CombineTiler::tile() {
@@ -209,8 +213,9 @@ LogicalResult CombineTiler::tile() {
       lseSizes[i] = b.getIndexAttr(lseTy.getDimSize(i));
   Value lseInit = tensor::EmptyOp::create(b, loc, lseSizes, b.getF32Type());
   Value tiles = arith::CeilDivUIOp::create(b, loc, lineExtent, index(rows));
-  SmallVector<OpFoldResult> ubs = {batchSize, alongHeads ? tiles : heads,
-                                   alongHeads ? queries : tiles};
+  SmallVector<OpFoldResult> ubs = {
+      getAsOpFoldResult(batchSize), getAsOpFoldResult(alongHeads ? tiles : heads),
+      getAsOpFoldResult(alongHeads ? queries : tiles)};
   auto block = [&](gpu::MappingId id) {
     return gpu::GPUBlockMappingAttr::get(ctx, id);
   };

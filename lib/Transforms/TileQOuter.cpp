@@ -302,7 +302,8 @@ SmallVector<Value> QOuterTiler::build() {
 /// four warps (d = 160, 192) keep their Q block: one or two warps would
 /// then copy the whole K/V tiles alone, and ptxas spills (20-460 bytes).
 FailureOr<std::pair<int64_t, int64_t>>
-blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa) {
+blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
+                 bool forSplitKV) {
   int64_t d = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
   int64_t dv = cast<ShapedType>(op.getValue().getType()).getDimSize(3);
   auto atom = fa::MmaSyncAtomAttr::get(op.getContext());
@@ -322,12 +323,18 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa) {
   int64_t numQueries = packGqa
                            ? op.getGroupSize()
                            : cast<ShapedType>(op.getQuery().getType()).getDimSize(2);
+  int64_t tableBlockM = tiles->blockM;
   if (!ShapedType::isDynamic(numQueries) && tiles->numWarps <= 4)
     for (int64_t rows : {16, 32, 64})
       if (numQueries <= rows && rows < tiles->blockM) {
         tiles->blockM = rows;
         break;
       }
+  // Split-KV's clamped loop bounds are live like a window's left bound: the
+  // table's window K/V block where the Q block is the table's (a small Q
+  // block has the registers to spare: test/Pipelines/ptxas-split-kv.mlir).
+  if (forSplitKV && tiles->blockM == tableBlockM && tiles->windowBlockN)
+    tiles->blockN = tiles->windowBlockN;
   FailureOr<fa::TileConfig> fitted =
       atom.fitTiles(*tiles, d, dv, chip.maxSharedMemoryPerBlock);
   if (failed(fitted))
@@ -381,7 +388,7 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
       std::pair<int64_t, int64_t> blocks(blockM, blockN);
       if (autoBlocks) {
         FailureOr<std::pair<int64_t, int64_t>> picked =
-            blocksForHeadDim(op, *chipInfo, pack);
+            blocksForHeadDim(op, *chipInfo, pack, forSplitKV);
         if (failed(picked))
           return signalPassFailure();
         blocks = *picked;

@@ -33,9 +33,12 @@ _version = None
 # fa-to-ptx's options (include/fa/Pipelines/Pipelines.h) and the stage
 # passes that take them.
 PTX_OPTIONS = ("block-m", "block-n", "num-warps", "kv-stages", "query-home", "rescale",
-               "chip", "features", "opt-level", "index-bitwidth")
+               "pack-gqa", "splits", "warp-block-skip", "chip", "features", "opt-level",
+               "index-bitwidth")
 # Checked here: LLVM's option parser reports a bad number on stderr only.
-_INT_OPTIONS = ("block-m", "block-n", "num-warps", "kv-stages", "opt-level", "index-bitwidth")
+_INT_OPTIONS = ("block-m", "block-n", "num-warps", "kv-stages", "splits", "opt-level",
+                "index-bitwidth")
+_BOOL_OPTIONS = ("pack-gqa", "warp-block-skip")
 STAGES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 
@@ -148,6 +151,8 @@ def ptx_options(options):
         if name in _INT_OPTIONS and not value.isdigit():
             raise ValueError("fa-to-ptx option %s takes a non-negative integer, got %r" % (
                 name, value))
+        if name in _BOOL_OPTIONS and value not in ("true", "false"):
+            raise ValueError("fa-to-ptx option %s takes true or false, got %r" % (name, value))
         parts.append("%s=%s" % (name, value))
     return " ".join(parts)
 
@@ -165,20 +170,30 @@ def stage_pipeline(stage, options=None):
         return "fa-to-ptx{%s}" % text if text else "fa-to-ptx"
     get = lambda name, default: str(opts.get(name, default))
     m, n = int(opts.get("block-m", 0)), int(opts.get("block-n", 0))
+    pack = get("pack-gqa", "true").lower()
+    pack = "true" if pack in ("true", "1") else "false"
+    splits = int(opts.get("splits", 1))
     passes = []
     if m == 0 and n == 0:
-        passes.append("fa-tile-q-outer{auto-blocks=true}")
+        passes.append("fa-tile-q-outer{auto-blocks=true pack-gqa=%s%s}" % (
+            pack, " for-split-kv=true" if splits != 1 else ""))
     else:
-        passes.append("fa-tile-q-outer{block-m=%d block-n=%d}" % (m, n))
+        passes.append("fa-tile-q-outer{block-m=%d block-n=%d pack-gqa=%s}" % (m, n, pack))
     passes.append("fa-causal-block-skip")
+    l2 = len(passes)
+    if splits != 1:
+        passes += ["fa-split-kv{splits=%d}" % splits, "fa-tile-combine"]
     passes.append("fa-map-warps{num-warps=%s query-home=%s}" % (
         get("num-warps", 0), get("query-home", "auto")))
     passes.append("fa-schedule-softmax{rescale=%s}" % get("rescale", "auto"))
     passes.append("fa-pipeline-kv{stages=%s}" % get("kv-stages", 0))
+    if get("warp-block-skip", "false").lower() in ("true", "1"):
+        passes.append("fa-warp-block-skip")
+    l3 = len(passes)
     passes.append("fa-lower-to-gpu{chip=%s index-bitwidth=%s}" % (
         get("chip", "sm_80"), get("index-bitwidth", 32)))
     passes += ["canonicalize", "cse"]
-    count = {"L0": 0, "L1": 1, "L2": 2, "L3": 5, "L4": 8}[stage]
+    count = {"L0": 0, "L1": 1, "L2": l2, "L3": l3, "L4": len(passes)}[stage]
     return ",".join(passes[:count])
 
 
@@ -277,10 +292,16 @@ def compile(source, pipeline=None, options=None, stage=None, *, keep_ir=False,
     _raise_if_failed(result, text, "compiling with '%s' failed" % pipeline)
     if not want_kernels:
         return result["ir"]
-    plans = []
+    # One entry per kernel; the kernels of a multi-kernel plan (split-KV)
+    # share its name and JSON.
+    plans, by_name = [], {}
     for k in result["kernels"]:
-        plan = json.loads(k["plan_json"])
-        plans.append(CompiledPlan(k["plan_name"], plan, {k["kernel_name"]: k["ptx"]}))
+        compiled = by_name.get(k["plan_name"])
+        if compiled is None:
+            compiled = CompiledPlan(k["plan_name"], json.loads(k["plan_json"]), {})
+            by_name[k["plan_name"]] = compiled
+            plans.append(compiled)
+        compiled.ptx[k["kernel_name"]] = k["ptx"]
     if not plans:
         raise CompileError([], text, "the pipeline produced no kernel with a launch plan "
                            "(is there an fa.attention in the input?)")

@@ -42,7 +42,12 @@ def test_each_stage_has_its_ops(compiler):
 
 def test_stage_pipelines_mirror_fa_to_ptx(compiler):
     assert stage_pipeline("L0") == ""
-    assert stage_pipeline("L2") == "fa-tile-q-outer{auto-blocks=true},fa-causal-block-skip"
+    assert stage_pipeline("L2") == \
+        "fa-tile-q-outer{auto-blocks=true pack-gqa=true},fa-causal-block-skip"
+    # Split-KV: the split and the merge's loop nest belong to the tiled stages.
+    assert stage_pipeline("L3", {"splits": 4}).startswith(
+        "fa-tile-q-outer{auto-blocks=true pack-gqa=true for-split-kv=true},"
+        "fa-causal-block-skip,fa-split-kv{splits=4},fa-tile-combine,fa-map-warps")
     assert stage_pipeline("L5", {"chip": "sm_90", "block_m": 64}) == \
         "fa-to-ptx{block-m=64 chip=sm_90}"
     for stage in ("L1", "L2", "L3", "L4", "L5"):  # every one parses
@@ -90,6 +95,27 @@ def test_static_shapes_without_lse(compiler):
     plan = compiler.compile(spec).plan()
     assert [t["name"] for t in plan.plan["tensors"]] == ["q", "k", "v", "o"]
     assert plan.plan["tensors"][0]["shape"] == [2, 4, 100, 32]
+
+
+def test_split_kv_is_one_plan_of_two_kernels_with_workspaces(compiler, fa_opt, tmp_path):
+    spec = AttentionSpec(q_heads=32, kv_heads=8, head_dim=128, dtype="bf16", q_len=1)
+    module = compiler.compile(spec, options={"splits": 4})
+    assert len(module.plans) == 1
+    plan = module.plans[0]
+    attn, merge = plan.plan["kernels"]
+    assert sorted(plan.ptx) == sorted([attn["name"], merge["name"]])
+    assert [w["name"] for w in plan.plan["workspaces"]] == ["partial_o", "partial_lse"]
+    assert attn["params"][3:5] == ["partial_o", "partial_lse"]
+    assert merge["params"] == ["partial_o", "partial_lse", "o", "lse"]
+    assert [t["name"] for t in plan.plan["tensors"]] == ["q", "k", "v", "o", "lse"]
+    # fa-opt writes the same plan once and both kernels' PTX.
+    (tmp_path / "in.mlir").write_text(spec.mlir())
+    subprocess.run([fa_opt, str(tmp_path / "in.mlir"),
+                    "--fa-to-ptx=splits=4 output-dir=%s" % tmp_path, "-o", os.devnull],
+                   check=True)
+    assert plan.plan == json.loads((tmp_path / (plan.name + ".json")).read_text())
+    for name, text in plan.ptx.items():
+        assert (tmp_path / (name + ".ptx")).read_text() == text
 
 
 # -- diagnostics ---------------------------------------------------------

@@ -138,7 +138,10 @@ def test_strided_views_pass():
     (lambda p: p.update(version=2), "not a version-1 fa-mlir-launch-plan"),
     (lambda p: p.update(format="other"), "not a version-1"),
     (lambda p: p["kernels"][0]["params"].append("bias"), "unknown parameter 'bias'"),
-    (lambda p: p.update(workspaces=[{"name": "w"}]), "workspaces"),
+    (lambda p: p.update(workspaces=[{"name": "w", "dtype": "f8", "shape": [1]}]),
+     "workspace 'w' has unsupported dtype"),
+    (lambda p: p.update(workspaces=[{"name": "q", "dtype": "f32", "shape": [1]}]),
+     "workspace 'q' has the name of a tensor"),
     (lambda p: p.update(index_bitwidth=16), "index_bitwidth must be 32 or 64"),
     (lambda p: p["tensors"][0].update(dtype="f8"), "unsupported dtype 'f8'"),
 ])
@@ -194,3 +197,50 @@ def test_load_plan_file_refuses_paths_outside_the_directory(tmp_path):
     (tmp_path / "p.json").write_text(json.dumps(bad))
     with pytest.raises(P.PlanFormatError, match="not a plain file name"):
         P.load_plan_file(str(tmp_path), "p")
+
+
+# Split-KV (--fa-to-ptx splits=4) of a decode step: the attention kernel
+# writes the partial results into workspaces, the merge kernel reads them.
+SPLIT_PLAN = copy.deepcopy(PLAN)
+SPLIT_PLAN["workspaces"] = [
+    {"name": "partial_o", "dtype": "f32",
+     "shape": [{"op": "mul", "args": [{"dim": ["q", 0]}, 4]}, 8, {"dim": ["q", 2]}, 64]},
+    {"name": "partial_lse", "dtype": "f32",
+     "shape": [{"op": "mul", "args": [{"dim": ["q", 0]}, 4]}, 8, {"dim": ["q", 2]}]},
+]
+SPLIT_PLAN["kernels"] = [
+    {"name": "attn", "ptx": "attn.ptx", "block": [32, 1, 1], "dynamic_shared_memory": 1024,
+     "grid": [4, 2, {"dim": ["q", 0]}],
+     "params": ["q", "k", "v", "partial_o", "partial_lse", "softmax_scale_log2"]},
+    {"name": "attn_1", "ptx": "attn_1.ptx", "block": [32, 1, 1], "dynamic_shared_memory": 0,
+     "grid": [1, {"dim": ["partial_o", 2]},
+              {"op": "divui", "args": [{"dim": ["partial_o", 0]}, 4]}],
+     "params": ["partial_o", "partial_lse", "o", "lse"]},
+]
+
+
+def test_workspace_shapes_and_grids_that_use_them():
+    plan = P.LaunchPlan(SPLIT_PLAN)
+    shapes = {n: t.shape for n, t in arrays(b=3, nq=1).items()}
+    ws = plan.workspace_shapes(shapes)
+    assert ws == {"partial_o": (12, 8, 1, 64), "partial_lse": (12, 8, 1)}
+    shapes.update(ws)
+    assert plan.grid(plan.kernels[1], shapes) == (1, 1, 3)
+
+
+def test_workspaces_are_parameters_like_tensors():
+    plan = P.LaunchPlan(SPLIT_PLAN)
+    a = arrays(b=1, nq=1)
+    a["partial_o"] = contiguous("f32", (4, 8, 1, 64), address=1 << 24)
+    a["partial_lse"] = contiguous("f32", (4, 8, 1), address=1 << 25)
+    values, kinds = plan.params(plan.kernels[1], a, {})
+    assert values[:3] == [1 << 24, 1 << 24, 0]
+    assert values[3:11] == [4, 8, 1, 64, 512, 64, 64, 1]
+    assert kinds.count("ptr") == 8
+
+
+def test_workspace_beyond_the_index_width_is_refused():
+    plan = P.LaunchPlan(SPLIT_PLAN)
+    shapes = {n: t.shape for n, t in arrays(b=1 << 20, nq=128).items()}
+    with pytest.raises(ValueError, match="workspace partial_o needs"):
+        plan.workspace_shapes(shapes)

@@ -26,7 +26,8 @@ struct ExportedKernel {
 };
 
 /// The plan and PTX of every launch in `module` that carries a plan, in
-/// program order. Fails, with an error on the launch, when a name is not a
+/// program order (the launches of a multi-kernel plan, e.g. split-KV's
+/// attention and merge kernels, each give an entry with the same plan). Fails, with an error on the launch, when a name is not a
 /// PTX identifier or the kernel's gpu.binary is missing or not PTX (run
 /// gpu-module-to-binary{format=isa} first).
 FailureOr<SmallVector<ExportedKernel>> collectExportedKernels(ModuleOp module);

@@ -4,7 +4,6 @@
 #define FA_TRANSFORMS_PASSES_H
 
 #include "fa/Dialect/FA/IR/FA.h"
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

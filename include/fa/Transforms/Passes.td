@@ -169,7 +169,12 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
     Option<"packGqa", "pack-gqa", "bool", /*default=*/"false",
            "Single-query GQA/MQA ops (static Nq = 1): the query heads of a "
            "group share one Q block (rows along the heads); with "
-           "auto-blocks the Q block is sized for the group">
+           "auto-blocks the Q block is sized for the group">,
+    Option<"forSplitKV", "for-split-kv", "bool", /*default=*/"false",
+           "With auto-blocks: the K/V loops will be split by --fa-split-kv, "
+           "whose chunk bounds stay live like a window's: Q blocks of the "
+           "table's size take its window K/V block (32 keys at d = 128, "
+           "which spills 8-32 bytes with 64)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -572,8 +577,7 @@ def FATileCombine : Pass<"fa-tile-combine"> {
            "Rows of one tile: 16, 32, 48 or 64 (one warp per 16 rows); 0 "
            "picks 16 or 64 from the shapes">,
   ];
-  let dependentDialects = ["::mlir::affine::AffineDialect",
-                           "::mlir::arith::ArithDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::tensor::TensorDialect"];

@@ -14,6 +14,7 @@
 #include "LaunchPlan.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
@@ -175,10 +176,13 @@ struct FAExportKernelsPass
         fa::collectExportedKernels(module);
     if (failed(kernels))
       return signalPassFailure();
+    // The kernels of one plan (split-KV's two) share its JSON: written once.
+    llvm::StringSet<> plansWritten;
     for (const fa::ExportedKernel &k : *kernels)
       if (failed(writeFile(module, outputDir, k.kernelName + ".ptx", k.ptx)) ||
-          failed(writeFile(module, outputDir, k.planName + ".json",
-                           k.planJson)))
+          (plansWritten.insert(k.planName).second &&
+           failed(writeFile(module, outputDir, k.planName + ".json",
+                            k.planJson))))
         return signalPassFailure();
   }
 };

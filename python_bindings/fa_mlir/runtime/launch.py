@@ -23,11 +23,12 @@ from .plan import LaunchPlan, TensorInfo, attention_scalars, load_plan_file
 _torch = None
 _cu = None
 _DTYPE_NAMES = None
+_TORCH_DTYPES = None
 
 
 def _imports():
     """torch and cuda.bindings.driver, imported on first use."""
-    global _torch, _cu, _DTYPE_NAMES
+    global _torch, _cu, _DTYPE_NAMES, _TORCH_DTYPES
     if _torch is None:
         try:
             import torch
@@ -37,6 +38,7 @@ def _imports():
                 "running fa-mlir kernels needs PyTorch and cuda-python "
                 "(pip install torch cuda-python): %s" % e) from e
         _DTYPE_NAMES = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32"}
+        _TORCH_DTYPES = {name: dtype for dtype, name in _DTYPE_NAMES.items()}
         _cu, _torch = driver, torch
     return _torch, _cu
 
@@ -123,8 +125,9 @@ class LoadedPlan:
         for kernel in self.plan.kernels:
             types = []
             for p in kernel["params"]:
-                if p in self.plan.tensors:
-                    rank = len(self.plan.tensors[p]["shape"])
+                buffer = self.plan.tensors.get(p) or self.plan.workspaces.get(p)
+                if buffer is not None:
+                    rank = len(buffer["shape"])
                     types += [kinds["ptr"]] * 2 + [kinds["index"]] * (1 + 2 * rank)
                 else:
                     types.append(kinds["f32"])
@@ -175,19 +178,35 @@ class LoadedPlan:
             arrays[name] = TensorInfo(dtype, t.shape, t.stride(), t.data_ptr())
         signature = tuple((a.dtype, a.shape, a.strides, a.data_ptr & 15)
                           for a in arrays.values())
-        grids = self._checked.get(signature)
-        if grids is None:
+        checked = self._checked.get(signature)
+        if checked is None:
             self.plan.check(arrays)
             shapes = {n: a.shape for n, a in arrays.items()}
+            workspace_shapes = self.plan.workspace_shapes(shapes)
+            shapes.update(workspace_shapes)
             grids = [self.plan.grid(k, shapes) for k in self.plan.kernels]
             if len(self._checked) > 1024:
                 self._checked.clear()
-            self._checked[signature] = grids
+            checked = self._checked[signature] = (grids, workspace_shapes)
+        grids, workspace_shapes = checked
+        explicit_stream = stream is not None
+        if stream is None:
+            stream = torch.cuda.current_stream(device).cuda_stream
+        # Workspaces come from PyTorch's caching allocator (cheap per call,
+        # and from the graph's pool under CUDA-graph capture); freed when
+        # this call returns, they are reused only by work ordered after the
+        # kernels on the current stream, or on `stream` once recorded there.
+        workspaces = []
+        for name, shape in workspace_shapes.items():
+            dtype = self.plan.workspaces[name]["dtype"]
+            w = torch.empty(shape, dtype=_TORCH_DTYPES[dtype], device="cuda:%d" % device)
+            if explicit_stream:
+                w.record_stream(torch.cuda.ExternalStream(stream, device=device))
+            workspaces.append(w)
+            arrays[name] = TensorInfo(dtype, tuple(w.shape), w.stride(), w.data_ptr())
         scalars = self.plan.scalar_values(
             {n: v for n, v in arguments.items() if n in self.plan.scalars})
         kernels = self._devices.get(device) or self.load(device)
-        if stream is None:
-            stream = torch.cuda.current_stream(device).cuda_stream
         for i, kernel in enumerate(self.plan.kernels):
             grid = grids[i]
             if grid is None:

@@ -90,12 +90,22 @@ class LaunchPlan:
         for s in plan["scalars"]:
             if s["dtype"] != "f32":
                 raise PlanFormatError("scalar %r has unsupported dtype %r" % (s["name"], s["dtype"]))
-        if plan["workspaces"]:
-            raise PlanFormatError("plans with workspaces are not supported by this runtime yet")
+        # Buffers the runtime allocates (contiguous) for the kernels: one
+        # kernel writes them, a later one reads them (split-KV's partials).
+        self.workspaces = {}
+        for w in plan.get("workspaces", []):
+            if w["dtype"] not in ELEMENT_BYTES:
+                raise PlanFormatError("workspace %r has unsupported dtype %r" % (
+                    w["name"], w["dtype"]))
+            if w["name"] in self.tensors or w["name"] in self.scalars:
+                raise PlanFormatError("workspace %r has the name of a tensor or scalar"
+                                      % w["name"])
+            self.workspaces[w["name"]] = w
         self.kernels = plan["kernels"]
         for k in self.kernels:
             for p in k["params"]:
-                if p not in self.tensors and p not in self.scalars:
+                if p not in self.tensors and p not in self.scalars \
+                        and p not in self.workspaces:
                     raise PlanFormatError("kernel %s takes unknown parameter %r" % (k["name"], p))
             if len(k["grid"]) != 3 or len(k["block"]) != 3:
                 raise PlanFormatError("kernel %s: grid and block must have 3 entries" % k["name"])
@@ -165,6 +175,26 @@ class LaunchPlan:
         return values
 
     # -- launch geometry and parameters ------------------------------------
+    def workspace_shapes(self, shapes):
+        """{workspace name: shape} for tensors of `shapes` (the shapes of
+        earlier workspaces may be used by later ones)."""
+        known = dict(shapes)
+        result = {}
+        for name, w in self.workspaces.items():
+            shape = tuple(evaluate(e, known) for e in w["shape"])
+            if any(n < 0 for n in shape):
+                raise ValueError("workspace %s would have shape %s" % (name, shape))
+            numel = 1
+            for n in shape:
+                numel *= n
+            if numel >= self.index_limit:
+                raise ValueError(
+                    "workspace %s needs %d elements, more than the kernels' %d-bit indices "
+                    "address; split the batch or compile with index-bitwidth=64" % (
+                        name, numel, self.index_bitwidth))
+            result[name] = known[name] = shape
+        return result
+
     def grid(self, kernel, shapes):
         """(x, y, z) blocks of `kernel` for tensors of `shapes`, or None when
         one is 0 (nothing to compute: an empty batch or sequence)."""
@@ -178,10 +208,11 @@ class LaunchPlan:
 
     def params(self, kernel, arrays, scalars):
         """The kernel's arguments, flattened as the parameter ABI says:
-        (values, kinds) with kinds "ptr", "index" or "f32"."""
+        (values, kinds) with kinds "ptr", "index" or "f32". `arrays` holds
+        the tensors and the workspaces by name."""
         values, kinds = [], []
         for param in kernel["params"]:
-            if param in self.tensors:
+            if param in self.tensors or param in self.workspaces:
                 t = arrays[param]
                 # allocated pointer, aligned pointer, offset, sizes, strides.
                 values += [t.data_ptr, t.data_ptr, 0]

@@ -401,9 +401,9 @@ LogicalResult CombineSplitsOp::verify() {
       (typeOf(getLse()).getEncoding() && !lseRows))
     return emitOpError("the output and LSE tiles are both held by warps "
                        "(#fa.warp_rows) or both plain");
+  // (A #fa.warp_rows type is a rank-2 tile, or rank 1 for rows: the
+  // encoding's own verifier sees to that.)
   if (outRows) {
-    if (outRank != 2)
-      return emitOpError("only a tile of rows ([R, Dv]) can be held by warps");
     if (outRows.getRole() != FragmentRole::Acc ||
         lseRows.getRole() != FragmentRole::Rows ||
         outRows.getNumWarps() != lseRows.getNumWarps() ||

@@ -1,0 +1,110 @@
+// RUN: fa-opt %s -split-input-file --fa-lower-to-gpu --canonicalize --cse -verify-diagnostics | FileCheck %s
+
+// Split-KV's merge kernel, lowered from the L3 loop nest of
+// --fa-tile-combine (hand-written: 4 splits, 16 heads of a decode step per
+// tile on one warp, Dv = 16). Each thread merges the elements of its acc
+// fragments: per row value the largest split LSE (one loop over the splits),
+// then the weights exp(LSE_s - base) and the weighted sum of its partial-O
+// elements (a second loop), read from the workspace at batch s * B + b; O
+// goes out through the shared staging tile like the attention output, the
+// LSE by the first lane of each quad.
+
+// CHECK-LABEL: func.func @merge
+// CHECK: gpu.launch_func @merge_kernel_module::@merge_kernel blocks in (%c1, %c1, %{{.*}}) threads in (%c32, %c1, %c1)
+// CHECK-SAME: params = ["partial_o", "partial_lse", "o", "lse"]
+// CHECK: gpu.func @merge_kernel(%[[PO:.*]]: memref<?x?x?x16xf32, {{.*}}>, %[[PL:.*]]: memref<?x?x1xf32, {{.*}}>, %[[O:.*]]: memref<?x?x?x16xf16, {{.*}}>, %[[L:.*]]: memref<?x?x1xf32, {{.*}}>) kernel attributes {known_block_size = array<i32: 32, 1, 1>}
+//     The largest LSE of the thread's two rows over the 4 splits.
+// CHECK: %[[MAX:.*]]:2 = scf.for %[[S:.*]] = %c0 to %c4 step %c1 iter_args(%[[M0:.*]] = %cst{{.*}}, %[[M1:.*]] = %cst{{.*}}) -> (f32, f32)
+// CHECK:   memref.load %[[PL]]
+// CHECK:   arith.maxnumf %[[M0]]
+// CHECK:   memref.load %[[PL]]
+// CHECK:   arith.maxnumf %[[M1]]
+//     The weights and the 2 x 2 x 2 elements of the thread's two acc fragments.
+// CHECK: %[[SUMS:.*]]:10 = scf.for %{{.*}} = %c0 to %c4 step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-COUNT-2: math.exp
+// CHECK-COUNT-8: math.fma
+// CHECK: scf.yield
+//     O = sum * (1 / W) in f16, through shared memory; LSE = base + log W.
+// CHECK: arith.divf %cst{{.*}}, %[[SUMS]]#0
+// CHECK: math.log %[[SUMS]]#0
+// CHECK: arith.truncf {{.*}} to f16
+// CHECK: gpu.barrier
+// CHECK: vector.store {{.*}} : memref<?x16xf16, strided<[?, 1], offset: ?>>, vector<8xf16>
+// CHECK: %[[LROWS:.*]] = memref.subview %[[L]]
+// CHECK: memref.store %{{.*}}, %[[LROWS]]
+#acc = #fa.warp_rows<acc, num_warps = 1, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>
+func.func @merge(%wo: tensor<?x16x1x16xf32>, %wl: tensor<?x16x1xf32>)
+    -> (tensor<?x16x1x16xf16>, tensor<?x16x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %sb = tensor.dim %wo, %c0 : tensor<?x16x1x16xf32>
+  %b = arith.divui %sb, %c4 : index
+  %oi = tensor.empty(%b) : tensor<?x16x1x16xf16>
+  %li = tensor.empty(%b) : tensor<?x16x1xf32>
+  %r:2 = scf.forall (%bi, %hb, %qi) in (%b, 1, 1) shared_outs(%o = %oi, %l = %li)
+      -> (tensor<?x16x1x16xf16>, tensor<?x16x1xf32>) {
+    %h0 = arith.muli %hb, %c16 : index
+    %left = arith.subi %c16, %h0 : index
+    %n = arith.minsi %c16, %left : index
+    %pad = arith.subi %c16, %n : index
+    %pos = tensor.extract_slice %wo[%bi, %h0, %qi, 0] [4, %n, 1, 16] [%b, 1, 1, 1]
+        : tensor<?x16x1x16xf32> to tensor<4x?x16xf32>
+    %pot = tensor.pad %pos low[0, 0, 0] high[0, %pad, 0] {
+    ^bb0(%i: index, %j: index, %k: index):
+      tensor.yield %cst : f32
+    } : tensor<4x?x16xf32> to tensor<4x16x16xf32>
+    %pls = tensor.extract_slice %wl[%bi, %h0, %qi] [4, %n, 1] [%b, 1, 1]
+        : tensor<?x16x1xf32> to tensor<4x?xf32>
+    %plt = tensor.pad %pls low[0, 0] high[0, %pad] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %ninf : f32
+    } : tensor<4x?xf32> to tensor<4x16xf32>
+    %ot, %lt = fa.combine_splits %pot, %plt : tensor<4x16x16xf32>, tensor<4x16xf32>
+        -> tensor<16x16xf16, #acc>, tensor<16xf32, #rows>
+    %orows = tensor.extract_slice %ot[0, 0] [%n, 16] [1, 1] : tensor<16x16xf16, #acc> to tensor<?x16xf16>
+    %lrows = tensor.extract_slice %lt[0] [%n] [1] : tensor<16xf32, #rows> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %orows into %o[%bi, %h0, %qi, 0] [1, %n, 1, 16] [1, 1, 1, 1]
+          : tensor<?x16xf16> into tensor<?x16x1x16xf16>
+      tensor.parallel_insert_slice %lrows into %l[%bi, %h0, %qi] [1, %n, 1] [1, 1, 1]
+          : tensor<?xf32> into tensor<?x16x1xf32>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}
+  return %r#0, %r#1 : tensor<?x16x1x16xf16>, tensor<?x16x1xf32>
+}
+
+// -----
+
+// The partial results must be read from the kernel's arguments: a tile the
+// kernel computes itself has no memory to read.
+#acc = #fa.warp_rows<acc, num_warps = 1, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>
+func.func @computed_partials(%o0: tensor<1x16x1x16xf16>, %l0: tensor<1x16x1xf32>)
+    -> (tensor<1x16x1x16xf16>, tensor<1x16x1xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %r:2 = scf.forall (%bi, %hb, %qi) in (1, 1, 1) shared_outs(%o = %o0, %l = %l0)
+      -> (tensor<1x16x1x16xf16>, tensor<1x16x1xf32>) {
+    %e = tensor.empty() : tensor<4x16x16xf32>
+    %pot = linalg.fill ins(%cst : f32) outs(%e : tensor<4x16x16xf32>) -> tensor<4x16x16xf32>
+    %el = tensor.empty() : tensor<4x16xf32>
+    %plt = linalg.fill ins(%cst : f32) outs(%el : tensor<4x16xf32>) -> tensor<4x16xf32>
+    // expected-error @+2 {{fa-lower-to-gpu: the partial results of a combine tile must be slices (optionally padded) of the kernel's arguments}}
+    // expected-error @+1 {{failed to legalize operation 'fa.combine_splits' that was explicitly marked illegal}}
+    %ot, %lt = fa.combine_splits %pot, %plt : tensor<4x16x16xf32>, tensor<4x16xf32>
+        -> tensor<16x16xf16, #acc>, tensor<16xf32, #rows>
+    %orows = tensor.extract_slice %ot[0, 0] [16, 16] [1, 1] : tensor<16x16xf16, #acc> to tensor<16x16xf16>
+    %lrows = tensor.extract_slice %lt[0] [16] [1] : tensor<16xf32, #rows> to tensor<16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %orows into %o[0, 0, 0, 0] [1, 16, 1, 16] [1, 1, 1, 1]
+          : tensor<16x16xf16> into tensor<1x16x1x16xf16>
+      tensor.parallel_insert_slice %lrows into %l[0, 0, 0] [1, 16, 1] [1, 1, 1]
+          : tensor<16xf32> into tensor<1x16x1xf32>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}
+  return %r#0, %r#1 : tensor<1x16x1x16xf16>, tensor<1x16x1xf32>
+}

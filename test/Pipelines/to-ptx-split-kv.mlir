@@ -1,0 +1,101 @@
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="splits=4 output-dir=%t" -o /dev/null && FileCheck %s --input-file=%t/decode_kernel.json
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="splits=4 output-dir=%t" -o /dev/null && ls %t | FileCheck %s --check-prefix=FILES
+// RUN: fa-opt %s --fa-to-ptx="splits=4" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=L3
+// RUN: fa-opt %s --fa-to-ptx="splits=1" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSPLIT
+// RUN: not fa-opt %s --fa-to-ptx="splits=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: sed -e 's/x1x128/x?x128/g; s/x1xf32/x?xf32/g' %s | fa-opt --fa-to-ptx="splits=2" --mlir-print-ir-after=fa-tile-q-outer -o /dev/null 2>&1 | FileCheck %s --check-prefix=PREFILL
+// RUN: sed -e 's/x1x128/x?x128/g; s/x1xf32/x?xf32/g' %s | fa-opt --fa-to-ptx="splits=1" --mlir-print-ir-after=fa-tile-q-outer -o /dev/null 2>&1 | FileCheck %s --check-prefix=PREFILL-NOSPLIT
+
+// Split-KV through --fa-to-ptx: a decode step (one static query, GQA 32:4,
+// d = 128, bf16) in 4 chunks of keys. The launch plan has two kernels in
+// order, the attention kernel writing f32 partial results into two
+// workspaces the runtime allocates ([4 B, 32, 1, 128] and [4 B, 32, 1], in
+// the sizes of q) and the merge kernel reading them and writing o and lse.
+// The caller passes q, k, v, o and lse only.
+
+// FILES: decode_kernel.json
+// FILES-NEXT: decode_kernel.ptx
+// FILES-NEXT: decode_kernel_1.ptx
+
+// CHECK: "kernels": [
+// CHECK:   "block": [
+// CHECK-NEXT: 32,
+// CHECK:   "grid": [
+//     Q blocks of a group x 4 splits, the 4 K/V heads, the batch.
+// CHECK:       "args": [
+// CHECK:             8,
+// CHECK-NEXT:        16
+// CHECK:         "op": "ceildivui"
+// CHECK:         4
+// CHECK:       "op": "mul"
+// CHECK:     4,
+// CHECK:       "dim": [
+// CHECK-NEXT:    "q",
+// CHECK-NEXT:    0
+// CHECK:   "name": "decode_kernel",
+// CHECK:   "params": [
+// CHECK-NEXT: "q",
+// CHECK-NEXT: "k",
+// CHECK-NEXT: "v",
+// CHECK-NEXT: "partial_o",
+// CHECK-NEXT: "partial_lse",
+// CHECK-NEXT: "softmax_scale_log2"
+//     The merge: 32 heads in one tile of 2 warps, per (position, batch).
+// CHECK:   "block": [
+// CHECK-NEXT: 64,
+// CHECK:   "name": "decode_kernel_1",
+// CHECK:   "params": [
+// CHECK-NEXT: "partial_o",
+// CHECK-NEXT: "partial_lse",
+// CHECK-NEXT: "o",
+// CHECK-NEXT: "lse"
+// CHECK: "tensors": [
+// CHECK-NOT: partial
+// CHECK: "name": "q",
+// CHECK: "name": "k",
+// CHECK: "name": "v",
+// CHECK: "name": "o",
+// CHECK-NEXT: "output": true,
+// CHECK: "name": "lse",
+// CHECK-NEXT: "output": true,
+// CHECK: "workspaces": [
+// CHECK:   "dtype": "f32",
+// CHECK:   "name": "partial_o",
+// CHECK:   "shape": [
+// CHECK:         "dim": [
+// CHECK-NEXT:      "q",
+// CHECK-NEXT:      0
+// CHECK:         4
+// CHECK:       "op": "mul"
+// CHECK:     32,
+// CHECK-NEXT: 1,
+// CHECK-NEXT: 128
+// CHECK:   "name": "partial_lse",
+
+// Before the GPU lowering, the split attention nest stores f32 partials
+// (at batch s * B + b) and the merge is its own loop nest mapped to the grid.
+// L3: scf.forall
+// L3: fa.finalize {{.*}} -> tensor<16x128xf32, #acc_w1>
+// L3: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+// L3: scf.forall
+// L3: fa.combine_splits {{.*}} : tensor<4x32x128xf32>, tensor<4x32xf32> -> tensor<32x128xbf16, #acc_w2>, tensor<32xf32, #rows_w2>
+// L3: } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}
+
+// NOSPLIT-NOT: fa.combine_splits
+
+// BAD: fa-split-kv: option splits must be in [1, 1024], got 0
+
+// With a dynamic Nq at d = 128 the split kernel takes the table's window
+// K/V block (32 keys; the chunk bounds stay live like a window's), the
+// unsplit one its 64.
+// PREFILL: fa.qk {{.*}} -> tensor<128x32xf32>
+// PREFILL-NOSPLIT: fa.qk {{.*}} -> tensor<128x64xf32>
+
+func.func @decode(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x4x?x128xbf16>, %v: tensor<?x4x?x128xbf16>,
+                  %o: tensor<?x32x1x128xbf16>, %lse: tensor<?x32x1xf32>)
+    -> (tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>) {
+  %r:2 = fa.attention ins(%q, %k, %v : tensor<?x32x1x128xbf16>, tensor<?x4x?x128xbf16>, tensor<?x4x?x128xbf16>)
+                      outs(%o, %lse : tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>) causal
+                      -> tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>
+  return %r#0, %r#1 : tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>
+}

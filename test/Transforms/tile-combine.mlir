@@ -1,0 +1,111 @@
+// RUN: fa-opt %s -split-input-file --fa-tile-combine --cse | FileCheck %s
+// RUN: fa-opt %s -split-input-file --fa-tile-combine=block-m=32 --cse | FileCheck %s --check-prefix=ROWS32
+// RUN: not fa-opt %s --fa-tile-combine=block-m=24 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
+// RUN: not fa-opt %s --fa-tile-combine=block-m=256 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
+
+// BAD-OPTION: fa-tile-combine: option block-m must be 0 (pick from the shapes) or a multiple of 16 up to 128
+
+// The pass's input is --fa-split-kv's output after the loop nest: the
+// workspaces [S * B, H, Nq, Dv] / [S * B, H, Nq] viewed as [S, B, ...] by
+// tensor.expand_shape, merged by fa.combine_splits on whole tensors.
+
+// A decode step (static Nq = 1, 32 heads): the rows of a tile are the heads
+// at that position, all 32 in one tile of 2 warps; split s of batch b is
+// read at batch s * B + b of the workspace (stride B), padded to the tile
+// (O with 0, LSE with -inf), merged with the tile form whose results are
+// held by the warps like an attention output, and rows [0, n) stored along
+// the heads.
+
+// CHECK-LABEL: func @decode
+// CHECK-SAME: (%[[WO:.*]]: tensor<?x32x1x128xf32>, %[[WL:.*]]: tensor<?x32x1xf32>)
+// CHECK: %[[SB:.*]] = tensor.dim %[[WO]], %c0
+// CHECK: %[[B:.*]] = arith.divui %[[SB]], %c4 : index
+// CHECK: %[[OI:.*]] = tensor.empty(%[[B]]) : tensor<?x32x1x128xbf16>
+// CHECK: %[[LI:.*]] = tensor.empty(%[[B]]) : tensor<?x32x1xf32>
+// CHECK: %[[TILES:.*]] = arith.ceildivui %c32, %c32 : index
+// CHECK: %[[R:.*]]:2 = scf.forall (%[[BI:.*]], %[[HB:.*]], %[[QI:.*]]) in (%[[B]], %[[TILES]], 1) shared_outs(%[[O:.*]] = %[[OI]], %[[L:.*]] = %[[LI]])
+// CHECK:   %[[H0:.*]] = arith.muli %[[HB]], %c32 : index
+// CHECK:   %[[LEFT:.*]] = arith.subi %c32, %[[H0]] : index
+// CHECK:   %[[N:.*]] = arith.minsi %c32, %[[LEFT]] : index
+// CHECK:   %[[PO:.*]] = tensor.extract_slice %[[WO]][%[[BI]], %[[H0]], %[[QI]], 0] [4, %[[N]], 1, 128] [%[[B]], 1, 1, 1] : tensor<?x32x1x128xf32> to tensor<4x?x128xf32>
+// CHECK:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:   %[[PAD:.*]] = arith.subi %c32, %[[N]] : index
+// CHECK:   %[[POT:.*]] = tensor.pad %[[PO]] low[0, 0, 0] high[0, %[[PAD]], 0]
+// CHECK:     tensor.yield %[[ZERO]]
+// CHECK:   } : tensor<4x?x128xf32> to tensor<4x32x128xf32>
+// CHECK:   %[[PL:.*]] = tensor.extract_slice %[[WL]][%[[BI]], %[[H0]], %[[QI]]] [4, %[[N]], 1] [%[[B]], 1, 1] : tensor<?x32x1xf32> to tensor<4x?xf32>
+// CHECK:   %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK:   %[[PLT:.*]] = tensor.pad %[[PL]] low[0, 0] high[0, %[[PAD]]]
+// CHECK:     tensor.yield %[[NEGINF]]
+// CHECK:   } : tensor<4x?xf32> to tensor<4x32xf32>
+// CHECK:   %[[OT:.*]], %[[LT:.*]] = fa.combine_splits %[[POT]], %[[PLT]] : tensor<4x32x128xf32>, tensor<4x32xf32> -> tensor<32x128xbf16, #acc_w2>, tensor<32xf32, #rows_w2>
+// CHECK:   %[[OR:.*]] = tensor.extract_slice %[[OT]][0, 0] [%[[N]], 128] [1, 1]
+// CHECK:   %[[LR:.*]] = tensor.extract_slice %[[LT]][0] [%[[N]]] [1]
+// CHECK:   tensor.parallel_insert_slice %[[OR]] into %[[O]][%[[BI]], %[[H0]], %[[QI]], 0] [1, %[[N]], 1, 128] [1, 1, 1, 1]
+// CHECK:   tensor.parallel_insert_slice %[[LR]] into %[[L]][%[[BI]], %[[H0]], %[[QI]]] [1, %[[N]], 1] [1, 1, 1]
+// CHECK: } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}
+// CHECK: return %[[R]]#0, %[[R]]#1
+func.func @decode(%wo: tensor<?x32x1x128xf32>, %wl: tensor<?x32x1xf32>)
+    -> (tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %sb = tensor.dim %wo, %c0 : tensor<?x32x1x128xf32>
+  %b = arith.divui %sb, %c4 : index
+  %po = tensor.expand_shape %wo [[0, 1], [2], [3], [4]] output_shape [4, %b, 32, 1, 128]
+      : tensor<?x32x1x128xf32> into tensor<4x?x32x1x128xf32>
+  %pl = tensor.expand_shape %wl [[0, 1], [2], [3]] output_shape [4, %b, 32, 1]
+      : tensor<?x32x1xf32> into tensor<4x?x32x1xf32>
+  %o, %l = fa.combine_splits %po, %pl : tensor<4x?x32x1x128xf32>, tensor<4x?x32x1xf32>
+      -> tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>
+  return %o, %l : tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>
+}
+
+// ROWS32-LABEL: func @decode
+// ROWS32: fa.combine_splits {{.*}} -> tensor<32x128xbf16, #acc_w2>, tensor<32xf32, #rows_w2>
+
+// -----
+
+// A dynamic Nq: tiles of 64 queries of one head on 4 warps (or 32 on 2
+// with block-m=32), the last one partial, rows stored along the sequence.
+// The partial results here are not a split workspace's view (no
+// expand_shape): the tiles slice them directly.
+
+// CHECK-LABEL: func @prefill
+// CHECK-SAME: (%[[PO:.*]]: tensor<3x2x8x?x64xf32>, %[[PL:.*]]: tensor<3x2x8x?xf32>)
+// CHECK: %[[NQ:.*]] = tensor.dim %[[PO]], %c3
+// CHECK: %[[TILES:.*]] = arith.ceildivui %[[NQ]], %c64 : index
+// CHECK: scf.forall (%[[BI:.*]], %[[HI:.*]], %[[QB:.*]]) in (2, 8, %[[TILES]]) shared_outs(%[[O:.*]] = %{{.*}}, %[[L:.*]] = %{{.*}}) -> (tensor<2x8x?x64xf16>, tensor<2x8x?xf32>)
+// CHECK:   %[[Q0:.*]] = arith.muli %[[QB]], %c64 : index
+// CHECK:   %[[N:.*]] = arith.minsi
+// CHECK:   tensor.extract_slice %[[PO]][0, %[[BI]], %[[HI]], %[[Q0]], 0] [3, 1, 1, %[[N]], 64] [1, 1, 1, 1, 1] : tensor<3x2x8x?x64xf32> to tensor<3x?x64xf32>
+// CHECK:   tensor.extract_slice %[[PL]][0, %[[BI]], %[[HI]], %[[Q0]]] [3, 1, 1, %[[N]]] [1, 1, 1, 1] : tensor<3x2x8x?xf32> to tensor<3x?xf32>
+// CHECK:   fa.combine_splits {{.*}} : tensor<3x64x64xf32>, tensor<3x64xf32> -> tensor<64x64xf16, #acc_w4>, tensor<64xf32, #rows_w4>
+// CHECK:   tensor.parallel_insert_slice %{{.*}} into %[[O]][%[[BI]], %[[HI]], %[[Q0]], 0] [1, 1, %[[N]], 64] [1, 1, 1, 1]
+// CHECK:   tensor.parallel_insert_slice %{{.*}} into %[[L]][%[[BI]], %[[HI]], %[[Q0]]] [1, 1, %[[N]]] [1, 1, 1]
+// CHECK: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+
+// ROWS32-LABEL: func @prefill
+// ROWS32: arith.ceildivui %{{.*}}, %c32
+// ROWS32: fa.combine_splits {{.*}} -> tensor<32x64xf16, #acc_w2>, tensor<32xf32, #rows_w2>
+func.func @prefill(%po: tensor<3x2x8x?x64xf32>, %pl: tensor<3x2x8x?xf32>)
+    -> (tensor<2x8x?x64xf16>, tensor<2x8x?xf32>) {
+  %o, %l = fa.combine_splits %po, %pl : tensor<3x2x8x?x64xf32>, tensor<3x2x8x?xf32>
+      -> tensor<2x8x?x64xf16>, tensor<2x8x?xf32>
+  return %o, %l : tensor<2x8x?x64xf16>, tensor<2x8x?xf32>
+}
+
+// -----
+
+// The tile form is left as it is (running the pass twice changes nothing).
+
+// CHECK-LABEL: func @tiled
+// CHECK-NOT: scf.forall
+// CHECK: fa.combine_splits %{{.*}}, %{{.*}} : tensor<2x16x64xf32>, tensor<2x16xf32> -> tensor<16x64xf16, #acc_w1>, tensor<16xf32, #rows_w1>
+#acc = #fa.warp_rows<acc, num_warps = 1, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>
+func.func @tiled(%po: tensor<2x16x64xf32>, %pl: tensor<2x16xf32>)
+    -> (tensor<16x64xf16, #acc>, tensor<16xf32, #rows>) {
+  %o, %l = fa.combine_splits %po, %pl : tensor<2x16x64xf32>, tensor<2x16xf32>
+      -> tensor<16x64xf16, #acc>, tensor<16xf32, #rows>
+  return %o, %l : tensor<16x64xf16, #acc>, tensor<16xf32, #rows>
+}
