@@ -65,12 +65,15 @@ def _options(text):
 def configurations(a):
     """Every distinct configuration the arguments describe."""
     seen, out = set(), []
-    for d, dtype, (hq, hkv), causal, window, softcap, decode in itertools.product(
+    for d, dtype, (hq, hkv), causal, window, softcap, decode, splits in itertools.product(
             a.head_dims, a.dtypes, a.heads, _YES_NO[a.causal], a.windows, _YES_NO[a.softcap],
-            _YES_NO[a.decode]):
+            _YES_NO[a.decode], a.splits):
+        if splits != 1 and not decode:
+            continue  # fa_mlir.attention splits decode steps only.
         config = attention_config(dtype, hq, hkv, d, a.v_head_dim, causal=causal,
                                   window=window, softcap=softcap, chip=a.chip,
-                                  options=a.options, q_len=1 if decode else None)
+                                  options=a.options, q_len=1 if decode else None,
+                                  splits=splits)
         if config.key() not in seen:
             seen.add(config.key())
             out.append(config)
@@ -96,6 +99,9 @@ def main(argv=None):
                    help="also (both) or only (yes) the decode-step kernels: one static query, "
                         "16-row Q blocks (fa_mlir.attention uses them when Nq = 1 and falls "
                         "back to the others when they are missing)")
+    p.add_argument("--splits", type=_ints, default=[1],
+                   help="split-KV counts of the decode kernels, comma separated (e.g. "
+                        "1,2,4,8,16,32, what fa_mlir.attention may pick: runtime/splits.py)")
     p.add_argument("--chip", default=None, help="sm_80 (default), sm_86, sm_87, sm_89, sm_90")
     p.add_argument("--options", type=_options, default={},
                    help="more fa-to-ptx options, e.g. block-m=64,block-n=64")
@@ -111,6 +117,8 @@ def main(argv=None):
         return 0
     if not a.out:
         p.error("--out DIR is required")
+    if any(s < 1 or s > 1024 for s in a.splits):
+        p.error("--splits: split counts must be 1 to 1024, got %s" % a.splits)
 
     from . import compiler
     version = compiler.version()  # CompilerUnavailableError without the module.

@@ -123,19 +123,24 @@ class KernelDir:
 
 
 def attention_config(dtype, q_heads, kv_heads, head_dim, v_head_dim=None, causal=False,
-                     window=None, softcap=False, chip=None, options=None, q_len=None):
+                     window=None, softcap=False, chip=None, options=None, q_len=None,
+                     splits=1):
     """The kernel configuration fa_mlir.attention runs for these inputs.
 
     B, Nq and Nk are dynamic (Nq static with `q_len`: fa_mlir.attention
     asks for q_len=1 on a decode step); the softmax scale and the soft cap's value are
     kernel parameters (launch.attention_scalars), so the configuration only
     says whether there is a cap (compiled with the placeholder cap 1.0) and
-    has no scale. LSE is always computed (the custom op returns it)."""
+    has no scale. LSE is always computed (the custom op returns it).
+    `splits` > 1: the split-KV kernels (fa-to-ptx splits=S), which
+    fa_mlir.attention picks for decode steps (runtime/splits.py)."""
     spec = AttentionSpec(q_heads=q_heads, kv_heads=kv_heads, head_dim=head_dim,
                          v_head_dim=v_head_dim, dtype=dtype, causal=causal, window=window,
                          softcap=1.0 if softcap else None, with_lse=True, q_len=q_len)
     opts = dict(options or {})
     opts["chip"] = chip or opts.get("chip") or os.environ.get("FA_MLIR_CHIP", "sm_80")
+    if int(splits) != 1:
+        opts["splits"] = int(splits)
     return KernelConfig.make(spec, opts)
 
 
@@ -169,9 +174,11 @@ def aot_command(config):
         cmd += " --softcap yes"
     if s.q_len == 1:
         cmd += " --decode yes"
+    if opts.get("splits", "1") != "1":
+        cmd += " --splits %s" % opts["splits"]
     if opts.get("chip", "sm_80") != "sm_80":
         cmd += " --chip %s" % opts["chip"]
-    extra = sorted((k, v) for k, v in opts.items() if k != "chip")
+    extra = sorted((k, v) for k, v in opts.items() if k not in ("chip", "splits"))
     if extra:
         cmd += " --options " + ",".join("%s=%s" % kv for kv in extra)
     return cmd

@@ -17,6 +17,7 @@ import torch
 from . import kernels as _kernels
 from .errors import CompilerUnavailableError, MissingKernelError
 from .runtime.plan import attention_scalars
+from .runtime.splits import choose_splits, decode_thread_blocks
 
 DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16"}
 LAYOUTS = ("bhnd", "bnhd")
@@ -25,7 +26,8 @@ HEAD_DIMS = tuple(range(16, 257, 16))
 # kernel (tests/test_torch_mock.py) widen this.
 DEVICE_TYPES = ("cuda",)
 
-_plans = {}  # (dtype, Hq, Hkv, D, Dv, causal, window, capped, q_len) -> LoadedPlan
+_plans = {}  # (dtype, Hq, Hkv, D, Dv, causal, window, capped, q_len, splits) -> LoadedPlan
+_multiprocessors = {}  # device index -> multiprocessor count
 
 
 def check_inputs(q, k, v, layout):
@@ -98,28 +100,45 @@ def _window(window, causal):
     return left, (0 if causal and right != 0 else right)
 
 
-def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None):
+def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None, splits=1):
     """The loaded plan of a configuration (memoised by a plain tuple: the
     configuration's digest is computed on the first call only). `q_len` 1
     (a decode step) asks for the kernel compiled for one static query, whose
-    Q block is 16 rows instead of 128 (docs/performance.md, "Decode"); where
-    that kernel cannot be had (a kernel directory without it and no
-    compiler), the dynamic-Nq kernel serves."""
-    key = (dtype, hq, hkv, d, dv, causal, window, capped, q_len)
+    Q block is 16 rows instead of 128 (docs/performance.md, "Decode"), and
+    `splits` > 1 for its split-KV form; where a kernel cannot be had (a
+    kernel directory without it and no compiler), the unsplit one, then the
+    dynamic-Nq one, serves."""
+    key = (dtype, hq, hkv, d, dv, causal, window, capped, q_len, splits)
     plan = _plans.get(key)
     if plan is None:
-        def config(q_len):
-            return _kernels.attention_config(
-                dtype, hq, hkv, d, dv, causal=causal,
-                window=None if window == (-1, -1) else window, softcap=capped, q_len=q_len)
+        config = _kernels.attention_config(
+            dtype, hq, hkv, d, dv, causal=causal,
+            window=None if window == (-1, -1) else window, softcap=capped, q_len=q_len,
+            splits=splits)
         try:
-            plan = _kernels.default_cache.get(config(q_len))
+            plan = _kernels.default_cache.get(config)
         except (MissingKernelError, CompilerUnavailableError):
-            if q_len is None:
+            if splits != 1:
+                plan = plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len)
+            elif q_len is not None:
+                plan = plan_for(dtype, hq, hkv, d, dv, causal, window, capped)
+            else:
                 raise
-            plan = plan_for(dtype, hq, hkv, d, dv, causal, window, capped)
         _plans[key] = plan
     return plan
+
+
+def decode_splits(device, batch, hq, hkv, nk):
+    """Split-KV chunks for a decode step (runtime/splits.py's rule; 1 when
+    FA_MLIR_SPLITS=1 turns split-KV off, or FA_MLIR_SPLITS=S forces S)."""
+    forced = os.environ.get("FA_MLIR_SPLITS")
+    if forced:
+        return max(1, int(forced))
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    sms = _multiprocessors.get(index)
+    if sms is None:
+        sms = _multiprocessors[index] = torch.cuda.get_device_properties(index).multi_processor_count
+    return choose_splits(decode_thread_blocks(batch, hq, hkv), nk, sms)
 
 
 def attention_impl(q, k, v, causal, scale, window_left, window_right, softcap, layout):
@@ -145,8 +164,10 @@ def _run(q, qh, kh, vh, causal, scale, window_left, window_right, softcap, layou
         lse.fill_(float("-inf"))
         return out, lse
     capped = softcap > 0.0
+    decode = nq == 1
+    splits = decode_splits(q.device, b, hq, hkv, nk) if decode and q.is_cuda else 1
     plan = plan_for(DTYPES[q.dtype], hq, hkv, d, dv, causal, (window_left, window_right),
-                    capped, q_len=1 if nq == 1 else None)
+                    capped, q_len=1 if decode else None, splits=splits)
     scalars = attention_scalars(plan.plan, scale, softcap if capped else None)
     plan(q=qh, k=kh, v=vh, o=oh, lse=lse, **scalars)
     return out, lse

@@ -89,8 +89,8 @@ def use_reference_kernels(monkeypatch):
     from . import ops
     plans = {}
 
-    def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None):
-        key = (dtype, hq, hkv, d, dv, causal, window, capped, q_len)
+    def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None, splits=1):
+        key = (dtype, hq, hkv, d, dv, causal, window, capped, q_len, splits)
         return plans.setdefault(key, ReferencePlan(causal, window, capped))
 
     monkeypatch.setattr(ops, "DEVICE_TYPES", ("cuda", "cpu"))

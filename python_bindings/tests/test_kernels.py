@@ -164,3 +164,25 @@ def test_aot_decode_kernels(compiler, tmp_path):
                      "--heads", "4:2", "--causal", "yes", "--decode", "both"]) == 0
     specs = [e["config"]["spec"] for e in KernelDir(tmp_path / "a").read_index()["entries"]]
     assert sorted(str(s["q_len"]) for s in specs) == ["1", "None"]
+
+
+def test_aot_split_kv_decode_kernels(compiler, tmp_path):
+    """--splits compiles the split-KV variants of the decode kernels only;
+    each is one plan of two kernels, found again by its configuration."""
+    from fa_mlir import aot
+    from fa_mlir.kernels import aot_command
+    assert aot.main(["--out", str(tmp_path / "a"), "--head-dims", "64", "--dtypes", "f16",
+                     "--heads", "8:2", "--causal", "yes", "--decode", "both",
+                     "--splits", "1,4"]) == 0
+    d = KernelDir(tmp_path / "a")
+    entries = d.read_index()["entries"]
+    kinds = sorted((str(e["config"]["spec"]["q_len"]), e["config"]["options"].get("splits", "1"))
+                   for e in entries)
+    assert kinds == [("1", "1"), ("1", "4"), ("None", "1")]
+    split = attention_config("f16", 8, 2, 64, causal=True, q_len=1, splits=4)
+    plan, ptx, _ = d.lookup(split)
+    assert [w["name"] for w in plan["workspaces"]] == ["partial_o", "partial_lse"]
+    assert len(plan["kernels"]) == 2 and sorted(ptx) == sorted(k["name"] for k in plan["kernels"])
+    assert aot_command(split).endswith("--decode yes --splits 4")
+    with pytest.raises(SystemExit):
+        aot.main(["--out", str(tmp_path / "b"), "--splits", "0"])

@@ -244,3 +244,23 @@ def test_workspace_beyond_the_index_width_is_refused():
     shapes = {n: t.shape for n, t in arrays(b=1 << 20, nq=128).items()}
     with pytest.raises(ValueError, match="workspace partial_o needs"):
         plan.workspace_shapes(shapes)
+
+
+def test_split_count_rule():
+    from fa_mlir.runtime.splits import choose_splits, decode_thread_blocks
+    # GQA 32:4 packed: one thread block per K/V head and sequence.
+    assert decode_thread_blocks(1, 32, 4) == 4 and decode_thread_blocks(8, 32, 8) == 64
+    assert decode_thread_blocks(2, 64, 2) == 8          # 32 heads a group: 2 blocks each
+    # Few thread blocks: as many splits as fill ~2 per multiprocessor, at
+    # most sqrt(K/V blocks of 64 keys).
+    assert choose_splits(4, 131072, 132) == 32
+    assert choose_splits(4, 32768, 132) == 16
+    assert choose_splits(4, 8192, 132) == 8
+    assert choose_splits(4, 1024, 132) == 4
+    assert choose_splits(32, 32768, 132) == 8
+    assert choose_splits(128, 32768, 132) == 2
+    # A full GPU, a short cache, or nothing to do: no split.
+    assert choose_splits(512, 8192, 132) == 1
+    assert choose_splits(4, 100, 132) == 1
+    assert choose_splits(0, 1000, 132) == 1 and choose_splits(4, 0, 132) == 1
+    assert choose_splits(4, 131072, 132, counts=(1, 2, 4)) == 4

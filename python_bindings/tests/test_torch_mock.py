@@ -270,6 +270,26 @@ def test_decode_step_asks_for_the_one_query_kernel_and_falls_back(monkeypatch):
     assert asked == [1, None, None]
 
 
+def test_split_decode_kernel_falls_back_to_the_unsplit_one(monkeypatch):
+    """A split-KV decode kernel that cannot be had: the unsplit single-query
+    kernel serves, then the dynamic-Nq one."""
+    from fa_mlir import MissingKernelError
+    from fa_mlir import kernels as K
+    asked = []
+
+    def get(config):
+        splits = config.pipeline_options().get("splits", 1)
+        asked.append((config.spec.q_len, int(splits)))
+        if int(splits) != 1:
+            raise MissingKernelError("no split kernel here")
+        return "unsplit decode plan"
+    monkeypatch.setattr(K.default_cache, "get", get)
+    monkeypatch.setattr(ops, "_plans", {})
+    assert ops.plan_for("bf16", 32, 4, 128, 128, True, (-1, 0), False, q_len=1,
+                        splits=8) == "unsplit decode plan"
+    assert asked == [(1, 8), (1, 1)]
+
+
 def test_decode_step_runs_with_the_reference(cpu_kernels):
     q, k, v = rand(2, 8, 1, 64), rand(2, 2, 300, 64), rand(2, 2, 300, 64)
     o, lse = ops.attention(q, k, v, causal=True, return_lse=True)

@@ -12,6 +12,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 from fa_mlir.kernels import attention_config  # noqa: E402
+from fa_mlir.runtime.splits import SPLIT_COUNTS  # noqa: E402
 
 # FA_MLIR_GPU_TESTS_DRY_RUN=1 runs the GPU tests on the CPU with the fp32
 # reference standing in for the kernels (fa_mlir.reference): it checks the
@@ -41,15 +42,24 @@ MATRIX += [
 ]
 for d in (16, 32, 48, 80, 96, 160, 256):                     # other head dims
     MATRIX.append((("bf16", 4, 4, d, True, None, None), [(2, 100, 300), (1, 200, 200)]))
+# Decode steps over long caches, where fa_mlir.attention takes a split-KV
+# kernel (runtime/splits.py: 2-32 chunks on an H200); every split count's
+# kernel is compiled, whatever the GPU's multiprocessor count makes it pick.
+SPLIT_MATRIX = [
+    (("bf16", 32, 4, 128, True, None, None), [(1, 1, 8192), (2, 1, 3000), (4, 1, 20000)]),
+    (("f16", 8, 2, 64, True, None, None), [(1, 1, 5000), (3, 1, 1)]),
+    (("f16", 8, 2, 64, True, None, 30.0), [(1, 1, 4000)]),
+]
+MATRIX += SPLIT_MATRIX
 
 # The transformers test's model: Llama-style, GQA 8:2, head dim 32.
 LLAMA = dict(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_layers=2,
              num_attention_heads=8, num_key_value_heads=2, max_position_embeddings=512)
 
 
-def kernel_config(dtype, hq, hkv, d, causal, window, softcap, q_len=None):
+def kernel_config(dtype, hq, hkv, d, causal, window, softcap, q_len=None, splits=1):
     return attention_config(dtype, hq, hkv, d, causal=causal, window=window,
-                            softcap=softcap is not None, q_len=q_len)
+                            softcap=softcap is not None, q_len=q_len, splits=splits)
 
 
 def needed_configs():
@@ -62,12 +72,13 @@ def needed_configs():
                      head_dim, True, None, None))
     # fa_mlir.attention asks for the one-query kernel on a decode step (Nq =
     # 1: the (1, 1, Nk) shapes, the transformers test's generation).
-    for key in keys:
-        for q_len in (None, 1):
-            config = kernel_config(*key, q_len=q_len)
-            if config.key() not in seen:
-                seen.add(config.key())
-                out.append(config)
+    variants = [(key, q_len, 1) for key in keys for q_len in (None, 1)]
+    variants += [(key, 1, s) for key, _ in SPLIT_MATRIX for s in SPLIT_COUNTS if s != 1]
+    for key, q_len, splits in variants:
+        config = kernel_config(*key, q_len=q_len, splits=splits)
+        if config.key() not in seen:
+            seen.add(config.key())
+            out.append(config)
     return out
 
 

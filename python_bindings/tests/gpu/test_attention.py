@@ -192,3 +192,28 @@ def test_missing_kernel_names_the_aot_command():
         pytest.skip("the compiler is here: a miss compiles")
     with pytest.raises(fa_mlir.MissingKernelError, match="python -m fa_mlir.aot"):
         fa_mlir.attention(cuda(1, 6, 64, 64), cuda(1, 3, 64, 64), cuda(1, 3, 64, 64))
+
+
+@pytest.mark.cuda_only
+def test_long_decode_steps_take_a_split_kv_kernel():
+    """A decode step whose few thread blocks leave the GPU idle runs the
+    split-KV plan the rule picks (two kernels, two workspaces), and every
+    split count's kernel gives the same result within rounding."""
+    from fa_mlir import ops
+    from fa_mlir.runtime.splits import SPLIT_COUNTS
+    q = cuda(1, 32, 1, 128, dtype=torch.bfloat16)
+    k, v = cuda(1, 4, 8192, 128, dtype=torch.bfloat16), cuda(1, 4, 8192, 128, dtype=torch.bfloat16)
+    splits = ops.decode_splits(q.device, 1, 32, 4, 8192)
+    assert splits > 1
+    out = fa_mlir.attention(q, k, v, causal=True)
+    plan = ops.plan_for("bf16", 32, 4, 128, 128, True, (-1, 0), False, q_len=1, splits=splits)
+    assert len(plan.plan.kernels) == 2 and set(plan.plan.workspaces) == {"partial_o",
+                                                                         "partial_lse"}
+    o_ref, _ = attention_reference(q, k, v, True, None, None, None)
+    assert (out.float() - o_ref).abs().max().item() <= 2e-2
+    for s in SPLIT_COUNTS:
+        p = ops.plan_for("bf16", 32, 4, 128, 128, True, (-1, 0), False, q_len=1, splits=s)
+        o = torch.empty_like(q)
+        p.attention(q, k, v, o)
+        assert len(p.plan.kernels) == (1 if s == 1 else 2)
+        assert (o.float() - o_ref).abs().max().item() <= 2e-2, s
