@@ -174,6 +174,8 @@ def fa_passes(rng):
         "--fa-schedule-softmax=rescale=%s" % n(["auto", "before-exp", "after-exp"]),
         "--fa-pipeline-kv=stages=%s" % n(["0", "2", "3", "4", "1", "9"]),
         "--fa-warp-block-skip",
+        "--fa-split-kv=splits=%s" % n(["2", "3", "4", "16", "1", "0", "2000"]),
+        "--fa-tile-combine=block-m=%s" % n(["0", "16", "32", "64", "128", "24", "-16"]),
         "--fa-lower-to-gpu=chip=%s index-bitwidth=%s" % (n(["sm_80", "sm_86", "sm_90", "sm_90a", "sm_75", "sm_100", "sm_120", "gfx90a", ""]),
                                                          n(["32", "64", "16"])),
         "--fa-decompose-tiles",
@@ -195,6 +197,7 @@ def random_pipeline(rng, out_dir):
                           ("query-home", ["auto", "shared", "registers", "x"]),
                           ("rescale", ["auto", "before-exp", "after-exp"]),
                           ("pack-gqa", ["true", "false"]), ("warp-block-skip", ["true", "false"]),
+                          ("splits", ["1", "2", "4", "7", "0", "4096"]),
                           ("features", ["+ptx80", "+ptx60", "+ptx86", "+ptx90", "+ptx99", "garbage", ""]),
                           ("index-bitwidth", ["32", "64", "8"]), ("opt-level", ["0", "2", "3", "9"])):
             if rng.random() < 0.35:
