@@ -421,9 +421,12 @@ LogicalResult KVPipeliner::run() {
   return success();
 }
 
-/// The atom's stages for the head dims of the K and V tiles of `forall`
-/// (2 when it has none).
+/// The stages the tiling recorded on `forall` (fa.kv_stages), else the
+/// atom's for the head dims of its K and V tiles (2 when it has none).
 int64_t defaultStages(scf::ForallOp forall) {
+  if (auto picked = forall->getAttrOfType<IntegerAttr>(kKVStagesAttrName))
+    if (picked.getInt() >= 2 && picked.getInt() <= 4)
+      return picked.getInt();
   int64_t headDim = 0, valueDim = 0;
   MmaAtomAttrInterface atom;
   forall.walk([&](QKOp qk) {

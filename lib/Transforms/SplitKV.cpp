@@ -162,6 +162,9 @@ LogicalResult KVSplitter::split() {
   auto split = scf::ForallOp::create(
       b, loc, forall.getMixedLowerBound(), ubs, forall.getMixedStep(),
       ValueRange{wsOut, wsLse}, forall.getMapping());
+  // Discardable attributes (the tiling's choices, e.g. fa.kv_stages) stay.
+  for (NamedAttribute attr : forall->getDiscardableAttrs())
+    split->setAttr(attr.getName(), attr.getValue());
   Block *body = split.getBody();
   b.eraseOp(body->getTerminator());
 

@@ -10,6 +10,7 @@
 #include "fa/Dialect/FA/IR/Chips.h"
 #include "fa/Dialect/FA/Semantics/AttentionMath.h"
 #include "fa/Transforms/Passes.h"
+#include "fa/Transforms/TiledAttention.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -301,7 +302,12 @@ SmallVector<Value> QOuterTiler::build() {
 /// --fa-map-warps then gives it one warp per 16 rows. Entries with more than
 /// four warps (d = 160, 192) keep their Q block: one or two warps would
 /// then copy the whole K/V tiles alone, and ptxas spills (20-460 bytes).
-FailureOr<std::pair<int64_t, int64_t>>
+/// The blocks, and the K/V stages when they differ from the table's (0).
+struct AutoTiles {
+  int64_t blockM, blockN, stages;
+};
+
+FailureOr<AutoTiles>
 blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
                  bool forSplitKV) {
   int64_t d = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
@@ -342,7 +348,22 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
            << d << " and " << dv << " fit the "
            << chip.maxSharedMemoryPerBlock << " bytes of shared memory of "
            << chip.name;
-  return std::make_pair(fitted->blockM, fitted->blockN);
+  // A shrunk Q block (a decode step) leaves the shared memory for a third
+  // K/V stage: 1.02-1.27x on H200 decode steps, the most with many thread
+  // blocks; split-KV kernels gain nothing from it (0.97-1.04), so they keep
+  // the table's (docs/performance.md, "split-KV decode steps"). Only where
+  // the tiles then still fit the chip as they are.
+  int64_t stages = 0;
+  if (!forSplitKV && fitted->blockM < tableBlockM && fitted->stages < 3) {
+    fa::TileConfig deeper = *fitted;
+    deeper.stages = 3;
+    FailureOr<fa::TileConfig> fits =
+        atom.fitTiles(deeper, d, dv, chip.maxSharedMemoryPerBlock);
+    if (succeeded(fits) && fits->blockM == deeper.blockM &&
+        fits->blockN == deeper.blockN)
+      stages = 3;
+  }
+  return AutoTiles{fitted->blockM, fitted->blockN, stages};
 }
 
 struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
@@ -385,17 +406,24 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
       }
       // pack-gqa applies to single-query GQA/MQA ops only.
       bool pack = packGqa && q[2] == 1 && op.getGroupSize() > 1;
-      std::pair<int64_t, int64_t> blocks(blockM, blockN);
+      AutoTiles tiles{blockM, blockN, 0};
       if (autoBlocks) {
-        FailureOr<std::pair<int64_t, int64_t>> picked =
+        FailureOr<AutoTiles> picked =
             blocksForHeadDim(op, *chipInfo, pack, forSplitKV);
         if (failed(picked))
           return signalPassFailure();
-        blocks = *picked;
+        tiles = *picked;
       }
-      auto [m, n] = blocks;
       rewriter.setInsertionPoint(op);
-      rewriter.replaceOp(op, QOuterTiler(rewriter, op, m, n, pack).build());
+      SmallVector<Value> results =
+          QOuterTiler(rewriter, op, tiles.blockM, tiles.blockN, pack).build();
+      // The stages are --fa-pipeline-kv's (stages=0) to apply: recorded on
+      // the loop nest, where the L1 IR shows them.
+      if (tiles.stages)
+        if (auto forall = results.front().getDefiningOp<scf::ForallOp>())
+          forall->setAttr(fa::kKVStagesAttrName,
+                          rewriter.getI64IntegerAttr(tiles.stages));
+      rewriter.replaceOp(op, results);
     }
   }
 };

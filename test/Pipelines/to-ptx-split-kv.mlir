@@ -74,6 +74,7 @@
 
 // Before the GPU lowering, the split attention nest stores f32 partials
 // (at batch s * B + b) and the merge is its own loop nest mapped to the grid.
+// L3-NOT: fa.kv_stages
 // L3: scf.forall
 // L3: fa.finalize {{.*}} -> tensor<16x128xf32, #acc_w1>
 // L3: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
@@ -81,6 +82,10 @@
 // L3: fa.combine_splits {{.*}} : tensor<4x32x128xf32>, tensor<4x32xf32> -> tensor<32x128xbf16, #acc_w2>, tensor<32xf32, #rows_w2>
 // L3: } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}
 
+// Unsplit, the decode kernel takes a third K/V stage (fa.kv_stages, from the
+// tiling); split, the table's two.
+// NOSPLIT-NOT: fa.combine_splits
+// NOSPLIT: } {fa.kv_stages = 3 : i64, mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
 // NOSPLIT-NOT: fa.combine_splits
 
 // BAD: fa-split-kv: option splits must be in [1, 1024], got 0

@@ -1,15 +1,27 @@
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true" | FileCheck %s
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true" --fa-map-warps="num-warps=0" | FileCheck %s --check-prefix=WARPS
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true" --fa-map-warps="num-warps=0" --fa-pipeline-kv="stages=0" | FileCheck %s --check-prefix=STAGES
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_86" | FileCheck %s --check-prefix=SM86
 
 // auto-blocks with a static Nq below the table's 128-row Q block (a decode
 // step): the Q block is the smallest of 16, 32 and 64 rows that holds Nq,
 // and --fa-map-warps gives it one warp per 16 rows. The K/V block stays the
-// table's (64 at d = 128).
+// table's (64 at d = 128). The shared memory the smaller Q tile leaves goes
+// to a third K/V stage where the chip has room for it (sm_80's 163 KB:
+// fa.kv_stages = 3 on the loop nest, which --fa-pipeline-kv{stages=0}
+// applies; not on sm_86's 99 KB), and the loop nests of the table's Q block
+// keep the table's 2.
 
 // One query (decode), GQA 32:4, d = 128: 16-row Q tiles.
 // CHECK-LABEL: func @decode_one_query
 // CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}}, 32, %{{.*}})
 // CHECK: fa.qk %{{.*}}, %{{.*}} : tensor<16x128xbf16>, tensor<64x128xbf16> -> tensor<16x64xf32>
+// CHECK: } {fa.kv_stages = 3 : i64}
+// STAGES-LABEL: func @decode_one_query
+// STAGES: fa.async_load %{{.*}}, %{{.*}}[{{.*}}] rows({{.*}}) slot({{.*}}) of 3
+// SM86-LABEL: func @decode_one_query
+// SM86-NOT: fa.kv_stages
+// SM86-LABEL: func @seventeen_queries
 // WARPS: #[[ACC1:.*]] = #fa.warp_rows<acc, num_warps = 1, atom = #fa.mma_sync>
 // WARPS-LABEL: func @decode_one_query
 // WARPS: fa.qk {{.*}} -> tensor<16x64xf32, #[[ACC1]]>
@@ -25,6 +37,8 @@ func.func @decode_one_query(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x4x?x128xbf
 // 17 queries (speculative decoding, a short chunk): 32 rows, two warps.
 // CHECK-LABEL: func @seventeen_queries
 // CHECK: fa.qk {{.*}} -> tensor<32x64xf32>
+//     (d = 64: three stages fit sm_86 too.)
+// SM86: } {fa.kv_stages = 3 : i64}
 // WARPS: #[[ACC2:.*]] = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
 // WARPS-LABEL: func @seventeen_queries
 // WARPS: fa.qk {{.*}} -> tensor<32x64xf32, #[[ACC2]]>
@@ -44,6 +58,7 @@ func.func @seventeen_queries(%q: tensor<2x8x17x64xf16>, %k: tensor<2x8x?x64xf16>
 // CHECK: fa.qk {{.*}} -> tensor<128x64xf32>
 // CHECK-LABEL: func @dynamic_queries
 // CHECK: fa.qk {{.*}} -> tensor<128x64xf32>
+// CHECK-NOT: fa.kv_stages
 // WARPS: #[[ACC4:.*]] = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>
 // WARPS-LABEL: func @sixty_four_queries
 // WARPS: fa.qk {{.*}} -> tensor<64x64xf32, #[[ACC4]]>

@@ -162,7 +162,10 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
            "shrunk where they exceed the chip's shared memory; with a "
            "static Nq below the table's Q block (a decode step), the Q "
            "block is the smallest of 16, 32, 64 rows that holds Nq (not "
-           "for the table's 8-warp entries, d = 160 and 192)">,
+           "for the table's 8-warp entries, d = 160 and 192), and where "
+           "the chip's shared memory holds a third K/V stage next to it (and "
+           "not for-split-kv) the loop nest gets fa.kv_stages = 3 for "
+           "--fa-pipeline-kv{stages=0}">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "With auto-blocks: the GPU whose shared memory the tiles must "
            "fit (fa/Dialect/FA/IR/Chips.h)">,
@@ -771,7 +774,8 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"2",
            "K/V blocks resident in shared memory (2 to 4): blocks j + 1 .. "
-           "j + stages - 1 load while block j is used; 0: the atom's table "
+           "j + stages - 1 load while block j is used; 0: the loop nest's "
+           "fa.kv_stages (set by --fa-tile-q-outer{auto-blocks}), else the atom's table "
            "for the head dim">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",

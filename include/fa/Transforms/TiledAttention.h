@@ -66,6 +66,11 @@ private:
   }
 };
 
+/// A discardable attribute of a tiled loop nest: the K/V stages the tiling
+/// picked (`--fa-tile-q-outer{auto-blocks}`, when not the atom's table's),
+/// which `--fa-pipeline-kv{stages=0}` applies.
+inline constexpr llvm::StringLiteral kKVStagesAttrName = "fa.kv_stages";
+
 /// Which rows the sizes of a slice of a [B, H, N, ...] tensor or memref
 /// (rank 3 or more) take: false for rows of one head ([1, 1, n, ...]), true
 /// for one position of consecutive heads ([1, n, 1, ...]; a constant n = 1
