@@ -133,7 +133,10 @@ def decode_splits(device, batch, hq, hkv, nk):
     FA_MLIR_SPLITS=1 turns split-KV off, or FA_MLIR_SPLITS=S forces S)."""
     forced = os.environ.get("FA_MLIR_SPLITS")
     if forced:
-        return max(1, int(forced))
+        if not forced.isdigit() or not 1 <= int(forced) <= 1024:
+            raise ValueError("FA_MLIR_SPLITS must be a split count from 1 to 1024, got %r"
+                             % forced)
+        return int(forced)
     index = device.index if device.index is not None else torch.cuda.current_device()
     sms = _multiprocessors.get(index)
     if sms is None:

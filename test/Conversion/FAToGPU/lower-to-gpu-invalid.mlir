@@ -760,3 +760,56 @@ func.func @split_kv(%o: tensor<4x2x8x1x64xf32>, %l: tensor<4x2x8x1xf32>)
       -> tensor<2x8x1x64xf16>, tensor<2x8x1xf32>
   return %r#0 : tensor<2x8x1x64xf16>
 }
+
+// -----
+
+// A tensor that one kernel writes and a later one reads becomes a workspace
+// of their plan, which the runtime must be able to allocate: not the
+// caller's argument.
+#rows = #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>
+func.func @chained_through_an_argument(%w: tensor<1x1x32xf32>, %m2: tensor<1x1x32xf32>) -> tensor<1x1x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  // expected-error @+1 {{fa-lower-to-gpu: cannot make one launch plan of the kernels of this function: 'in0' passes from one kernel to the next but is not a tensor.empty the runtime can allocate}}
+  %r = scf.forall (%qb) in (2) shared_outs(%mo = %w) -> (tensor<1x1x32xf32>) {
+    %q0 = arith.muli %qb, %c16 : index
+    %m0 = arith.constant dense<1.0> : tensor<16xf32, #rows>
+    %ms = tensor.extract_slice %m0[0] [%c16] [1] : tensor<16xf32, #rows> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ms into %mo[%c0, %c0, %q0] [1, 1, %c16] [1, 1, 1] : tensor<?xf32> into tensor<1x1x32xf32>
+    }
+  } {mapping = [#gpu.block<x>]}
+  %r2 = scf.forall (%qb) in (2) shared_outs(%mo = %m2) -> (tensor<1x1x32xf32>) {
+    %q0 = arith.muli %qb, %c16 : index
+    %read = tensor.extract_slice %r[0, 0, 0] [1, 1, 16] [1, 1, 1] : tensor<1x1x32xf32> to tensor<16xf32>
+    %m0 = arith.constant dense<2.0> : tensor<16xf32, #rows>
+    %ms = tensor.extract_slice %m0[0] [%c16] [1] : tensor<16xf32, #rows> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ms into %mo[%c0, %c0, %q0] [1, 1, %c16] [1, 1, 1] : tensor<?xf32> into tensor<1x1x32xf32>
+    }
+  } {mapping = [#gpu.block<x>]}
+  return %r2 : tensor<1x1x32xf32>
+}
+
+// -----
+
+// The merge of split-KV in its tile form, with plain (unencoded) results: no
+// layout says which thread merges which elements (the kernel's other tiles
+// are held by one warp).
+#rows = #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>
+func.func @combine_tile_without_layout(%po: tensor<2x16x16xf32>, %pl: tensor<2x16xf32>, %o0: tensor<1x16x1x16xf16>,
+                                       %l0: tensor<1x1x16xf32>) -> (tensor<1x16x1x16xf16>, tensor<1x1x16xf32>) {
+  %c16 = arith.constant 16 : index
+  %r:2 = scf.forall (%bi) in (1) shared_outs(%o = %o0, %l = %l0) -> (tensor<1x16x1x16xf16>, tensor<1x1x16xf32>) {
+    // expected-error @+2 {{fa-lower-to-gpu: fa.combine_splits must be tiled first (--fa-tile-combine)}}
+    // expected-error @+1 {{failed to legalize operation 'fa.combine_splits' that was explicitly marked illegal}}
+    %ot, %lt = fa.combine_splits %po, %pl : tensor<2x16x16xf32>, tensor<2x16xf32> -> tensor<16x16xf16>, tensor<16xf32>
+    %m0 = arith.constant dense<1.0> : tensor<16xf32, #rows>
+    %ms = tensor.extract_slice %m0[0] [%c16] [1] : tensor<16xf32, #rows> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ot into %o[0, 0, 0, 0] [1, 16, 1, 16] [1, 1, 1, 1] : tensor<16x16xf16> into tensor<1x16x1x16xf16>
+      tensor.parallel_insert_slice %ms into %l[0, 0, 0] [1, 1, %c16] [1, 1, 1] : tensor<?xf32> into tensor<1x1x16xf32>
+    }
+  } {mapping = [#gpu.block<x>]}
+  return %r#0, %r#1 : tensor<1x16x1x16xf16>, tensor<1x1x16xf32>
+}

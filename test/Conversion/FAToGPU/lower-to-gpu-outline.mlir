@@ -266,3 +266,43 @@ func.func @"two.nests"(%m: tensor<1x1x32xf32>, %m2: tensor<1x1x32xf32>) -> (tens
   } {mapping = [#gpu.block<x>]}
   return %r, %r2 : tensor<1x1x32xf32>, tensor<1x1x32xf32>
 }
+
+// -----
+
+// Two loop nests where the second reads what the first writes into a
+// tensor.empty: one launch plan of two kernels in order (on both launches),
+// that tensor a workspace the runtime allocates (named after its reader's
+// view of it), the caller passing only the other tensor.
+// CHECK-LABEL: func.func @chained(
+// CHECK: gpu.launch_func @chained_kernel_module::@chained_kernel
+// CHECK-SAME: name = "chained_kernel", params = ["in0"]
+// CHECK-SAME: name = "chained_kernel_1", params = ["in0", "out0"]
+// CHECK-SAME: tensors = [{dtype = "f32", name = "out0", output = true, shape = [1, 1, 32]}], version = 1 : i64, workspaces = [{dtype = "f32", name = "in0", shape = [1, 1, 32]}]
+// CHECK: gpu.launch_func @chained_kernel_1_module::@chained_kernel_1
+// CHECK-SAME: workspaces = [{dtype = "f32", name = "in0", shape = [1, 1, 32]}]
+#rows = #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>
+func.func @chained(%m2: tensor<1x1x32xf32>) -> tensor<1x1x32xf32> {
+  %ws = tensor.empty() : tensor<1x1x32xf32>
+  %r = scf.forall (%qb) in (2) shared_outs(%mo = %ws) -> (tensor<1x1x32xf32>) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %q0 = arith.muli %qb, %c16 : index
+    %m0 = arith.constant dense<1.0> : tensor<16xf32, #rows>
+    %ms = tensor.extract_slice %m0[0] [%c16] [1] : tensor<16xf32, #rows> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ms into %mo[%c0, %c0, %q0] [1, 1, %c16] [1, 1, 1] : tensor<?xf32> into tensor<1x1x32xf32>
+    }
+  } {mapping = [#gpu.block<x>]}
+  %r2 = scf.forall (%qb) in (2) shared_outs(%mo = %m2) -> (tensor<1x1x32xf32>) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %q0 = arith.muli %qb, %c16 : index
+    %read = tensor.extract_slice %r[0, 0, 0] [1, 1, 16] [1, 1, 1] : tensor<1x1x32xf32> to tensor<16xf32>
+    %m0 = arith.constant dense<2.0> : tensor<16xf32, #rows>
+    %ms = tensor.extract_slice %m0[0] [%c16] [1] : tensor<16xf32, #rows> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ms into %mo[%c0, %c0, %q0] [1, 1, %c16] [1, 1, 1] : tensor<?xf32> into tensor<1x1x32xf32>
+    }
+  } {mapping = [#gpu.block<x>]}
+  return %r2 : tensor<1x1x32xf32>
+}

@@ -59,13 +59,12 @@ FailureOr<PartialTile> readPartialTile(OpBuilder &b, Location loc,
     t.offsets.push_back(value(o));
   for (OpFoldResult s : slice.getMixedStrides())
     t.strides.push_back(value(s));
+  // (The slice's result, and so the dims it keeps, has the tile's rank: a
+  // pad keeps the rank, and the op's verifier fixes the tile's.)
   llvm::SmallBitVector dropped = slice.getDroppedDims();
   for (unsigned d = 0; d < slice.getSourceType().getRank(); ++d)
     if (!dropped.test(d))
       t.keptDims.push_back(d);
-  if (t.keptDims.size() != static_cast<size_t>(tileTy.getRank()))
-    return user->emitOpError("fa-lower-to-gpu: cannot tell which dims of "
-                             "its partial results a combine tile reads");
   // The rows the slice reads (the rest of a padded tile is padding).
   t.validRows = padded
                     ? value(slice.getMixedSizes()[t.keptDims[1]])
