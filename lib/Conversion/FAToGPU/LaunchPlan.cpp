@@ -253,6 +253,9 @@ mlir::fa::mergeLaunchPlans(ArrayRef<LoweredKernel> kernels) {
     size_t base = kernel.plan.tensors.size();
     for (auto [i, v] : llvm::enumerate(kernel.hostArgs))
       k.params.push_back(i < base ? names[v] : scalarNames[v]);
+    // (The names are a superset of each kernel's own, with which its grid
+    // was expressed already: a failure here would be an inconsistency of
+    // this function, reported rather than asserted.)
     for (auto [d, size] : llvm::enumerate(kernel.grid)) {
       FailureOr<Attribute> expr = gridExpression(size, names);
       if (failed(expr))

@@ -813,3 +813,34 @@ func.func @combine_tile_without_layout(%po: tensor<2x16x16xf32>, %pl: tensor<2x1
   } {mapping = [#gpu.block<x>]}
   return %r#0, %r#1 : tensor<1x16x1x16xf16>, tensor<1x1x16xf32>
 }
+
+// -----
+
+// A workspace's size must be arithmetic on the sizes of the plan's tensors
+// (the runtime computes it from them): not a number the caller has no way
+// to pass.
+#rows = #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>
+func.func @workspace_of_unknown_size(%n: index, %m2: tensor<1x1x32xf32>) -> tensor<1x1x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %ws = tensor.empty(%n) : tensor<?x1x32xf32>
+  // expected-error @+1 {{fa-lower-to-gpu: cannot make one launch plan of the kernels of this function: the size of workspace 'in0' is not arithmetic on the sizes of the tensors}}
+  %r = scf.forall (%qb) in (2) shared_outs(%mo = %ws) -> (tensor<?x1x32xf32>) {
+    %q0 = arith.muli %qb, %c16 : index
+    %m0 = arith.constant dense<1.0> : tensor<16xf32, #rows>
+    %ms = tensor.extract_slice %m0[0] [%c16] [1] : tensor<16xf32, #rows> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ms into %mo[%c0, %c0, %q0] [1, 1, %c16] [1, 1, 1] : tensor<?xf32> into tensor<?x1x32xf32>
+    }
+  } {mapping = [#gpu.block<x>]}
+  %r2 = scf.forall (%qb) in (2) shared_outs(%mo = %m2) -> (tensor<1x1x32xf32>) {
+    %q0 = arith.muli %qb, %c16 : index
+    %read = tensor.extract_slice %r[0, 0, 0] [1, 1, 16] [1, 1, 1] : tensor<?x1x32xf32> to tensor<16xf32>
+    %m0 = arith.constant dense<2.0> : tensor<16xf32, #rows>
+    %ms = tensor.extract_slice %m0[0] [%c16] [1] : tensor<16xf32, #rows> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ms into %mo[%c0, %c0, %q0] [1, 1, %c16] [1, 1, 1] : tensor<?xf32> into tensor<1x1x32xf32>
+    }
+  } {mapping = [#gpu.block<x>]}
+  return %r2 : tensor<1x1x32xf32>
+}
