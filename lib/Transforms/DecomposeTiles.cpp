@@ -119,11 +119,15 @@ struct LowerMask : OpRewritePattern<MaskOp> {
     rw.replaceOp(op, lb.generic(
                          op.getScores(), {}, {lb.tile2}, {kParallel, kParallel},
                          [&](OpBuilder &nb, Location l, ValueRange a) {
+                           // Transposed tiles hold keys in rows and queries
+                           // in columns.
+                           unsigned queryDim = op.getTransposed() ? 1 : 0;
                            Value row = semantics::queryRow(
-                               nb, l, rowStart, linalg::IndexOp::create(nb, l, 0),
-                               spec);
+                               nb, l, queryDim ? colStart : rowStart,
+                               linalg::IndexOp::create(nb, l, queryDim), spec);
                            Value col = arith::AddIOp::create(
-                               nb, l, colStart, linalg::IndexOp::create(nb, l, 1));
+                               nb, l, queryDim ? rowStart : colStart,
+                               linalg::IndexOp::create(nb, l, 1 - queryDim));
                            Value hidden = semantics::isHidden(nb, l, row, col, spec);
                            LinalgBuilder::yield(
                                nb, l, arith::SelectOp::create(nb, l, hidden, negInf, a[0]));
@@ -371,6 +375,85 @@ struct LowerCombineSplits : OpRewritePattern<CombineSplitsOp> {
   }
 };
 
+/// The map that reads a per-query vector of a [rows, cols] tile: by row,
+/// or by column for the backward's transposed tiles.
+AffineMap queryVectorMap(TileLinalg &lb, bool transposed) {
+  return transposed ? lb.map(2, {getAffineDimExpr(1, lb.builder().getContext())})
+                    : lb.row2;
+}
+
+/// Pattern: fa.probs_from_lse => exp2(scale * s - log2(e) LSE) per element.
+struct LowerProbsFromLse : OpRewritePattern<ProbsFromLseOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ProbsFromLseOp op,
+                                PatternRewriter &rw) const override {
+    TileLinalg lb(rw, op.getLoc());
+    Value s = op.getScores(), scale = op.getScale();
+    rw.replaceOp(op, lb.generic(
+                         lb.emptyLike(s), {s, op.getLse()},
+                         {lb.tile2, queryVectorMap(lb, op.getTransposed()),
+                          lb.tile2},
+                         {kParallel, kParallel},
+                         [&](OpBuilder &nb, Location l, ValueRange a) {
+                           Value lse2 = semantics::lseToLog2(nb, l, a[1]);
+                           LinalgBuilder::yield(
+                               nb, l,
+                               semantics::probFromLseLog2(nb, l, a[0], scale,
+                                                          lse2));
+                         }));
+    return success();
+  }
+};
+
+/// Pattern: fa.score_grad => scale * P * (dP - D) (times the cap's
+/// derivative) per element.
+struct LowerScoreGrad : OpRewritePattern<ScoreGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScoreGradOp op,
+                                PatternRewriter &rw) const override {
+    TileLinalg lb(rw, op.getLoc());
+    Value p = op.getProbs(), scale = op.getScale(), cap = op.getCap();
+    SmallVector<Value> ins = {p, op.getGradProbs(), op.getRowDot()};
+    SmallVector<AffineMap> maps = {lb.tile2, lb.tile2,
+                                   queryVectorMap(lb, op.getTransposed())};
+    if (op.getCapped()) {
+      ins.push_back(op.getCapped());
+      maps.push_back(lb.tile2);
+    }
+    maps.push_back(lb.tile2);
+    rw.replaceOp(op, lb.generic(lb.emptyLike(p), ins, maps,
+                                {kParallel, kParallel},
+                                [&](OpBuilder &nb, Location l, ValueRange a) {
+                                  LinalgBuilder::yield(
+                                      nb, l,
+                                      semantics::rawScoreGrad(
+                                          nb, l, a[0], a[1], a[2], scale,
+                                          cap ? a[3] : Value(), cap));
+                                }));
+    return success();
+  }
+};
+
+/// Pattern: fa.row_dot => D[r] = sum_e dO[r, e] * O[r, e] in f32.
+struct LowerRowDot : OpRewritePattern<RowDotOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(RowDotOp op,
+                                PatternRewriter &rw) const override {
+    TileLinalg lb(rw, op.getLoc());
+    Value init = lb.filledLike(op.getRowDot(), 0.0);
+    rw.replaceOp(op, lb.generic(init, {op.getGradOut(), op.getOut()},
+                                {lb.tile2, lb.tile2, lb.row2},
+                                {kParallel, kReduction},
+                                [](OpBuilder &nb, Location l, ValueRange a) {
+                                  Value x = LinalgBuilder::toF32(nb, l, a[0]);
+                                  Value y = LinalgBuilder::toF32(nb, l, a[1]);
+                                  LinalgBuilder::yield(nb, l,
+                                        math::FmaOp::create(nb, l, x, y, a[2]));
+                                }));
+    return success();
+  }
+};
+
 struct FADecomposeTilesPass
     : fa::impl::FADecomposeTilesBase<FADecomposeTilesPass> {
   void runOnOperation() override {
@@ -383,7 +466,8 @@ struct FADecomposeTilesPass
     });
     RewritePatternSet patterns(&getContext());
     patterns.add<LowerQK, LowerSoftcap, LowerMask, LowerRunningMax, LowerSoftmaxExp,
-                 LowerRescale, LowerPV, LowerFinalize, LowerCombineSplits>(
+                 LowerRescale, LowerPV, LowerFinalize, LowerCombineSplits,
+                 LowerProbsFromLse, LowerScoreGrad, LowerRowDot>(
         &getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }

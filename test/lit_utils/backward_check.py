@@ -5,7 +5,8 @@ Builds a module with random Q, K, V, dO (uniform in [-range, range], rounded
 to the element type), with O and LSE from the double-precision forward of
 backward_reference.py (rounded to the element type and to f32, as a forward
 kernel would hand them over), lowers it with --fa-lower-to-cpu (after
---fa-tile-kv-outer with --tile M N) and runs it with mlir-runner. dQ, dK and
+--fa-tile-kv-outer, or with --gpu-form --fa-tile-backward, with --tile M N)
+and runs it with mlir-runner. dQ, dK and
 dV are compared element by element, |actual - expected| <= atol + rtol *
 |expected|, against
 
@@ -117,7 +118,9 @@ def main():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     add_attention_arguments(p, 8, 8)
     p.add_argument("--tile", type=int, nargs=2, metavar=("BLOCK_M", "BLOCK_N"),
-                   help="run --fa-tile-kv-outer with these blocks first")
+                   help="run --fa-tile-kv-outer (or --fa-tile-backward) with these blocks first")
+    p.add_argument("--gpu-form", action="store_true",
+                   help="tile with --fa-tile-backward (the three loop nests the GPU runs)")
     p.add_argument("--against", choices=["reference", "naive"], default="reference")
     p.add_argument("--range", type=float, default=1.0, help="inputs uniform in [-range, range]")
     p.add_argument("--seed", type=int, default=0)
@@ -127,7 +130,8 @@ def main():
     a = p.parse_args()
 
     module, expected = build(a, random.Random(a.seed))
-    passes = ["--fa-tile-kv-outer=block-m=%d block-n=%d" % tuple(a.tile)] if a.tile else []
+    tiler = "--fa-tile-backward" if a.gpu_form else "--fa-tile-kv-outer"
+    passes = ["%s=block-m=%d block-n=%d" % ((tiler,) + tuple(a.tile))] if a.tile else []
     runs = run_module(module, [passes] + ([[]] if a.against == "naive" else []),
                       a.runner_libs)
     actual = runs[0]

@@ -270,6 +270,87 @@ def FATileKVOuter : Pass<"fa-tile-kv-outer"> {
   ];
 }
 
+def FATileBackward : Pass<"fa-tile-backward"> {
+  let summary = "Tile fa.attention_backward into the three loop nests of the "
+                "GPU backward: D, dK/dV (K/V-outer), dQ (Q-outer)";
+  let description = [{
+    Rewrites every tensor-form `fa.attention_backward` into three
+    `scf.forall` loop nests of tile ops, each one kernel on the GPU (the
+    CPU runs the same IR after `--fa-decompose-tiles`):
+
+    1. The preprocessing: over (batch, query head, block of `block-m`
+       rows), `D = rowsum(dO * O)` with `fa.row_dot`, into an f32
+       `[B, Hq, Nq]` tensor (a workspace of the launch plan on the GPU).
+    2. The dK/dV nest, FlashAttention-2's K/V-outer loop: over (batch,
+       key/value head, K/V block of `block-n` rows); inside, the query heads
+       of the group in order and the Q blocks of `block-m` rows that can see
+       the K/V block (block skipping on both sides of a window: the inverse
+       bounds of AttentionMath.h). Tiles are transposed, key rows by query
+       columns: `S^T = fa.qk(K, Q)`, `fa.mask ... transposed`,
+       `P^T = fa.probs_from_lse ... transposed` (P recomputed from LSE),
+       `dV += fa.pv(P^T, dO)`, `dP^T = fa.qk(V, dO)`,
+       `dS^T = fa.score_grad ... transposed`, `dK += fa.pv(dS^T, Q)`. dK
+       and dV stay in loop-carried f32 tiles and are stored once.
+    3. The dQ nest, Q-outer like the forward: over (batch, query head,
+       Q block); inside, the K/V blocks the block's rows can see:
+       `S = fa.qk(Q, K)`, mask, P, `dP = fa.qk(dO, V)`, dS,
+       `dQ += fa.pv(dS, K)`, stored once.
+
+    dQ is computed by its own nest instead of being added into by every
+    K/V block (FlashAttention-2's atomics): S and dP are computed twice
+    (7 matmuls per tile pair instead of 5), and in exchange no gradient
+    needs atomics or an f32 buffer and a conversion pass, and every sum
+    is taken in a fixed order, so the gradients are bitwise reproducible
+    (docs/backward.md). The scale is folded into dS, so the accumulators
+    are the gradients; each is rounded to the element type once.
+
+    Before:
+
+    ```mlir
+    %dq, %dk, %dv = fa.attention_backward ins(%q, %k, %v, %o, %do, %lse : ...)
+        outs(%dq0, %dk0, %dv0 : ...) causal -> ...
+    ```
+
+    After (abridged):
+
+    ```mlir
+    %d = scf.forall (%b, %h, %rb) in (...) shared_outs(%dd = %empty) {
+      %t = fa.row_dot %do_tile, %o_tile : ... -> tensor<64xf32>
+      ...
+    }
+    %dk, %dv = scf.forall (%b, %g, %kb) in (...) shared_outs(...) {
+      %acc:2 = scf.for %r = %c0 to %group ... {
+        scf.for %q0 = %q_begin to %q_end step %c64 ... {
+          %st = fa.qk %k_tile, %q_tile ...
+          %pt = fa.probs_from_lse %stm, %lse_t scale(%c) {transposed} ...
+          ...
+        }
+      }
+    }
+    %dq = scf.forall (%b, %h, %qb) in (...) shared_outs(...) {
+      scf.for %k0 = %k_begin to %k_end step %c64 ... {
+        %s = fa.qk %q_tile, %k_tile ...
+        %ds = fa.score_grad %p, %dp, %d_t scale(%s) ...
+        %acc = fa.pv %ds16, %k_tile, %dq_acc ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"blockM", "block-m", "int64_t", /*default=*/"64",
+           "Query rows per tile (rows of the dQ and D nests' blocks, "
+           "columns of the dK/dV nest's tiles), 1..1024">,
+    Option<"blockN", "block-n", "int64_t", /*default=*/"64",
+           "Key rows per tile (rows of the dK/dV nest's blocks, columns of "
+           "the dQ nest's tiles), 1..1024">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def FARejectBackwardOnGPU : Pass<"fa-reject-backward-on-gpu"> {
   let summary = "Fail on fa.attention_backward, which has no GPU lowering "
                 "yet";

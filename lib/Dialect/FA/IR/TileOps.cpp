@@ -188,6 +188,9 @@ LogicalResult MaskOp::verify() {
   if (!getKeyLimit() && !getCausalOffset() && !getWindowOffset())
     return emitOpError("needs a key_limit, a causal_offset or a "
                        "window_offset");
+  if (getTransposed() && getSingleQuery())
+    return emitOpError("takes transposed (rows are keys) or single_query "
+                       "(rows are heads of one query), not both");
   return checkLayouts(*this, {{getScores(), "scores", kAcc}});
 }
 
@@ -434,4 +437,65 @@ LogicalResult CombineSplitsOp::verify() {
     return emitOpError("needs at least one split, got ")
            << getPartialOut().getType();
   return success();
+}
+
+namespace {
+/// A per-query vector (LSE, D) of a backward tile op: f32, one entry per
+/// query of the tile (its rows, or its columns when `transposed`), and
+/// never held by warps (the threads read it from memory).
+LogicalResult checkQueryVector(Operation *op, Value v, StringRef name,
+                               Value tile, bool transposed) {
+  if (failed(checkRowVector(op, v, name, dim(tile, transposed ? 1 : 0))))
+    return failure();
+  if (getTileEncoding(v.getType()))
+    return op->emitOpError()
+           << name << " is read from memory by the threads that need it and "
+                      "must not have a layout, got "
+           << v.getType();
+  return success();
+}
+} // namespace
+
+LogicalResult ProbsFromLseOp::verify() {
+  if (failed(checkTile(*this, getScores().getType(), "scores", 2, true)) ||
+      failed(checkQueryVector(*this, getLse(), "LSE", getScores(),
+                              getTransposed())))
+    return failure();
+  return checkLayouts(*this, {{getScores(), "scores", kAcc}});
+}
+
+LogicalResult ScoreGradOp::verify() {
+  if (failed(checkTile(*this, getProbs().getType(), "P", 2, true)) ||
+      failed(checkQueryVector(*this, getRowDot(), "D", getProbs(),
+                              getTransposed())))
+    return failure();
+  if (getCapped() && getCapped().getType() != getProbs().getType())
+    return emitOpError("capped scores must have the type of P, got ")
+           << getCapped().getType() << " and " << getProbs().getType();
+  if (static_cast<bool>(getCapped()) != static_cast<bool>(getCap()))
+    return emitOpError("takes the capped scores and the cap together");
+  SmallVector<TileLayout> tiles = {{getProbs(), "P", kAcc},
+                                   {getGradProbs(), "dP", kAcc}};
+  if (getCapped())
+    tiles.push_back({getCapped(), "capped scores", kAcc});
+  return checkLayouts(*this, tiles);
+}
+
+LogicalResult RowDotOp::verify() {
+  if (failed(checkTile(*this, getGradOut().getType(), "dO tile", 2, false)) ||
+      failed(checkTile(*this, getOut().getType(), "O tile", 2, false)))
+    return failure();
+  if (getGradOut().getType().getShape() != getOut().getType().getShape() ||
+      elementType(getGradOut()) != elementType(getOut()))
+    return emitOpError("dO and O tiles must have the same shape and element "
+                       "type, got ")
+           << getGradOut().getType() << " and " << getOut().getType();
+  if (failed(checkRowVector(*this, getRowDot(), "D", dim(getOut(), 0))))
+    return failure();
+  for (Value operand : {getGradOut(), getOut()})
+    if (getTileEncoding(operand.getType()))
+      return emitOpError("dO and O tiles are read from memory and must not "
+                         "have a layout, got ")
+             << operand.getType();
+  return checkLayouts(*this, {{getRowDot(), "D", kRows}});
 }

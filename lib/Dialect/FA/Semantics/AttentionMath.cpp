@@ -214,6 +214,42 @@ Value semantics::probFromLse(OpBuilder &b, Location loc, Value score,
   return arith::SelectOp::create(b, loc, none, zero, prob);
 }
 
+Value semantics::lseToLog2(OpBuilder &b, Location loc, Value lse) {
+  return arith::MulFOp::create(b, loc, lse,
+                               floatConstant(b, loc, lse.getType(), M_LOG2E));
+}
+
+Value semantics::probFromLseLog2(OpBuilder &b, Location loc, Value score,
+                                 Value scale, Value lseLog2) {
+  Type t = lseLog2.getType();
+  Value negInf =
+      floatConstant(b, loc, t, -std::numeric_limits<double>::infinity());
+  Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                     lseLog2, negInf);
+  Value neg = arith::NegFOp::create(b, loc, lseLog2);
+  Value exponent = math::FmaOp::create(b, loc, score, scale, neg);
+  Value prob = math::Exp2Op::create(b, loc, exponent);
+  return arith::SelectOp::create(b, loc, none, floatConstant(b, loc, t, 0.0),
+                                 prob);
+}
+
+Value semantics::rawScoreGrad(OpBuilder &b, Location loc, Value prob,
+                              Value gradProb, Value rowDot, Value scale,
+                              Value capped, Value cap) {
+  Value grad = arith::MulFOp::create(
+      b, loc, scoreGrad(b, loc, prob, gradProb, rowDot), scale);
+  if (!cap)
+    return grad;
+  Type t = capped.getType();
+  Value hidden = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ, capped,
+      floatConstant(b, loc, t, -std::numeric_limits<double>::infinity()));
+  Value scaled =
+      arith::MulFOp::create(b, loc, grad, softcapGrad(b, loc, capped, cap));
+  return arith::SelectOp::create(b, loc, hidden, floatConstant(b, loc, t, 0.0),
+                                 scaled);
+}
+
 Value semantics::scoreGrad(OpBuilder &b, Location loc, Value prob,
                            Value gradProb, Value rowDot) {
   Value centered = arith::SubFOp::create(b, loc, gradProb, rowDot);

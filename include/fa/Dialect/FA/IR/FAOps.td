@@ -290,6 +290,11 @@ def FA_MaskOp : FA_TileOp<"mask", [AllTypesMatch<["scores", "result"]>,
     present. (`AttentionMath.h` defines the predicate, as the interval of
     keys each row sees, for every lowering.)
 
+    With `transposed` (the backward's K/V-outer tiles, `S^T = K Q^T`), the
+    tile's rows are keys and its columns queries: element `(r, c)` is key
+    `j = row_start + r` against query row `i = col_start + c`, with the same
+    predicate.
+
     With `single_query`, every row of the tile is query row `i = row_start`:
     the tile's rows are the query heads of one GQA group at one position
     (`--fa-tile-q-outer="pack-gqa=true"` for a single-query step), which all
@@ -304,7 +309,7 @@ def FA_MaskOp : FA_TileOp<"mask", [AllTypesMatch<["scores", "result"]>,
                        Index:$col_start, Optional<Index>:$key_limit,
                        Optional<Index>:$causal_offset,
                        Optional<Index>:$window_offset,
-                       UnitAttr:$single_query);
+                       UnitAttr:$single_query, UnitAttr:$transposed);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $scores `[` $row_start `,` $col_start `]`
@@ -512,6 +517,94 @@ def FA_FinalizeOp : FA_TileOp<"finalize", [AllTypesMatch<["max", "lse"]>]> {
   let assemblyFormat = [{
     $acc `,` $max `,` $sum attr-dict `:` type($acc) `,` type($max) `,`
     type($sum) `->` type($out)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Backward tile ops
+//
+// The gradient's steps on one tile, for the two loop nests of the GPU form
+// of the backward (`--fa-tile-backward`): the dQ nest holds tiles of query
+// rows (`S = Q K^T`), the dK/dV nest tiles of key rows (`S^T = K Q^T`,
+// `transposed`). The per-query vectors (LSE, D) are read from memory by the
+// threads that need them: they carry no layout even at L3.
+//===----------------------------------------------------------------------===//
+
+def FA_ProbsFromLseOp : FA_TileOp<"probs_from_lse",
+    [AllTypesMatch<["scores", "probs"]>]> {
+  let summary = "P recomputed from the forward's log-sum-exp";
+  let description = [{
+    `P[r, c] = exp2(scale * S[r, c] - log2(e) * LSE[q])` with `q = r`, or
+    `q = c` when `transposed` (the tile's columns are the queries). `S` is
+    the raw, masked score (or the capped one, with `scale = log2(e)`);
+    `scale` is the attention scale times log2(e), as for
+    `fa.online_softmax`. A query with `LSE = -inf` (it saw no key, or a
+    padding row) gets `P = 0`. The definition is `probFromLseLog2` in
+    `AttentionMath.h`.
+
+    ```mlir
+    %p = fa.probs_from_lse %s, %lse scale(%c) : tensor<64x64xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$scores, AnyRankedTensor:$lse,
+                       F32:$scale, UnitAttr:$transposed);
+  let results = (outs AnyRankedTensor:$probs);
+  let assemblyFormat = [{
+    $scores `,` $lse `scale` `(` $scale `)` attr-dict `:` type($scores) `,`
+    type($lse)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_ScoreGradOp : FA_TileOp<"score_grad",
+    [AllTypesMatch<["probs", "grad_probs", "grad_scores"]>,
+     AttrSizedOperandSegments]> {
+  let summary = "dS = scale * P * (dP - D), the gradient of the raw scores";
+  let description = [{
+    `dS[r, c] = scale * P[r, c] * (dP[r, c] - D[q])`, `q = r` (or `c` when
+    `transposed`), with `D = rowsum(dO * O)` from the preprocessing and
+    `scale` the attention scale, so that `dQ = dS K` and `dK = dS^T Q` need
+    no scaling afterwards. With a soft cap, `capped` is the capped score the
+    softmax saw and the gradient takes the cap's derivative
+    `1 - (capped / cap)^2` (0 for a hidden score). Definitions: `scoreGrad`
+    and `softcapGrad` in `AttentionMath.h`.
+
+    ```mlir
+    %ds = fa.score_grad %p, %dp, %d scale(%s) : tensor<64x64xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$probs, AnyRankedTensor:$grad_probs,
+                       AnyRankedTensor:$row_dot, F32:$scale,
+                       Optional<AnyRankedTensor>:$capped, Optional<F32>:$cap,
+                       UnitAttr:$transposed);
+  let results = (outs AnyRankedTensor:$grad_scores);
+  let assemblyFormat = [{
+    $probs `,` $grad_probs `,` $row_dot `scale` `(` $scale `)`
+    (`softcap` `(` $capped^ `,` $cap `)`)? attr-dict `:` type($probs) `,`
+    type($row_dot) (`,` type($capped)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_RowDotOp : FA_TileOp<"row_dot"> {
+  let summary = "D = rowsum(dO * O) for one tile of rows";
+  let description = [{
+    `D[r] = sum_e dO[r, e] * O[r, e]` in f32: FlashAttention-2's
+    preprocessing of the backward, equal to `rowsum(P * dP)`. In the GPU
+    form the result is held by warps (`#fa.warp_rows<rows>`) and the
+    operands, slices of the kernel's arguments, carry no layout: each
+    thread reads the elements of its accumulator-fragment positions.
+
+    ```mlir
+    %d = fa.row_dot %do, %o : tensor<64x128xf16>, tensor<64x128xf16> -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$grad_out, AnyRankedTensor:$out);
+  let results = (outs AnyRankedTensor:$row_dot);
+  let assemblyFormat = [{
+    $grad_out `,` $out attr-dict `:` type($grad_out) `,` type($out) `->`
+    type($row_dot)
   }];
   let hasVerifier = 1;
 }

@@ -128,6 +128,22 @@ Value probFromLse(OpBuilder &b, Location loc, Value score, Value lse);
 Value scoreGrad(OpBuilder &b, Location loc, Value prob, Value gradProb,
                 Value rowDot);
 
+/// The tile ops' form (log2 domain, for exp2 on the GPU):
+/// P = exp2(scale * s - lseLog2) with lseLog2 = log2(e) * LSE, 0 for a row
+/// that saw no key (lseLog2 = -inf). `s` is the raw masked (or capped) score
+/// and `scale` the softmax scale times log2(e) (log2(e) for capped scores).
+Value probFromLseLog2(OpBuilder &b, Location loc, Value score, Value scale,
+                      Value lseLog2);
+
+/// log2(e) * LSE, the operand probFromLseLog2 takes (f32).
+Value lseToLog2(OpBuilder &b, Location loc, Value lse);
+
+/// The gradient of one raw score as fa.score_grad defines it:
+/// scale * P * (dP - D), times softcapGrad(capped, cap) (0 where the score
+/// is hidden, capped = -inf) when `cap` is non-null.
+Value rawScoreGrad(OpBuilder &b, Location loc, Value prob, Value gradProb,
+                   Value rowDot, Value scale, Value capped, Value cap);
+
 /// The derivative of the soft cap, d(c * tanh(t / c)) / dt, written with
 /// its output `capped` = c * tanh(t / c): 1 - (capped / c)^2.
 Value softcapGrad(OpBuilder &b, Location loc, Value capped, Value cap);

@@ -1,0 +1,423 @@
+//===- TileBackward.cpp - fa.attention_backward -> three tile loop nests --===//
+//
+// The GPU form of the FlashAttention-2 backward: the D preprocessing, the
+// K/V-outer nest that accumulates dK and dV, and a Q-outer nest for dQ, each
+// an scf.forall of tile ops (one kernel each). See the pass description in
+// Passes.td and docs/backward.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorAttentionOps.h"
+#include "fa/Dialect/FA/Semantics/AttentionMath.h"
+#include "fa/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cmath>
+#include <limits>
+
+namespace mlir {
+namespace fa {
+#define GEN_PASS_DEF_FATILEBACKWARD
+#include "fa/Transforms/Passes.h.inc"
+} // namespace fa
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+constexpr int64_t kMaxBlock = 1024;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+class BackwardTiler {
+public:
+  BackwardTiler(RewriterBase &rewriter, AttentionBackwardOp op, int64_t blockM,
+                int64_t blockN)
+      : b(rewriter), loc(op.getLoc()), op(op), blockM(blockM),
+        blockN(blockN), f32(rewriter.getF32Type()),
+        elemTy(getElementTypeOrSelf(op.getQuery().getType())) {
+    headDim = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
+    valueDim = cast<ShapedType>(op.getValue().getType()).getDimSize(3);
+  }
+
+  /// Builds the three nests; returns dQ, dK, dV.
+  SmallVector<Value> build();
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value f32Constant(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value minIndex(Value x, Value y) {
+    return arith::MinSIOp::create(b, loc, x, y);
+  }
+  Value maxIndex(Value x, Value y) {
+    return arith::MaxSIOp::create(b, loc, x, y);
+  }
+  /// An f32 tile rounded to the element type (as the GPU's MMA operands and
+  /// stores need it); unchanged for f32.
+  Value rounded(Value tile) {
+    if (elemTy == f32)
+      return tile;
+    auto ty = cast<RankedTensorType>(tile.getType());
+    return arith::TruncFOp::create(
+        b, loc, RankedTensorType::get(ty.getShape(), elemTy), tile);
+  }
+  /// min(block, total - start): the valid rows of the block at `start`.
+  Value rowsOfBlock(int64_t block, Value total, Value start) {
+    return minIndex(index(block), arith::SubIOp::create(b, loc, total, start));
+  }
+
+  /// Rows [start, start + count) of `source[batch, head]` (rank 4: a tile
+  /// [tileRows, cols]; rank 3: a vector [tileRows]), padded with `pad`.
+  Value loadRows(Value source, Value batch, Value head, Value start,
+                 Value count, int64_t tileRows, Value pad);
+  /// The first `count` rows of `tile` into rows [start, ...) of
+  /// `dest[batch, head]`, in the forall's terminator.
+  void storeRows(Value tile, Value dest, Value batch, Value head, Value start,
+                 Value count);
+  /// The forall over (batch, heads, ceil(rows / block)) with `outs`.
+  scf::ForallOp makeForall(int64_t heads, Value rows, int64_t block,
+                           ValueRange outs);
+
+  /// S (or S^T) of one tile pair with the forward's score ops: raw product,
+  /// the soft cap (which applies the scale), the mask. Returns the scores
+  /// the softmax saw.
+  Value scores(Value rowsTile, Value colsTile, Value rowStart, Value colStart,
+               bool transposed);
+
+  Value buildRowDot();
+  std::pair<Value, Value> buildKeyValueNest(Value rowDot);
+  Value buildQueryNest(Value rowDot);
+
+  RewriterBase &b;
+  Location loc;
+  AttentionBackwardOp op;
+  int64_t blockM, blockN, headDim = 0, valueDim = 0;
+  Type f32, elemTy;
+  Value numQueries, numKeys, numBatches;
+  /// The softmax scale (folded into dS), the exp2 scale of the scores
+  /// (scale * log2(e), or log2(e) for capped scores, which include it),
+  /// and the soft cap's fa.softcap scale and cap.
+  Value scale, probScale, capScale, cap;
+  semantics::MaskSpec mask;
+};
+
+Value BackwardTiler::loadRows(Value source, Value batch, Value head,
+                              Value start, Value count, int64_t tileRows,
+                              Value pad) {
+  auto type = cast<RankedTensorType>(source.getType());
+  bool isMatrix = type.getRank() == 4;
+  OpFoldResult one = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> offsets = {batch, head, start};
+  SmallVector<OpFoldResult> sizes = {one, one, count};
+  SmallVector<int64_t> sliceShape = {ShapedType::kDynamic};
+  SmallVector<int64_t> tileShape = {tileRows};
+  if (isMatrix) {
+    int64_t cols = type.getDimSize(3);
+    offsets.push_back(b.getIndexAttr(0));
+    sizes.push_back(b.getIndexAttr(cols));
+    sliceShape.push_back(cols);
+    tileShape.push_back(cols);
+  }
+  SmallVector<OpFoldResult> strides(type.getRank(), one);
+  auto sliceTy = RankedTensorType::get(sliceShape, type.getElementType());
+  Value slice = tensor::ExtractSliceOp::create(b, loc, sliceTy, source,
+                                               offsets, sizes, strides);
+  auto tileTy = RankedTensorType::get(tileShape, type.getElementType());
+  return tensor::createPadHighOp(tileTy, slice, pad, /*nofold=*/false, loc, b);
+}
+
+void BackwardTiler::storeRows(Value tile, Value dest, Value batch, Value head,
+                              Value start, Value count) {
+  auto tileTy = cast<RankedTensorType>(tile.getType());
+  int64_t rank = cast<RankedTensorType>(dest.getType()).getRank();
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  SmallVector<int64_t> validShape = {ShapedType::kDynamic};
+  SmallVector<OpFoldResult> tileOffsets = {zero}, tileSizes = {count};
+  SmallVector<OpFoldResult> offsets = {batch, head, start};
+  SmallVector<OpFoldResult> sizes = {one, one, count};
+  if (rank == 4) {
+    int64_t cols = tileTy.getDimSize(1);
+    validShape.push_back(cols);
+    tileOffsets.push_back(zero);
+    tileSizes.push_back(b.getIndexAttr(cols));
+    offsets.push_back(zero);
+    sizes.push_back(b.getIndexAttr(cols));
+  }
+  // The valid rows are cut in the body; the terminator only inserts.
+  auto forall = cast<scf::ForallOp>(
+      b.getInsertionBlock()->getParentOp());
+  Value valid = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(validShape, tileTy.getElementType()), tile,
+      tileOffsets, tileSizes, SmallVector<OpFoldResult>(tileOffsets.size(), one));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(b, loc, valid, dest, offsets, sizes,
+                                        SmallVector<OpFoldResult>(rank, one));
+}
+
+scf::ForallOp BackwardTiler::makeForall(int64_t heads, Value rows,
+                                        int64_t block, ValueRange outs) {
+  Value blocks = arith::CeilDivUIOp::create(b, loc, rows, index(block));
+  SmallVector<OpFoldResult> upper = {numBatches, b.getIndexAttr(heads),
+                                     blocks};
+  auto forall = scf::ForallOp::create(b, loc, upper, outs,
+                                      /*mapping=*/std::nullopt);
+  b.setInsertionPoint(forall.getTerminator());
+  return forall;
+}
+
+Value BackwardTiler::scores(Value rowsTile, Value colsTile, Value rowStart,
+                            Value colStart, bool transposed) {
+  int64_t rows = cast<RankedTensorType>(rowsTile.getType()).getDimSize(0);
+  int64_t cols = cast<RankedTensorType>(colsTile.getType()).getDimSize(0);
+  auto scoresTy = RankedTensorType::get({rows, cols}, f32);
+  Value s = QKOp::create(b, loc, scoresTy, rowsTile, colsTile);
+  if (cap)
+    s = SoftcapOp::create(b, loc, s, capScale, cap);
+  // Keys past Nk: in the dQ nest they are columns and must be hidden (a
+  // zero key row would get P = exp(-LSE)); in the dK/dV nest they are
+  // padding rows whose gradients are never stored.
+  Value keyLimit = transposed ? Value() : numKeys;
+  if (!keyLimit && !mask.causalOffset && !mask.windowOffset)
+    return s;
+  auto maskOp = MaskOp::create(b, loc, scoresTy, s, rowStart, colStart,
+                               keyLimit, mask.causalOffset,
+                               mask.windowOffset, /*single_query=*/false);
+  maskOp.setTransposed(transposed);
+  return maskOp.getResult();
+}
+
+Value BackwardTiler::buildRowDot() {
+  int64_t numHeads = cast<ShapedType>(op.getQuery().getType()).getDimSize(1);
+  SmallVector<OpFoldResult> sizes = {numBatches, b.getIndexAttr(numHeads),
+                                     numQueries};
+  Value init = tensor::EmptyOp::create(b, loc, sizes, f32);
+  OpBuilder::InsertionGuard guard(b);
+  scf::ForallOp forall = makeForall(numHeads, numQueries, blockM, init);
+  Block *body = forall.getBody();
+  Value batch = body->getArgument(0), head = body->getArgument(1);
+  Value start = arith::MulIOp::create(b, loc, body->getArgument(2),
+                                      index(blockM));
+  Value rows = rowsOfBlock(blockM, numQueries, start);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elemTy));
+  Value doTile =
+      loadRows(op.getGradOut(), batch, head, start, rows, blockM, zero);
+  Value oTile = loadRows(op.getOut(), batch, head, start, rows, blockM, zero);
+  Value d = RowDotOp::create(b, loc, RankedTensorType::get({blockM}, f32),
+                             doTile, oTile);
+  storeRows(d, forall.getRegionIterArgs()[0], batch, head, start, rows);
+  return forall.getResult(0);
+}
+
+std::pair<Value, Value> BackwardTiler::buildKeyValueNest(Value rowDot) {
+  int64_t numKVHeads = cast<ShapedType>(op.getKey().getType()).getDimSize(1);
+  int64_t group = op.getGroupSize();
+  OpBuilder::InsertionGuard guard(b);
+  scf::ForallOp forall =
+      makeForall(numKVHeads, numKeys, blockN,
+                 ValueRange{op.getGradKey(), op.getGradValue()});
+  Block *body = forall.getBody();
+  Value batch = body->getArgument(0), kvHead = body->getArgument(1);
+  Value kStart =
+      arith::MulIOp::create(b, loc, body->getArgument(2), index(blockN));
+  Value kRows = rowsOfBlock(blockN, numKeys, kStart);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elemTy));
+  Value kTile = loadRows(op.getKey(), batch, kvHead, kStart, kRows, blockN,
+                         zero);
+  Value vTile = loadRows(op.getValue(), batch, kvHead, kStart, kRows, blockN,
+                         zero);
+
+  // The Q blocks with a row that sees a key of [k0, k0 + rows): from the
+  // first row whose causal bound reaches k0 (rounded down to a block) to
+  // the end of the rows whose window still reaches the block.
+  Value zeroIdx = index(0);
+  Value qBegin = zeroIdx, qEnd = numQueries;
+  if (Value first = semantics::firstRowSeeing(b, loc, kStart, mask)) {
+    Value clamped = minIndex(maxIndex(first, zeroIdx), numQueries);
+    qBegin = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, clamped, index(blockM)),
+        index(blockM));
+  }
+  Value kEnd = arith::AddIOp::create(b, loc, kStart, kRows);
+  if (Value last = semantics::rowsSeeingEnd(b, loc, kEnd, mask))
+    qEnd = minIndex(maxIndex(last, zeroIdx), numQueries);
+
+  auto dkTy = RankedTensorType::get({blockN, headDim}, f32);
+  auto dvTy = RankedTensorType::get({blockN, valueDim}, f32);
+  Value dk0 = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(dkTy, APFloat(0.0f)));
+  Value dv0 = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(dvTy, APFloat(0.0f)));
+  Value negInf = f32Constant(-kInf), zeroF32 = f32Constant(0.0);
+
+  // The query heads of the group in order, then the Q blocks: a fixed
+  // summation order for dK and dV.
+  auto groupLoop = scf::ForOp::create(
+      b, loc, zeroIdx, index(group), index(1), ValueRange{dk0, dv0},
+      [&](OpBuilder &, Location, Value r, ValueRange groupState) {
+        Value head = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, kvHead, index(group)), r);
+        auto qLoop = scf::ForOp::create(
+            b, loc, qBegin, qEnd, index(blockM), groupState,
+            [&](OpBuilder &, Location, Value qStart, ValueRange st) {
+              Value qRows = rowsOfBlock(blockM, numQueries, qStart);
+              Value qTile = loadRows(op.getQuery(), batch, head, qStart,
+                                     qRows, blockM, zero);
+              Value doTile = loadRows(op.getGradOut(), batch, head, qStart,
+                                      qRows, blockM, zero);
+              Value lse = loadRows(op.getLse(), batch, head, qStart, qRows,
+                                   blockM, negInf);
+              Value d = loadRows(rowDot, batch, head, qStart, qRows, blockM,
+                                 zeroF32);
+              // Key rows, query columns.
+              Value sT = scores(kTile, qTile, kStart, qStart, true);
+              auto pT = ProbsFromLseOp::create(b, loc, sT, lse, probScale);
+              pT.setTransposed(true);
+              Value pT16 = rounded(pT);
+              Value dv = PVOp::create(b, loc, dvTy, pT16, doTile, st[1]);
+              Value dpT = QKOp::create(b, loc, sT.getType(), vTile, doTile);
+              auto dsT = ScoreGradOp::create(b, loc, pT, dpT, d, scale,
+                                             cap ? sT : Value(), cap);
+              dsT.setTransposed(true);
+              Value dsT16 = rounded(dsT);
+              Value dk = PVOp::create(b, loc, dkTy, dsT16, qTile, st[0]);
+              scf::YieldOp::create(b, loc, ValueRange{dk, dv});
+            });
+        scf::YieldOp::create(b, loc, qLoop.getResults());
+      });
+
+  ValueRange outs = forall.getRegionIterArgs();
+  storeRows(rounded(groupLoop.getResult(0)), outs[0], batch, kvHead, kStart,
+            kRows);
+  storeRows(rounded(groupLoop.getResult(1)), outs[1], batch, kvHead, kStart,
+            kRows);
+  return {forall.getResult(0), forall.getResult(1)};
+}
+
+Value BackwardTiler::buildQueryNest(Value rowDot) {
+  int64_t numHeads = cast<ShapedType>(op.getQuery().getType()).getDimSize(1);
+  int64_t group = op.getGroupSize();
+  OpBuilder::InsertionGuard guard(b);
+  scf::ForallOp forall =
+      makeForall(numHeads, numQueries, blockM, op.getGradQuery());
+  Block *body = forall.getBody();
+  Value batch = body->getArgument(0), head = body->getArgument(1);
+  Value kvHead = arith::DivUIOp::create(b, loc, head, index(group));
+  Value qStart =
+      arith::MulIOp::create(b, loc, body->getArgument(2), index(blockM));
+  Value qRows = rowsOfBlock(blockM, numQueries, qStart);
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elemTy));
+  Value qTile =
+      loadRows(op.getQuery(), batch, head, qStart, qRows, blockM, zero);
+  Value doTile =
+      loadRows(op.getGradOut(), batch, head, qStart, qRows, blockM, zero);
+  Value lse = loadRows(op.getLse(), batch, head, qStart, qRows, blockM,
+                       f32Constant(-kInf));
+  Value d = loadRows(rowDot, batch, head, qStart, qRows, blockM,
+                     f32Constant(0.0));
+
+  // The K/V blocks some row of [q0, q0 + rows) sees: from the window's
+  // left bound of the first row (rounded down to a block) to the causal
+  // bound of the last.
+  Value zeroIdx = index(0);
+  Value kBegin = zeroIdx, kEnd = numKeys;
+  if (Value first = semantics::visibleKeysBegin(b, loc, qStart, mask)) {
+    Value clamped = minIndex(maxIndex(first, zeroIdx), numKeys);
+    kBegin = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, clamped, index(blockN)),
+        index(blockN));
+  }
+  Value lastRow = arith::SubIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, qStart, qRows), index(1));
+  if (Value end = semantics::visibleKeysEnd(b, loc, lastRow, mask))
+    kEnd = minIndex(maxIndex(end, zeroIdx), numKeys);
+
+  auto dqTy = RankedTensorType::get({blockM, headDim}, f32);
+  Value dq0 = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(dqTy, APFloat(0.0f)));
+  auto kvLoop = scf::ForOp::create(
+      b, loc, kBegin, kEnd, index(blockN), ValueRange{dq0},
+      [&](OpBuilder &, Location, Value kStart, ValueRange st) {
+        Value kRows = rowsOfBlock(blockN, numKeys, kStart);
+        Value kTile = loadRows(op.getKey(), batch, kvHead, kStart, kRows,
+                               blockN, zero);
+        Value vTile = loadRows(op.getValue(), batch, kvHead, kStart, kRows,
+                               blockN, zero);
+        Value s = scores(qTile, kTile, qStart, kStart, false);
+        Value p = ProbsFromLseOp::create(b, loc, s, lse, probScale);
+        Value dp = QKOp::create(b, loc, s.getType(), doTile, vTile);
+        Value ds = ScoreGradOp::create(b, loc, p, dp, d, scale,
+                                       cap ? s : Value(), cap);
+        Value dq = PVOp::create(b, loc, dqTy, rounded(ds), kTile, st[0]);
+        scf::YieldOp::create(b, loc, dq);
+      });
+  storeRows(rounded(kvLoop.getResult(0)), forall.getRegionIterArgs()[0], batch, head, qStart, qRows);
+  return forall.getResult(0);
+}
+
+SmallVector<Value> BackwardTiler::build() {
+  Value q = op.getQuery(), k = op.getKey();
+  index(0); // Anchors the index constants before the loop nests.
+  auto size = [&](Value t, int64_t dim) {
+    return getValueOrCreateConstantIndexOp(
+        b, loc, tensor::getMixedSize(b, loc, t, dim));
+  };
+  numBatches = size(q, 0);
+  numQueries = size(q, 2);
+  numKeys = size(k, 2);
+
+  double scaleValue = op.getEffectiveScale();
+  scale = f32Constant(scaleValue);
+  probScale = f32Constant(scaleValue * M_LOG2E);
+  if (std::optional<APFloat> c = op.getSoftcap()) {
+    double capValue = c->convertToDouble();
+    capScale = f32Constant(scaleValue / capValue);
+    cap = f32Constant(capValue);
+    probScale = f32Constant(M_LOG2E);
+  }
+  auto [left, right] = op.getVisibleWindow();
+  mask = semantics::MaskSpec::forWindow(b, loc, numQueries, numKeys, left,
+                                        right);
+
+  Value rowDot = buildRowDot();
+  auto [dk, dv] = buildKeyValueNest(rowDot);
+  Value dq = buildQueryNest(rowDot);
+  return {dq, dk, dv};
+}
+
+struct FATileBackwardPass : fa::impl::FATileBackwardBase<FATileBackwardPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    for (auto [name, value] : {std::pair<StringRef, int64_t>{"block-m", blockM},
+                               {"block-n", blockN}}) {
+      if (value < 1 || value > kMaxBlock) {
+        mlir::emitError(getOperation()->getLoc())
+            << "fa-tile-backward: option " << name << " must be in [1, "
+            << kMaxBlock << "], got " << value;
+        return signalPassFailure();
+      }
+    }
+    FailureOr<SmallVector<AttentionBackwardOp>> ops =
+        collectTensorOps<AttentionBackwardOp>(getOperation(),
+                                              "fa-tile-backward");
+    if (failed(ops))
+      return signalPassFailure();
+    IRRewriter rewriter(&getContext());
+    for (AttentionBackwardOp op : *ops) {
+      rewriter.setInsertionPoint(op);
+      rewriter.replaceOp(op,
+                         BackwardTiler(rewriter, op, blockM, blockN).build());
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,43 @@
+// RUN: fa-opt %s -split-input-file | fa-opt -split-input-file | FileCheck %s
+
+// The backward's tile ops round-trip, in both orientations, with and
+// without layouts (the per-query vectors never have one).
+
+// CHECK-LABEL: func @dq_tiles
+// CHECK: %[[S:.*]] = fa.mask %{{.*}}[%{{.*}}, %{{.*}}] key_limit(%{{.*}}) causal_offset(%{{.*}}) : tensor<64x32xf32>
+// CHECK: %[[P:.*]] = fa.probs_from_lse %[[S]], %{{.*}} scale(%{{.*}}) : tensor<64x32xf32>, tensor<64xf32>
+// CHECK: fa.score_grad %[[P]], %{{.*}}, %{{.*}} scale(%{{.*}}) : tensor<64x32xf32>, tensor<64xf32>
+func.func @dq_tiles(%s: tensor<64x32xf32>, %dp: tensor<64x32xf32>, %lse: tensor<64xf32>,
+                    %d: tensor<64xf32>, %c: f32, %i: index) -> tensor<64x32xf32> {
+  %m = fa.mask %s[%i, %i] key_limit(%i) causal_offset(%i) : tensor<64x32xf32>
+  %p = fa.probs_from_lse %m, %lse scale(%c) : tensor<64x32xf32>, tensor<64xf32>
+  %ds = fa.score_grad %p, %dp, %d scale(%c) : tensor<64x32xf32>, tensor<64xf32>
+  return %ds : tensor<64x32xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @dkdv_tiles
+// CHECK: %[[S:.*]] = fa.mask %{{.*}}[%{{.*}}, %{{.*}}] causal_offset(%{{.*}}) window_offset(%{{.*}}) {transposed} : tensor<32x64xf32, #acc_w2>
+// CHECK: %[[P:.*]] = fa.probs_from_lse %[[S]], %{{.*}} scale(%{{.*}}) {transposed} : tensor<32x64xf32, #acc_w2>, tensor<64xf32>
+// CHECK: fa.score_grad %[[P]], %{{.*}}, %{{.*}} scale(%{{.*}}) softcap(%[[S]], %{{.*}}) {transposed} : tensor<32x64xf32, #acc_w2>, tensor<64xf32>, tensor<32x64xf32, #acc_w2>
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @dkdv_tiles(%s: tensor<32x64xf32, #acc>, %dp: tensor<32x64xf32, #acc>,
+                      %lse: tensor<64xf32>, %d: tensor<64xf32>, %c: f32, %i: index)
+    -> tensor<32x64xf32, #acc> {
+  %m = fa.mask %s[%i, %i] causal_offset(%i) window_offset(%i) {transposed} : tensor<32x64xf32, #acc>
+  %p = fa.probs_from_lse %m, %lse scale(%c) {transposed} : tensor<32x64xf32, #acc>, tensor<64xf32>
+  %ds = fa.score_grad %p, %dp, %d scale(%c) softcap(%m, %c) {transposed}
+      : tensor<32x64xf32, #acc>, tensor<64xf32>, tensor<32x64xf32, #acc>
+  return %ds : tensor<32x64xf32, #acc>
+}
+
+// -----
+
+// CHECK-LABEL: func @row_dot
+// CHECK: fa.row_dot %{{.*}}, %{{.*}} : tensor<64x128xbf16>, tensor<64x128xbf16> -> tensor<64xf32, #rows_w4>
+#rows = #fa.warp_rows<rows, num_warps = 4, atom = #fa.mma_sync>
+func.func @row_dot(%do: tensor<64x128xbf16>, %o: tensor<64x128xbf16>) -> tensor<64xf32, #rows> {
+  %d = fa.row_dot %do, %o : tensor<64x128xbf16>, tensor<64x128xbf16> -> tensor<64xf32, #rows>
+  return %d : tensor<64xf32, #rows>
+}
