@@ -94,8 +94,10 @@ LogicalResult mlir::fa::buildToPTXPipeline(
                 options.rescale + "'");
   // Input that upstream passes below would crash on becomes a diagnostic.
   pm.addPass(createFACheckUpstreamInvariants());
-  // The backward op has no kernels yet: an error, not a silent no-op.
-  pm.addPass(createFARejectBackwardOnGPU());
+  // The backward: its three loop nests (L1), which the passes below map to
+  // warps and lower like the forward's; the forward-only passes leave them
+  // alone.
+  pm.addPass(createFATileBackward());
   // L0 -> L1 -> L2 -> L3.
   FATileQOuterOptions tiling;
   tiling.autoBlocks = options.blockM == 0 && options.blockN == 0;

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MapBackwardWarps.h"
 #include "fa/Transforms/Passes.h"
 #include "fa/Transforms/TiledAttention.h"
 
@@ -265,12 +266,18 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
       return signalPassFailure();
     }
     SmallVector<TiledAttention> nests;
+    SmallVector<scf::ForallOp> backwardNests;
     getOperation()->walk([&](scf::ForallOp forall) {
       FailureOr<TiledAttention> tiled =
           matchTiledAttention(forall, /*diagnose=*/false);
       if (succeeded(tiled))
         nests.push_back(*tiled);
+      else if (isBackwardLoopNest(forall))
+        backwardNests.push_back(forall);
     });
+    for (scf::ForallOp forall : backwardNests)
+      if (failed(mapBackwardWarps(forall, numWarps)))
+        return signalPassFailure();
     for (TiledAttention &tiled : nests) {
       int64_t warps = numWarps;
       if (warps == 0)

@@ -38,12 +38,25 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 class BackwardTiler {
 public:
   BackwardTiler(RewriterBase &rewriter, AttentionBackwardOp op, int64_t blockM,
-                int64_t blockN)
+                int64_t blockN, int64_t keyValueBlockM)
       : b(rewriter), loc(op.getLoc()), op(op), blockM(blockM),
         blockN(blockN), f32(rewriter.getF32Type()),
         elemTy(getElementTypeOrSelf(op.getQuery().getType())) {
     headDim = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
     valueDim = cast<ShapedType>(op.getValue().getType()).getDimSize(3);
+    // The dK/dV nest holds two [block-n, d] f32 accumulators per thread
+    // block: above d = 64 its S^T and dP^T tiles get narrower so that
+    // everything stays in registers (measured with ptxas:
+    // test/Pipelines/ptxas-backward.mlir).
+    int64_t d = std::max(headDim, valueDim);
+    kvBlockM = keyValueBlockM;
+    if (kvBlockM == 0)
+      kvBlockM = std::max<int64_t>(d <= 64 ? blockM : d <= 128 ? blockM / 2
+                                                               : blockM / 4,
+                                   1);
+    // Above d = 192 the dQ nest's K/V ring does not fit 64-key blocks.
+    if (this->blockN == 0)
+      this->blockN = d <= 192 ? 64 : 32;
   }
 
   /// Builds the three nests; returns dQ, dK, dV.
@@ -84,7 +97,7 @@ private:
                  Value count);
   /// The forall over (batch, heads, ceil(rows / block)) with `outs`.
   scf::ForallOp makeForall(int64_t heads, Value rows, int64_t block,
-                           ValueRange outs);
+                           ValueRange outs, Value batches = {});
 
   /// S (or S^T) of one tile pair with the forward's score ops: raw product,
   /// the soft cap (which applies the scale), the mask. Returns the scores
@@ -99,7 +112,9 @@ private:
   RewriterBase &b;
   Location loc;
   AttentionBackwardOp op;
-  int64_t blockM, blockN, headDim = 0, valueDim = 0;
+  /// Query rows of the D and dQ nests' blocks; key rows of the dK/dV
+  /// nest's blocks; query columns of the dK/dV nest's tiles.
+  int64_t blockM, blockN, kvBlockM = 0, headDim = 0, valueDim = 0;
   Type f32, elemTy;
   Value numQueries, numKeys, numBatches;
   /// The softmax scale (folded into dS), the exp2 scale of the scores
@@ -164,9 +179,11 @@ void BackwardTiler::storeRows(Value tile, Value dest, Value batch, Value head,
 }
 
 scf::ForallOp BackwardTiler::makeForall(int64_t heads, Value rows,
-                                        int64_t block, ValueRange outs) {
+                                        int64_t block, ValueRange outs,
+                                        Value batches) {
   Value blocks = arith::CeilDivUIOp::create(b, loc, rows, index(block));
-  SmallVector<OpFoldResult> upper = {numBatches, b.getIndexAttr(heads),
+  SmallVector<OpFoldResult> upper = {batches ? batches : numBatches,
+                                     b.getIndexAttr(heads),
                                      blocks};
   auto forall = scf::ForallOp::create(b, loc, upper, outs,
                                       /*mapping=*/std::nullopt);
@@ -196,17 +213,25 @@ Value BackwardTiler::scores(Value rowsTile, Value colsTile, Value rowStart,
 }
 
 Value BackwardTiler::buildRowDot() {
-  int64_t numHeads = cast<ShapedType>(op.getQuery().getType()).getDimSize(1);
-  SmallVector<OpFoldResult> sizes = {numBatches, b.getIndexAttr(numHeads),
-                                     numQueries};
+  // Sizes from dO, which the nest reads (a kernel computes its bounds from
+  // its own arguments).
+  Value gradOut = op.getGradOut();
+  int64_t numHeads = cast<ShapedType>(gradOut.getType()).getDimSize(1);
+  Value rowsTotal = getValueOrCreateConstantIndexOp(
+      b, loc, tensor::getMixedSize(b, loc, gradOut, 2));
+  Value batches = getValueOrCreateConstantIndexOp(
+      b, loc, tensor::getMixedSize(b, loc, gradOut, 0));
+  SmallVector<OpFoldResult> sizes = {batches, b.getIndexAttr(numHeads),
+                                     rowsTotal};
   Value init = tensor::EmptyOp::create(b, loc, sizes, f32);
   OpBuilder::InsertionGuard guard(b);
-  scf::ForallOp forall = makeForall(numHeads, numQueries, blockM, init);
+  scf::ForallOp forall =
+      makeForall(numHeads, rowsTotal, blockM, init, batches);
   Block *body = forall.getBody();
   Value batch = body->getArgument(0), head = body->getArgument(1);
   Value start = arith::MulIOp::create(b, loc, body->getArgument(2),
                                       index(blockM));
-  Value rows = rowsOfBlock(blockM, numQueries, start);
+  Value rows = rowsOfBlock(blockM, rowsTotal, start);
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elemTy));
   Value doTile =
       loadRows(op.getGradOut(), batch, head, start, rows, blockM, zero);
@@ -243,8 +268,8 @@ std::pair<Value, Value> BackwardTiler::buildKeyValueNest(Value rowDot) {
   if (Value first = semantics::firstRowSeeing(b, loc, kStart, mask)) {
     Value clamped = minIndex(maxIndex(first, zeroIdx), numQueries);
     qBegin = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, clamped, index(blockM)),
-        index(blockM));
+        b, loc, arith::DivUIOp::create(b, loc, clamped, index(kvBlockM)),
+        index(kvBlockM));
   }
   Value kEnd = arith::AddIOp::create(b, loc, kStart, kRows);
   if (Value last = semantics::rowsSeeingEnd(b, loc, kEnd, mask))
@@ -266,16 +291,16 @@ std::pair<Value, Value> BackwardTiler::buildKeyValueNest(Value rowDot) {
         Value head = arith::AddIOp::create(
             b, loc, arith::MulIOp::create(b, loc, kvHead, index(group)), r);
         auto qLoop = scf::ForOp::create(
-            b, loc, qBegin, qEnd, index(blockM), groupState,
+            b, loc, qBegin, qEnd, index(kvBlockM), groupState,
             [&](OpBuilder &, Location, Value qStart, ValueRange st) {
-              Value qRows = rowsOfBlock(blockM, numQueries, qStart);
+              Value qRows = rowsOfBlock(kvBlockM, numQueries, qStart);
               Value qTile = loadRows(op.getQuery(), batch, head, qStart,
-                                     qRows, blockM, zero);
+                                     qRows, kvBlockM, zero);
               Value doTile = loadRows(op.getGradOut(), batch, head, qStart,
-                                      qRows, blockM, zero);
+                                      qRows, kvBlockM, zero);
               Value lse = loadRows(op.getLse(), batch, head, qStart, qRows,
-                                   blockM, negInf);
-              Value d = loadRows(rowDot, batch, head, qStart, qRows, blockM,
+                                   kvBlockM, negInf);
+              Value d = loadRows(rowDot, batch, head, qStart, qRows, kvBlockM,
                                  zeroF32);
               // Key rows, query columns.
               Value sT = scores(kTile, qTile, kStart, qStart, true);
@@ -398,7 +423,10 @@ struct FATileBackwardPass : fa::impl::FATileBackwardBase<FATileBackwardPass> {
 
   void runOnOperation() override {
     for (auto [name, value] : {std::pair<StringRef, int64_t>{"block-m", blockM},
-                               {"block-n", blockN}}) {
+                               {"block-n", blockN},
+                               {"dkdv-block-m", keyValueBlockM}}) {
+      if (value == 0 && name != "block-m")
+        continue; // Picked from the head dim.
       if (value < 1 || value > kMaxBlock) {
         mlir::emitError(getOperation()->getLoc())
             << "fa-tile-backward: option " << name << " must be in [1, "
@@ -415,7 +443,8 @@ struct FATileBackwardPass : fa::impl::FATileBackwardBase<FATileBackwardPass> {
     for (AttentionBackwardOp op : *ops) {
       rewriter.setInsertionPoint(op);
       rewriter.replaceOp(op,
-                         BackwardTiler(rewriter, op, blockM, blockN).build());
+                         BackwardTiler(rewriter, op, blockM, blockN, keyValueBlockM)
+                             .build());
     }
   }
 };

@@ -340,30 +340,21 @@ def FATileBackward : Pass<"fa-tile-backward"> {
     Option<"blockM", "block-m", "int64_t", /*default=*/"64",
            "Query rows per tile (rows of the dQ and D nests' blocks, "
            "columns of the dK/dV nest's tiles), 1..1024">,
-    Option<"blockN", "block-n", "int64_t", /*default=*/"64",
+    Option<"blockN", "block-n", "int64_t", /*default=*/"0",
            "Key rows per tile (rows of the dK/dV nest's blocks, columns of "
-           "the dQ nest's tiles), 1..1024">
+           "the dQ nest's tiles), 1..1024; 0: 64 up to head dim 192, 32 "
+           "above">,
+    Option<"keyValueBlockM", "dkdv-block-m", "int64_t", /*default=*/"0",
+           "Query columns of the dK/dV nest's tiles, 1..1024; 0: block-m up "
+           "to head dim 64, half of it up to 128, a quarter above (the dK "
+           "and dV accumulators grow with the head dim, and S^T and dP^T "
+           "make room for them)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
-}
-
-def FARejectBackwardOnGPU : Pass<"fa-reject-backward-on-gpu"> {
-  let summary = "Fail on fa.attention_backward, which has no GPU lowering "
-                "yet";
-  let description = [{
-    The first pass of `--fa-to-ptx`. The GPU stages lower `fa.attention`
-    only; without this check an `fa.attention_backward` would go through
-    the pipeline untouched, with no kernel and no error. The op stays as it
-    is; the pass reports an error at its location and fails.
-
-    Before: any module with an `fa.attention_backward`. After: an error
-    ("fa.attention_backward has no GPU lowering yet ..."); modules without
-    one are unchanged.
-  }];
 }
 
 def FACheckUpstreamInvariants : Pass<"fa-check-upstream-invariants"> {

@@ -41,6 +41,15 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
   WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto load = dyn_cast<AsyncLoadOp>(op)) {
       auto future = cast<FutureType>(load.getFuture().getType());
+      bool loopCarried = llvm::any_of(load.getFuture().getUsers(),
+                                      [](Operation *u) {
+                                        return !isa<AwaitOp>(u);
+                                      });
+      if (load.getNumSlots() == 1 && !loopCarried) {
+        for (RankedTensorType tile : future.getTiles())
+          privateRings[load].push_back(newRing(atom.sharedTileBytes(tile), 1));
+        return WalkResult::advance();
+      }
       for (auto [i, tile] : llvm::enumerate(future.getTiles())) {
         auto key = std::make_pair(future.getAsOpaquePointer(),
                                   static_cast<unsigned>(i));

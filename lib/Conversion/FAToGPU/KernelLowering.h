@@ -48,8 +48,19 @@ public:
   /// when the loads of one future type disagree on their slot count.
   LogicalResult build(gpu::GPUFuncOp kernel, AtomLowering &atom);
 
-  /// The ring of tile `index` of futures of `type` (fa.async_load).
-  const Ring &ring(FutureType type, unsigned index) const {
+  /// The ring of tile `index` of the future `future` (an fa.async_load's
+  /// result, or a loop-carried value). Loads with several slots share one
+  /// ring per future type and tile (the K/V rings, which the loops of causal
+  /// block skipping hand on to each other); a one-slot load issued once
+  /// (the tiles loaded before the K/V loop) has buffers of its own, so that
+  /// two such loads of the same type do not overlap.
+  const Ring &ring(Value future, unsigned index) const {
+    if (auto load = future.getDefiningOp<AsyncLoadOp>()) {
+      auto it = privateRings.find(load.getOperation());
+      if (it != privateRings.end())
+        return it->second[index];
+    }
+    auto type = cast<FutureType>(future.getType());
     return asyncRings.at({type.getAsOpaquePointer(), index});
   }
   /// The buffer of a synchronous tile load (tensor.pad to a shared tile).
@@ -65,6 +76,7 @@ private:
   Ring newRing(int64_t slotBytes, int64_t numSlots);
 
   std::map<std::pair<const void *, unsigned>, Ring> asyncRings;
+  DenseMap<Operation *, SmallVector<Ring, 2>> privateRings;
   DenseMap<Operation *, Ring> syncRings;
   int64_t ringBytes = 0, stagingBytes = 0;
 };
@@ -93,6 +105,9 @@ void populateLayoutPatterns(const TypeConverter &converter,
 void populateCombinePatterns(const TypeConverter &converter,
                              KernelContext &kernel,
                              RewritePatternSet &patterns);
+void populateBackwardPatterns(const TypeConverter &converter,
+                              KernelContext &kernel,
+                              RewritePatternSet &patterns);
 void populateMemoryPatterns(const TypeConverter &converter,
                             KernelContext &kernel,
                             RewritePatternSet &patterns);

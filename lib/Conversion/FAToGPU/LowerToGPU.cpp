@@ -160,6 +160,7 @@ LogicalResult KernelLowering::convertBody(OutlinedLoopNest &nest) {
   populateLayoutPatterns(converter, context, patterns);
   populateMemoryPatterns(converter, context, patterns);
   populateCombinePatterns(converter, context, patterns);
+  populateBackwardPatterns(converter, context, patterns);
   if (failed(applyPartialConversion(kernel, target, std::move(patterns))))
     return failure();
   // The tensors the outliner made for the loads are dead now.

@@ -46,6 +46,56 @@ MemRefType kernelArgType(RankedTensorType tensorTy) {
                                                 strides));
 }
 
+/// Follows a tile value through the score ops and layout changes to the
+/// backward op that consumes it: the fa.probs_from_lse of a score product,
+/// the fa.score_grad (as dP) of a gradient product, or null (a forward
+/// product).
+Operation *backwardConsumer(Value scores) {
+  SmallVector<Value> work = {scores};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<ProbsFromLseOp>(user) ||
+          (isa<ScoreGradOp>(user) && use.getOperandNumber() == 1))
+        return user;
+      if (isa<MaskOp, SoftcapOp>(user) && use.getOperandNumber() == 0)
+        work.push_back(user->getResult(0));
+    }
+  }
+  return nullptr;
+}
+
+bool isTransposed(Operation *op) {
+  if (auto p = dyn_cast<ProbsFromLseOp>(op))
+    return p.getTransposed();
+  return cast<ScoreGradOp>(op).getTransposed();
+}
+
+/// The role of operand `n` of an fa.qk: the forward's and the backward's
+/// score product S = Q K^T (or S^T = K Q^T) and the backward's
+/// dP = dO V^T (or dP^T = V dO^T).
+StringRef qkOperandRole(QKOp qk, unsigned n) {
+  Operation *consumer = backwardConsumer(qk.getScores());
+  bool transposed = consumer && isTransposed(consumer);
+  bool first = (n == 0) != transposed;
+  if (consumer && isa<ScoreGradOp>(consumer))
+    return first ? "do" : "v";
+  return first ? "q" : "k";
+}
+
+/// Whether an fa.pv multiplies a backward tile (P^T, dS or dS^T), whose
+/// value operand is named by its other uses.
+bool isBackwardProduct(PVOp pv) {
+  Value probs = pv.getProbs();
+  while (Operation *def = probs.getDefiningOp()) {
+    if (!isa<ConvertLayoutOp, arith::TruncFOp>(def))
+      return isa<ProbsFromLseOp, ScoreGradOp>(def);
+    probs = def->getOperand(0);
+  }
+  return false;
+}
+
 /// "q", "k" or "v" when tiles loaded from `tensor` reach the query or key of
 /// an fa.qk or the value of an fa.pv (through loads, futures, loops and
 /// layout changes); "partial_o" or "partial_lse" for split-KV's partial
@@ -79,10 +129,17 @@ std::optional<StringRef> inputRole(Value tensor) {
           work.push_back({loop.getRegionIterArg(n), index});
           work.push_back({loop->getResult(n), index});
         }
-      } else if (isa<QKOp>(user)) {
-        return n == 0 ? StringRef("q") : StringRef("k");
-      } else if (isa<PVOp>(user) && n == 1) {
-        return StringRef("v");
+      } else if (auto qk = dyn_cast<QKOp>(user)) {
+        return qkOperandRole(qk, n);
+      } else if (auto pv = dyn_cast<PVOp>(user); pv && n == 1) {
+        if (!isBackwardProduct(pv))
+          return StringRef("v");
+      } else if (isa<ProbsFromLseOp>(user) && n == 1) {
+        return StringRef("lse");
+      } else if (isa<ScoreGradOp>(user) && n == 2) {
+        return StringRef("delta");
+      } else if (isa<RowDotOp>(user)) {
+        return n == 0 ? StringRef("do") : StringRef("o");
       } else if (isa<CombineSplitsOp>(user)) {
         return n == 0 ? StringRef("partial_o") : StringRef("partial_lse");
       }
@@ -105,6 +162,29 @@ std::optional<StringRef> outputRole(scf::ForallOp forall, unsigned i) {
       return source == finalize.getOut() ? StringRef("o") : StringRef("lse");
     if (auto combine = source.getDefiningOp<CombineSplitsOp>())
       return source == combine.getOut() ? StringRef("o") : StringRef("lse");
+    if (source.getDefiningOp<RowDotOp>())
+      return StringRef("delta");
+    // A backward gradient: its accumulator, rounded, out of its loops; named
+    // by what the fa.pv adding into it multiplies.
+    if (auto trunc = source.getDefiningOp<arith::TruncFOp>())
+      source = trunc.getIn();
+    while (auto result = dyn_cast<OpResult>(source)) {
+      auto loop = dyn_cast<scf::ForOp>(result.getOwner());
+      if (!loop)
+        break;
+      source = loop.getYieldedValues()[result.getResultNumber()];
+    }
+    if (auto pv = source.getDefiningOp<PVOp>(); pv && isBackwardProduct(pv)) {
+      Value probs = pv.getProbs();
+      while (isa_and_nonnull<ConvertLayoutOp, arith::TruncFOp>(
+          probs.getDefiningOp()))
+        probs = probs.getDefiningOp()->getOperand(0);
+      if (probs.getDefiningOp<ProbsFromLseOp>())
+        return StringRef("dv");
+      return probs.getDefiningOp<ScoreGradOp>().getTransposed()
+                 ? StringRef("dk")
+                 : StringRef("dq");
+    }
   }
   return std::nullopt;
 }
@@ -306,8 +386,10 @@ LogicalResult Outliner::buildKernel() {
   }
   for (auto [i, s] : llvm::enumerate(scalarParams)) {
     std::optional<StringRef> role;
-    if (usedAsSoftmaxScale(s))
+    if (usedAsSoftmaxScale(s) || usedAs<ProbsFromLseOp>(s, 2))
       role = "softmax_scale_log2";
+    else if (usedAs<ScoreGradOp>(s, 3))
+      role = "softmax_scale";
     else if (usedAs<SoftcapOp>(s, 1))
       role = "softcap_scale";
     else if (usedAs<SoftcapOp>(s, 2))

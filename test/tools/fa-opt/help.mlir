@@ -15,7 +15,7 @@
 // CHECK-DAG: --fa-map-warps {{.*}}- Give each warp whole rows of the Q block
 // CHECK-DAG: --fa-pipeline-kv {{.*}}- Load K/V blocks ahead into a ring of shared tiles (stage L3)
 // CHECK-DAG: --fa-schedule-softmax {{.*}}- Split the online-softmax step and place the accumulator's rescale (stage L3)
-// CHECK-DAG: --fa-reject-backward-on-gpu {{.*}}- Fail on fa.attention_backward, which has no GPU lowering yet
+// CHECK-DAG: --fa-tile-backward {{.*}}- Tile fa.attention_backward into the three loop nests of the GPU backward
 // CHECK-DAG: --fa-tile-kv-outer {{.*}}- Tile fa.attention_backward into FlashAttention-2's K/V-outer backward loops (CPU)
 // CHECK-DAG: --fa-tile-q-outer {{.*}}- Tile fa.attention into FlashAttention-2's Q-outer loops with online-softmax state
 // CHECK-DAG: --block-m=<long> {{.*}}- Rows of Q per block

@@ -46,7 +46,8 @@ struct LowerSoftcap : OpConversionPattern<SoftcapOp> {
 /// columns of the block counted from the thread's first column:
 /// [visibleKeysBegin(row), visibleKeysEnd(row)) minus that column, clamped
 /// to [0, N]; per score one comparison with a constant, in 32 bits, per
-/// bound, and a select.
+/// bound, and a select. Transposed (rows are keys): the same with the
+/// queries that see the row's key (the inverse bounds) as the columns.
 struct LowerMask : OpConversionPattern<MaskOp> {
   LowerMask(const TypeConverter &converter, MLIRContext *ctx,
             KernelContext &kernel)
@@ -77,7 +78,27 @@ struct LowerMask : OpConversionPattern<MaskOp> {
     };
     auto boundsOf = [&](int64_t r) {
       auto &bound = bounds[r];
-      if (!bound.second) {
+      if (!bound.second && op.getTransposed()) {
+        // Rows are keys, columns queries: key k is seen by the queries
+        // [firstRowSeeing(k), rowsSeeingEnd(k + 1)), and by none past the
+        // key limit.
+        Value key = arith::AddIOp::create(
+            b, loc, op.getRowStart(), atom.rowOfRowValue(b, loc, rows, r));
+        if (Value first = semantics::firstRowSeeing(b, loc, key, spec))
+          bound.first = relative(first);
+        Value next = arith::AddIOp::create(b, loc, key, cidx(1));
+        Value end = semantics::rowsSeeingEnd(b, loc, next, spec);
+        bound.second = end ? relative(end)
+                           : arith::ConstantIntOp::create(b, loc, i32, cols)
+                                 .getResult();
+        if (spec.keyLimit) {
+          Value inside = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::slt, key, spec.keyLimit);
+          bound.second = arith::SelectOp::create(
+              b, loc, inside, bound.second,
+              arith::ConstantIntOp::create(b, loc, i32, 0));
+        }
+      } else if (!bound.second) {
         Value row = semantics::queryRow(
             b, loc, op.getRowStart(), atom.rowOfRowValue(b, loc, rows, r),
             spec);

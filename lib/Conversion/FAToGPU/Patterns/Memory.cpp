@@ -105,7 +105,8 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
                      adaptor.getRowStart(), adaptor.getRows(),
                      op.getAlongHeads()},
             tile,
-            slotOffset(nb, l, kernel.plan.ring(future, i), adaptor.getSlot()));
+            slotOffset(nb, l, kernel.plan.ring(op.getFuture(), i),
+                       adaptor.getSlot()));
     };
     if (Value pred = adaptor.getPred()) {
       scf::IfOp::create(b, loc, pred, [&](OpBuilder &nb, Location l) {
@@ -140,7 +141,8 @@ struct LowerAwait : OpConversionPattern<AwaitOp> {
     SmallVector<Value> tiles;
     for (size_t i = 0; i < future.getTiles().size(); ++i)
       tiles.push_back(
-          slotOffset(b, loc, kernel.plan.ring(future, i), adaptor.getFuture()));
+          slotOffset(b, loc, kernel.plan.ring(op.getFuture(), i),
+                     adaptor.getFuture()));
     b.replaceOp(op, tiles);
     return success();
   }

@@ -1,0 +1,285 @@
+//===- Backward.cpp - The backward's tile ops on fragments ----------------===//
+//
+// fa.probs_from_lse and fa.score_grad are elementwise on accumulator
+// fragments, with one per-query value (LSE, D) per element: the row of the
+// element's row value, or, for the dK/dV nest's transposed tiles, its
+// column. Those vectors carry no layout: each thread reads the entries it
+// needs from memory (they are slices of kernel arguments; the other warps
+// of the block read the same lines, which the L1 cache serves). fa.row_dot
+// reads its operands the same way, at the positions of the acc fragments of
+// a tile of its shape, and sums over the lanes of each row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+#include "fa/Dialect/FA/Semantics/AttentionMath.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <functional>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+Value cidx(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// Rows [start, start + valid) of `buffer[batch, head]` (a kernel argument
+/// [B, H, N] or [B, H, N, D]) read as a tile padded with `pad`: what
+/// --fa-tile-backward's tensor.pad of tensor.extract_slice denotes.
+struct MemoryRows {
+  Value buffer, batch, head, start, valid;
+  Value pad; // Null: padding rows read the last valid row (never used).
+
+  static FailureOr<MemoryRows> of(OpBuilder &b, Location loc, Value tile,
+                                  Operation *user) {
+    MemoryRows rows;
+    if (auto pad = tile.getDefiningOp<tensor::PadOp>()) {
+      rows.pad = pad.getConstantPaddingValue();
+      tile = pad.getSource();
+    }
+    auto slice = tile.getDefiningOp<tensor::ExtractSliceOp>();
+    rows.buffer = slice ? kernelBuffer(slice.getSource()) : Value();
+    int64_t rank = slice ? slice.getSourceType().getRank() : 0;
+    if (!rows.buffer || (rank != 3 && rank != 4) || !slice.hasUnitStride() ||
+        slice.getType().getRank() != rank - 2)
+      return user->emitOpError(
+          "fa-lower-to-gpu: a tile read from memory must be rows of one "
+          "head of a kernel argument (tensor.extract_slice, optionally "
+          "padded with a constant by tensor.pad)");
+    auto value = [&](OpFoldResult ofr) {
+      return getValueOrCreateConstantIndexOp(b, loc, ofr);
+    };
+    SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
+    rows.batch = value(offsets[0]);
+    rows.head = value(offsets[1]);
+    rows.start = value(offsets[2]);
+    rows.valid = value(slice.getMixedSizes()[2]);
+    return rows;
+  }
+
+  /// Element (row, col) of the tile (col ignored for vectors), as f32.
+  Value load(OpBuilder &b, Location loc, Value row, Value col = {}) const {
+    Value last = arith::SubIOp::create(b, loc, valid, cidx(b, loc, 1));
+    Value clamped = arith::MinUIOp::create(b, loc, row, last);
+    SmallVector<Value> at = {batch, head,
+                             arith::AddIOp::create(b, loc, start, clamped)};
+    if (col)
+      at.push_back(col);
+    Value v = memref::LoadOp::create(b, loc, buffer, at);
+    if (!v.getType().isF32())
+      v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+    if (!pad)
+      return v;
+    Value padF32 = pad.getType().isF32()
+                       ? pad
+                       : arith::ExtFOp::create(b, loc, b.getF32Type(), pad)
+                             .getResult();
+    Value inside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, valid);
+    return arith::SelectOp::create(b, loc, inside, v, padF32);
+  }
+};
+
+/// The per-query values of an acc tile's elements: entry (frag, elem) is
+/// `perQuery(q)` for the element's query q (its row, or its column when
+/// `transposed`), computed once per distinct query of the thread.
+class QueryValues {
+public:
+  QueryValues(OpBuilder &b, Location loc, AtomLowering &atom,
+              RankedTensorType tile, bool transposed,
+              std::function<Value(Value)> perQuery)
+      : b(b), loc(loc), atom(atom), tile(tile), transposed(transposed),
+        perQuery(perQuery) {}
+
+  Value at(int64_t frag, int64_t elem) {
+    int64_t key = transposed ? atom.accColumn(tile, frag, elem)
+                             : atom.accRowValue(tile, frag, elem);
+    Value &v = cache[key];
+    if (!v) {
+      Value q = transposed
+                    ? arith::AddIOp::create(b, loc, atom.threadFirstColumn(b, loc),
+                                            cidx(b, loc, key))
+                          .getResult()
+                    : atom.rowOfRowValue(b, loc, tile.getDimSize(0), key);
+      v = perQuery(q);
+    }
+    return v;
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  AtomLowering &atom;
+  RankedTensorType tile;
+  bool transposed;
+  std::function<Value(Value)> perQuery; // Owned: a lambda temporary.
+  DenseMap<int64_t, Value> cache;
+};
+
+/// Applies `f(element, frag, elem)` to every element of the acc fragments
+/// `frags`; the new fragments.
+SmallVector<Value>
+mapAccElements(OpBuilder &b, Location loc, AtomLowering &atom,
+               ValueRange frags,
+               function_ref<Value(Value, int64_t, int64_t)> f) {
+  SmallVector<Value> out;
+  for (auto [i, frag] : llvm::enumerate(frags)) {
+    SmallVector<Value> elems;
+    for (int64_t e = 0; e < atom.elementsPerAccFragment(); ++e)
+      elems.push_back(f(atom.extractAccElement(b, loc, frag, e), i, e));
+    out.push_back(atom.buildAccFragment(b, loc, frag.getType(), elems));
+  }
+  return out;
+}
+
+/// Pattern: fa.probs_from_lse => per element exp2(scale * s - log2(e) LSE)
+/// (AttentionMath.h's probFromLseLog2), LSE read once per query.
+struct LowerProbsFromLse : OpConversionPattern<ProbsFromLseOp> {
+  LowerProbsFromLse(const TypeConverter &converter, MLIRContext *ctx,
+                    KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(ProbsFromLseOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    FailureOr<MemoryRows> lse = MemoryRows::of(b, loc, op.getLse(), op);
+    if (failed(lse))
+      return failure();
+    Value scale = adaptor.getScale().front();
+    QueryValues lseLog2(b, loc, kernel.atom,
+                        cast<RankedTensorType>(op.getScores().getType()),
+                        op.getTransposed(), [&](Value q) {
+                          return semantics::lseToLog2(b, loc, lse->load(b, loc, q));
+                        });
+    b.replaceOpWithMultiple(
+        op, {mapAccElements(b, loc, kernel.atom, adaptor.getScores(),
+                            [&](Value s, int64_t f, int64_t e) {
+                              return semantics::probFromLseLog2(
+                                  b, loc, s, scale, lseLog2.at(f, e));
+                            })});
+    return success();
+  }
+  KernelContext &kernel;
+};
+
+/// Pattern: fa.score_grad => per element scale * P * (dP - D) (times the
+/// cap's derivative), D read once per query.
+struct LowerScoreGrad : OpConversionPattern<ScoreGradOp> {
+  LowerScoreGrad(const TypeConverter &converter, MLIRContext *ctx,
+                 KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(ScoreGradOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    FailureOr<MemoryRows> rowDot = MemoryRows::of(b, loc, op.getRowDot(), op);
+    if (failed(rowDot))
+      return failure();
+    Value scale = adaptor.getScale().front();
+    Value cap = op.getCap() ? adaptor.getCap().front() : Value();
+    ValueRange dp = adaptor.getGradProbs();
+    ValueRange capped = op.getCapped() ? adaptor.getCapped() : ValueRange();
+    QueryValues d(b, loc, kernel.atom,
+                  cast<RankedTensorType>(op.getProbs().getType()),
+                  op.getTransposed(),
+                  [&](Value q) { return rowDot->load(b, loc, q); });
+    AtomLowering &atom = kernel.atom;
+    b.replaceOpWithMultiple(
+        op, {mapAccElements(
+                b, loc, atom, adaptor.getProbs(),
+                [&](Value p, int64_t f, int64_t e) {
+                  Value c = cap ? atom.extractAccElement(b, loc, capped[f], e)
+                                : Value();
+                  return semantics::rawScoreGrad(
+                      b, loc, p, atom.extractAccElement(b, loc, dp[f], e),
+                      d.at(f, e), scale, c, cap);
+                })});
+    return success();
+  }
+  KernelContext &kernel;
+};
+
+/// Pattern: fa.row_dot (result held by warps) => per row value of the
+/// thread the sum of dO * O over the columns its acc fragments of a tile of
+/// this shape would hold, then over the row's lanes.
+struct LowerRowDot : OpConversionPattern<RowDotOp> {
+  LowerRowDot(const TypeConverter &converter, MLIRContext *ctx,
+              KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(RowDotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    if (!isa_and_nonnull<WarpRowsAttr>(
+            cast<RankedTensorType>(op.getRowDot().getType()).getEncoding()))
+      return op.emitOpError("fa-lower-to-gpu: the result of fa.row_dot must "
+                            "be held by warps (--fa-map-warps)");
+    FailureOr<MemoryRows> gradOut = MemoryRows::of(b, loc, op.getGradOut(), op);
+    FailureOr<MemoryRows> out = MemoryRows::of(b, loc, op.getOut(), op);
+    if (failed(gradOut) || failed(out))
+      return failure();
+    AtomLowering &atom = kernel.atom;
+    auto tileTy = cast<RankedTensorType>(op.getGradOut().getType());
+    auto accTy = RankedTensorType::get(tileTy.getShape(), b.getF32Type());
+    SmallVector<Type> rowTypes;
+    if (failed(getTypeConverter()->convertType(op.getRowDot().getType(),
+                                               rowTypes)))
+      return failure();
+    int64_t rowValues = rowTypes.size();
+    int64_t rows = tileTy.getDimSize(0);
+    int64_t perFrag = atom.elementsPerAccFragment();
+    // The acc fragments of a tile of the operands' shape, in the result's
+    // warps.
+    auto rowsEnc = cast<WarpRowsAttr>(
+        cast<RankedTensorType>(op.getRowDot().getType()).getEncoding());
+    SmallVector<Type> fragTypes;
+    if (failed(getTypeConverter()->convertType(
+            RankedTensorType::get(tileTy.getShape(), b.getF32Type(),
+                                  WarpRowsAttr::get(b.getContext(),
+                                                    FragmentRole::Acc,
+                                                    rowsEnc.getNumWarps(),
+                                                    rowsEnc.getAtom())),
+            fragTypes)))
+      return failure();
+    int64_t frags = fragTypes.size();
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    SmallVector<Value> sums(rowValues, zero), rowOf(rowValues);
+    for (int64_t i = 0; i < rowValues; ++i)
+      rowOf[i] = atom.rowOfRowValue(b, loc, rows, i);
+    Value firstCol = atom.threadFirstColumn(b, loc);
+    for (int64_t f = 0; f < frags; ++f)
+      for (int64_t e = 0; e < perFrag; ++e) {
+        int64_t r = atom.accRowValue(accTy, f, e);
+        Value col = arith::AddIOp::create(
+            b, loc, firstCol, cidx(b, loc, atom.accColumn(accTy, f, e)));
+        sums[r] = math::FmaOp::create(b, loc, gradOut->load(b, loc, rowOf[r], col),
+                                      out->load(b, loc, rowOf[r], col), sums[r]);
+      }
+    for (Value &s : sums)
+      s = atom.reduceAcrossRowLanes(b, loc, s, /*isMax=*/false);
+    b.replaceOpWithMultiple(op, {sums});
+    return success();
+  }
+  KernelContext &kernel;
+};
+
+} // namespace
+
+void mlir::fa::populateBackwardPatterns(const TypeConverter &converter,
+                                        KernelContext &kernel,
+                                        RewritePatternSet &patterns) {
+  patterns.add<LowerProbsFromLse, LowerScoreGrad, LowerRowDot>(
+      converter, patterns.getContext(), kernel);
+}

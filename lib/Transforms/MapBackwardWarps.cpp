@@ -1,0 +1,261 @@
+//===- MapBackwardWarps.cpp - Layouts of the backward's loop nests --------===//
+//
+// --fa-map-warps for the three nests of --fa-tile-backward. The rule is the
+// forward's: warps own whole rows of every tile of the nest (query rows in
+// the D and dQ nests, key rows in the dK/dV nest, whose tiles are
+// transposed), so the per-row work stays inside a warp; the tiles read by
+// every warp (the other side's tiles) live in shared memory; the tiles the
+// nest holds for its whole life (K and V in the dK/dV nest, Q and dO in the
+// dQ nest) become A-operand registers while the fragments fit the atom's
+// budget. The per-query vectors (LSE, D) carry no layout: each thread
+// reads the entries of its rows or columns from memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MapBackwardWarps.h"
+
+#include "fa/Transforms/TiledAttention.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+
+void setEncoding(Value v, Attribute encoding) {
+  auto ty = cast<RankedTensorType>(v.getType());
+  v.setType(RankedTensorType::get(ty.getShape(), ty.getElementType(), encoding));
+}
+
+Attribute encodingOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getEncoding();
+}
+
+int64_t rowsOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getDimSize(0);
+}
+
+class BackwardWarpMapper {
+public:
+  BackwardWarpMapper(scf::ForallOp forall, int64_t numWarps)
+      : forall(forall), ctx(forall.getContext()), rewriter(ctx),
+        atom(MmaSyncAtomAttr::get(ctx)), numWarps(numWarps) {}
+
+  LogicalResult check();
+  void run();
+
+private:
+  Attribute rows(FragmentRole role) {
+    return WarpRowsAttr::get(ctx, role, numWarps, atom);
+  }
+  /// Whether the nest keeps the first operands of its fa.qk ops (the tiles
+  /// loaded once per thread block) in A-operand registers.
+  bool keepRowTilesInRegisters();
+  void mapLoop(scf::ForOp loop);
+  void mapOp(Operation *op);
+  void convertOperand(OpOperand &operand, Attribute encoding);
+
+  scf::ForallOp forall;
+  MLIRContext *ctx;
+  IRRewriter rewriter;
+  MmaAtomAttrInterface atom;
+  int64_t numWarps;
+  DenseMap<Value, Value> converted;
+};
+
+LogicalResult BackwardWarpMapper::check() {
+  auto error = [&]() {
+    return mlir::emitError(forall.getLoc(), "fa-map-warps: ");
+  };
+  if (forall.getMapping())
+    return error() << "the loop nest already has a grid mapping (run "
+                      "--fa-map-warps once)";
+  LogicalResult result = success();
+  forall.getBody()->walk([&](Operation *op) {
+    if (failed(result))
+      return;
+    if (isa<QKOp, PVOp, RowDotOp>(op)) {
+      // The matmul operands (not fa.pv's f32 accumulator).
+      for (Value v : op->getOperands().take_front(2)) {
+        auto ty = cast<RankedTensorType>(v.getType());
+        Type elem = ty.getElementType();
+        if (!elem.isF16() && !elem.isBF16()) {
+          result = error() << "element type " << elem
+                           << " has no GPU layout: the #fa.mma_sync atom "
+                              "takes f16 or bf16";
+          return;
+        }
+        for (int64_t d : ty.getShape())
+          if (d % 16 != 0) {
+            result = error() << "tile " << ty
+                             << " must have sizes that are multiples of 16 "
+                                "(the atom's m16n8k16 tiles)";
+            return;
+          }
+      }
+    }
+    if (isa<QKOp, RowDotOp>(op)) {
+      int64_t r = rowsOf(op->getResult(0));
+      if (r % (16 * numWarps) != 0)
+        result = error() << "the nest's tiles have " << r
+                         << " rows, which must be a multiple of 16 * "
+                            "num-warps = "
+                         << 16 * numWarps
+                         << ": each warp owns whole 16-row tiles";
+    }
+  });
+  return result;
+}
+
+bool BackwardWarpMapper::keepRowTilesInRegisters() {
+  Type f32 = Float32Type::get(ctx);
+  int64_t regs = 0;
+  auto fragments = [&](FragmentRole role, Value v) {
+    auto ty = cast<RankedTensorType>(v.getType());
+    Type elem = role == FragmentRole::Acc ? f32 : ty.getElementType();
+    return atom.getFragmentRegisters(role, ty.getShape(), elem, numWarps);
+  };
+  DenseSet<Value> rowTiles;
+  forall.getBody()->walk([&](Operation *op) {
+    if (auto qk = dyn_cast<QKOp>(op)) {
+      regs += fragments(FragmentRole::Acc, qk.getScores());
+      if (rowTiles.insert(qk.getQuery()).second)
+        regs += fragments(FragmentRole::OperandA, qk.getQuery());
+    } else if (auto pv = dyn_cast<PVOp>(op)) {
+      regs += fragments(FragmentRole::Acc, pv.getAcc());
+    }
+  });
+  return regs <= atom.getQueryInRegistersBudget();
+}
+
+void BackwardWarpMapper::mapLoop(scf::ForOp loop) {
+  // An iter_arg is an accumulator when an fa.pv adds into it, or when it
+  // seeds a nested loop's accumulator (the dK/dV nest's loop over the heads
+  // of a group around the loop over Q blocks).
+  for (BlockArgument arg : loop.getRegionIterArgs()) {
+    for (OpOperand &use : arg.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto pv = dyn_cast<PVOp>(user); pv && use.getOperandNumber() == 2)
+        setEncoding(arg, rows(FragmentRole::Acc));
+      else if (auto inner = dyn_cast<scf::ForOp>(user);
+               inner && use.getOperandNumber() >= 3)
+        if (Attribute e = encodingOf(
+                inner.getRegionIterArg(use.getOperandNumber() - 3)))
+          setEncoding(arg, e);
+    }
+  }
+}
+
+void BackwardWarpMapper::mapOp(Operation *op) {
+  if (isa<QKOp, MaskOp, SoftcapOp, ProbsFromLseOp, ScoreGradOp, PVOp>(op)) {
+    setEncoding(op->getResult(0), rows(FragmentRole::Acc));
+  } else if (auto dot = dyn_cast<RowDotOp>(op)) {
+    setEncoding(dot.getRowDot(), rows(FragmentRole::Rows));
+  } else if (auto trunc = dyn_cast<arith::TruncFOp>(op)) {
+    if (isa<RankedTensorType>(trunc.getType()) && encodingOf(trunc.getIn()))
+      setEncoding(trunc.getResult(), encodingOf(trunc.getIn()));
+  } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    for (auto [arg, result, init] :
+         llvm::zip(loop.getRegionIterArgs(), loop.getResults(),
+                   loop.getInitArgsMutable())) {
+      result.setType(arg.getType());
+      Value initValue = init.get();
+      if (initValue.getType() == arg.getType())
+        continue;
+      auto cst = initValue.getDefiningOp<arith::ConstantOp>();
+      auto dense = cst ? dyn_cast<DenseElementsAttr>(cst.getValue())
+                       : DenseElementsAttr();
+      if (!dense)
+        continue; // Left for the verifier to report.
+      rewriter.setInsertionPoint(loop);
+      init.set(arith::ConstantOp::create(
+          rewriter, cst.getLoc(),
+          dense.reshape(cast<ShapedType>(arg.getType()))));
+      if (cst->use_empty())
+        rewriter.eraseOp(cst);
+    }
+  }
+}
+
+void BackwardWarpMapper::convertOperand(OpOperand &operand,
+                                        Attribute encoding) {
+  Value source = operand.get();
+  Value &result = converted[source];
+  if (!result) {
+    auto ty = cast<RankedTensorType>(source.getType());
+    rewriter.setInsertionPointAfterValue(source);
+    result = ConvertLayoutOp::create(
+        rewriter, source.getLoc(),
+        RankedTensorType::get(ty.getShape(), ty.getElementType(), encoding),
+        source);
+  }
+  operand.set(result);
+}
+
+void BackwardWarpMapper::run() {
+  // Matmul tiles loaded from memory live in shared memory; the row_dot's
+  // operands and the per-query vectors stay in memory.
+  forall.getBody()->walk([&](Operation *op) {
+    auto shareOperand = [&](Value v) {
+      if (succeeded(matchTileLoad(v)))
+        setEncoding(v, BlockSharedAttr::get(ctx, atom));
+    };
+    if (auto qk = dyn_cast<QKOp>(op)) {
+      shareOperand(qk.getQuery());
+      shareOperand(qk.getKey());
+    } else if (auto pv = dyn_cast<PVOp>(op)) {
+      shareOperand(pv.getValue());
+    }
+  });
+  forall.getBody()->walk([&](scf::ForOp loop) { mapLoop(loop); });
+  forall.getBody()->walk([&](Operation *op) { mapOp(op); });
+
+  bool rowTilesInRegisters = keepRowTilesInRegisters();
+  forall.getBody()->walk([&](Operation *op) {
+    if (auto qk = dyn_cast<QKOp>(op)) {
+      if (rowTilesInRegisters)
+        convertOperand(qk.getQueryMutable(), rows(FragmentRole::OperandA));
+    } else if (auto pv = dyn_cast<PVOp>(op)) {
+      convertOperand(pv.getProbsMutable(), rows(FragmentRole::OperandA));
+    }
+  });
+  // Grid: row blocks on x, heads on y, batch on z.
+  forall.setMappingAttr(rewriter.getArrayAttr(
+      {gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimZ),
+       gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimY),
+       gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)}));
+}
+
+} // namespace
+
+bool mlir::fa::isBackwardLoopNest(scf::ForallOp forall) {
+  return forall.getBody()
+      ->walk([](Operation *op) {
+        return isa<RowDotOp, ProbsFromLseOp, ScoreGradOp>(op)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+LogicalResult mlir::fa::mapBackwardWarps(scf::ForallOp forall,
+                                         int64_t numWarps) {
+  if (numWarps == 0) {
+    // One warp per 16 rows of the nest's tiles, at most 4.
+    int64_t r = 64;
+    forall.getBody()->walk([&](Operation *op) {
+      if (isa<QKOp, RowDotOp>(op))
+        r = rowsOf(op->getResult(0));
+    });
+    numWarps = 4;
+    while (numWarps > 1 && r % (16 * numWarps) != 0)
+      numWarps /= 2;
+  }
+  BackwardWarpMapper mapper(forall, numWarps);
+  if (failed(mapper.check()))
+    return failure();
+  mapper.run();
+  return success();
+}

@@ -1,0 +1,28 @@
+//===- MapBackwardWarps.h - Layouts of the backward's nests -----*- C++ -*-===//
+//
+// The part of --fa-map-warps that maps the loop nests of --fa-tile-backward
+// (MapBackwardWarps.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FA_LIB_TRANSFORMS_MAPBACKWARDWARPS_H
+#define FA_LIB_TRANSFORMS_MAPBACKWARDWARPS_H
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir {
+namespace fa {
+
+/// Whether `forall` is one of --fa-tile-backward's loop nests (it holds a
+/// backward tile op).
+bool isBackwardLoopNest(scf::ForallOp forall);
+
+/// Gives the nest's tiles their layouts and maps it to the grid, with
+/// `numWarps` warps (0: one per 16 rows of the nest's tiles, at most 4).
+/// Errors (at the nest) for tiles the atom cannot hold.
+LogicalResult mapBackwardWarps(scf::ForallOp forall, int64_t numWarps);
+
+} // namespace fa
+} // namespace mlir
+
+#endif // FA_LIB_TRANSFORMS_MAPBACKWARDWARPS_H

@@ -1,0 +1,87 @@
+// RUN: fa-opt %s -split-input-file --fa-lower-to-gpu -verify-diagnostics
+
+// What the backward's GPU patterns cannot lower is an error at the op.
+
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @lse_not_in_memory(%lse: tensor<1x1x?xf32>, %d: tensor<1x1x?xf32>, %o: tensor<1x1x?x16xf16>) -> tensor<1x1x?x16xf16> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %scale = arith.constant 0.5 : f32
+  %sl2 = arith.constant 0.72134752 : f32
+  %nq0 = tensor.dim %o, %c2 : tensor<1x1x?x16xf16>
+  %nqb = arith.ceildivui %nq0, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%oo = %o) -> (tensor<1x1x?x16xf16>) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    %nq = tensor.dim %o, %c2 : tensor<1x1x?x16xf16>
+    %q0 = arith.muli %qb, %c32 : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qn = arith.minsi %qleft, %c32 : index
+    %pad = arith.subi %c32, %qn : index
+    %ls = tensor.extract_slice %lse[%b, %h, %q0] [1, 1, %qn] [1, 1, 1] : tensor<1x1x?xf32> to tensor<?xf32>
+    %lt = tensor.pad %ls low[0] high[%pad] {
+    ^bb0(%i: index):
+      tensor.yield %ninf : f32
+    } : tensor<?xf32> to tensor<32xf32>
+    %ds_ = tensor.extract_slice %d[%b, %h, %q0] [1, 1, %qn] [1, 1, 1] : tensor<1x1x?xf32> to tensor<?xf32>
+    %dt = tensor.pad %ds_ low[0] high[%pad] {
+    ^bb0(%i: index):
+      tensor.yield %zero : f32
+    } : tensor<?xf32> to tensor<32xf32>
+    %s0 = arith.constant dense<0.0> : tensor<32x16xf32, #acc>
+    %s = scf.for %k0 = %c0 to %nq step %c16 iter_args(%si = %s0) -> (tensor<32x16xf32, #acc>) {
+      %lc = arith.constant dense<0.0> : tensor<32xf32>
+      // expected-error @+2 {{fa-lower-to-gpu: a tile read from memory must be rows of one head of a kernel argument}}
+      // expected-error @+1 {{failed to legalize operation 'fa.probs_from_lse' that was explicitly marked illegal}}
+      %p = fa.probs_from_lse %si, %lc scale(%sl2) : tensor<32x16xf32, #acc>, tensor<32xf32>
+      %g = fa.score_grad %p, %si, %dt scale(%scale) : tensor<32x16xf32, #acc>, tensor<32xf32>
+      scf.yield %g : tensor<32x16xf32, #acc>
+    }
+    %s16 = arith.truncf %s : tensor<32x16xf32, #acc> to tensor<32x16xf16, #acc>
+    %os = tensor.extract_slice %s16[0, 0] [%qn, 16] [1, 1] : tensor<32x16xf16, #acc> to tensor<?x16xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os into %oo[%b, %h, %q0, 0] [1, 1, %qn, 16] [1, 1, 1, 1] : tensor<?x16xf16> into tensor<1x1x?x16xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x16xf16>
+}
+
+// -----
+
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @row_dot_without_layout(%do: tensor<1x1x?x16xf16>, %o: tensor<1x1x?x16xf16>, %d: tensor<1x1x?xf32>) -> tensor<1x1x?xf32> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nq0 = tensor.dim %o, %c2 : tensor<1x1x?x16xf16>
+  %nqb = arith.ceildivui %nq0, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%dd = %d) -> (tensor<1x1x?xf32>) {
+    %zero = arith.constant 0.0 : f16
+    %nq = tensor.dim %o, %c2 : tensor<1x1x?x16xf16>
+    %q0 = arith.muli %qb, %c32 : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qn = arith.minsi %qleft, %c32 : index
+    %pad = arith.subi %c32, %qn : index
+    %dos = tensor.extract_slice %do[%b, %h, %q0, 0] [1, 1, %qn, 16] [1, 1, 1, 1] : tensor<1x1x?x16xf16> to tensor<?x16xf16>
+    %dot = tensor.pad %dos low[0, 0] high[%pad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x16xf16> to tensor<32x16xf16>
+    %os = tensor.extract_slice %o[%b, %h, %q0, 0] [1, 1, %qn, 16] [1, 1, 1, 1] : tensor<1x1x?x16xf16> to tensor<?x16xf16>
+    %ot = tensor.pad %os low[0, 0] high[%pad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x16xf16> to tensor<32x16xf16>
+    // expected-error @+2 {{fa-lower-to-gpu: the result of fa.row_dot must be held by warps (--fa-map-warps)}}
+    // expected-error @+1 {{failed to legalize operation 'fa.row_dot' that was explicitly marked illegal}}
+    %t = fa.row_dot %dot, %ot : tensor<32x16xf16>, tensor<32x16xf16> -> tensor<32xf32>
+    %z = arith.constant dense<0.0> : tensor<32x16xf32, #acc>
+    %z16 = arith.truncf %z : tensor<32x16xf32, #acc> to tensor<32x16xf16, #acc>
+    %ts = tensor.extract_slice %t[0] [%qn] [1] : tensor<32xf32> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ts into %dd[%b, %h, %q0] [1, 1, %qn] [1, 1, 1] : tensor<?xf32> into tensor<1x1x?xf32>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?xf32>
+}

@@ -1,0 +1,218 @@
+// RUN: fa-opt %s -split-input-file --fa-lower-to-gpu --canonicalize --cse | FileCheck %s
+
+// The backward's tile ops on fragments (Patterns/Backward.cpp, and the
+// transposed fa.mask in Patterns/Mask.cpp). Hand-written L3 on 2 warps:
+// thread (warp w, lane = 4 g + t) holds rows 16 w + g and 16 w + g + 8 and
+// columns 2 t + {0, 1} (+ 8) of a [32 x 16] accumulator tile. The per-query
+// vectors (LSE, D) have no layout: each thread loads the entries of its rows
+// (or, transposed, its columns) from the kernel argument, clamped to the
+// valid rows and replaced by the pad value past them.
+
+// Rows: one LSE and one D load per row value (2 per thread), reused by the
+// 4 scores of the row; P = exp2(s * scale - log2(e) LSE), 0 where LSE = -inf;
+// dS = scale * P * (dP - D).
+// CHECK-LABEL: gpu.func @probs_rows_kernel
+// CHECK-SAME: (%{{.*}}, %[[LSE:[^:]*]]: memref<?x?x?xf32, {{.*}}>, %[[D:[^:]*]]: memref<?x?x?xf32, {{.*}}>, %{{.*}}, %[[SL2:[^:]*]]: f32, %[[SCALE:[^:]*]]: f32)
+// CHECK-DAG: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[LANE:.*]] = arith.remui %thread_id_x, %c32
+// CHECK-DAG: %[[WARP:.*]] = arith.divui %thread_id_x, %c32
+// CHECK-DAG: %[[G:.*]] = arith.divui %[[LANE]], %c4
+// CHECK: %[[Q0:.*]] = arith.muli %block_id_x, %c32
+// CHECK: %[[VALID:.*]] = arith.minsi %{{.*}}, %c32
+// CHECK: scf.for {{.*}} iter_args(%[[F0:.*]] = %{{.*}}, %[[F1:.*]] = %{{.*}})
+// CHECK: %[[S00:.*]] = vector.extract %[[F0]][0, 0]
+// CHECK: %[[W16:.*]] = arith.muli %[[WARP]], %c16
+// CHECK: %[[ROW0:.*]] = arith.addi %[[W16]], %[[G]]
+// CHECK: %[[LAST:.*]] = arith.subi %[[VALID]], %c1
+// CHECK: %[[CL:.*]] = arith.minui %[[ROW0]], %[[LAST]]
+// CHECK: %[[AT:.*]] = arith.addi %[[Q0]], %[[CL]]
+// CHECK: %[[L0:.*]] = memref.load %[[LSE]][%block_id_z, %block_id_y, %[[AT]]]
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ROW0]], %[[VALID]]
+// CHECK: %[[LP:.*]] = arith.select %[[IN]], %[[L0]], %[[NEGINF]]
+// CHECK: %[[L2:.*]] = arith.mulf %[[LP]], %[[LOG2E]]
+// CHECK: %[[NONE:.*]] = arith.cmpf oeq, %[[L2]], %[[NEGINF]]
+// CHECK: %[[NEG:.*]] = arith.negf %[[L2]]
+// CHECK: %[[X:.*]] = math.fma %[[S00]], %[[SL2]], %[[NEG]]
+// CHECK: %[[E:.*]] = math.exp2 %[[X]]
+// CHECK: %[[P00:.*]] = arith.select %[[NONE]], %cst{{.*}}, %[[E]]
+// CHECK: math.fma %{{.*}}, %[[SL2]], %[[NEG]]
+// CHECK: memref.load %[[LSE]]
+// CHECK-NOT: memref.load %[[LSE]]
+// CHECK: %[[D0:.*]] = memref.load %[[D]][%block_id_z, %block_id_y, %[[AT]]]
+// CHECK: %[[DP:.*]] = arith.select %[[IN]], %[[D0]], %cst
+// CHECK: %[[C:.*]] = arith.subf %[[S00]], %[[DP]]
+// CHECK: %[[PC:.*]] = arith.mulf %[[P00]], %[[C]]
+// CHECK: arith.mulf %[[PC]], %[[SCALE]]
+// CHECK: memref.load %[[D]]
+// CHECK-NOT: memref.load
+// CHECK: scf.yield
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @probs_rows(%lse: tensor<1x1x?xf32>, %d: tensor<1x1x?xf32>, %o: tensor<1x1x?x16xf16>) -> tensor<1x1x?x16xf16> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %scale = arith.constant 0.5 : f32
+  %sl2 = arith.constant 0.72134752 : f32
+  %nq0 = tensor.dim %o, %c2 : tensor<1x1x?x16xf16>
+  %nqb = arith.ceildivui %nq0, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%oo = %o) -> (tensor<1x1x?x16xf16>) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    %nq = tensor.dim %o, %c2 : tensor<1x1x?x16xf16>
+    %q0 = arith.muli %qb, %c32 : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qn = arith.minsi %qleft, %c32 : index
+    %pad = arith.subi %c32, %qn : index
+    %ls = tensor.extract_slice %lse[%b, %h, %q0] [1, 1, %qn] [1, 1, 1] : tensor<1x1x?xf32> to tensor<?xf32>
+    %lt = tensor.pad %ls low[0] high[%pad] {
+    ^bb0(%i: index):
+      tensor.yield %ninf : f32
+    } : tensor<?xf32> to tensor<32xf32>
+    %ds_ = tensor.extract_slice %d[%b, %h, %q0] [1, 1, %qn] [1, 1, 1] : tensor<1x1x?xf32> to tensor<?xf32>
+    %dt = tensor.pad %ds_ low[0] high[%pad] {
+    ^bb0(%i: index):
+      tensor.yield %zero : f32
+    } : tensor<?xf32> to tensor<32xf32>
+    %s0 = arith.constant dense<0.0> : tensor<32x16xf32, #acc>
+    %s = scf.for %k0 = %c0 to %nq step %c16 iter_args(%si = %s0) -> (tensor<32x16xf32, #acc>) {
+      %p = fa.probs_from_lse %si, %lt scale(%sl2) : tensor<32x16xf32, #acc>, tensor<32xf32>
+      %g = fa.score_grad %p, %si, %dt scale(%scale) : tensor<32x16xf32, #acc>, tensor<32xf32>
+      scf.yield %g : tensor<32x16xf32, #acc>
+    }
+    %s16 = arith.truncf %s : tensor<32x16xf32, #acc> to tensor<32x16xf16, #acc>
+    %os = tensor.extract_slice %s16[0, 0] [%qn, 16] [1, 1] : tensor<32x16xf16, #acc> to tensor<?x16xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os into %oo[%b, %h, %q0, 0] [1, 1, %qn, 16] [1, 1, 1, 1] : tensor<?x16xf16> into tensor<1x1x?x16xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x16xf16>
+}
+
+// -----
+
+// Transposed (rows are keys, columns queries): the causal mask hides, per
+// key row, the query columns before that key (column < key - offset,
+// relative to the thread's first column q0 + 2 t), and LSE and D are loaded
+// per column: 4 distinct columns per thread (2 t, 2 t + 1, 8 + 2 t, 9 + 2 t).
+// CHECK-LABEL: gpu.func @probs_columns_kernel
+// CHECK-SAME: (%{{.*}}, %[[LSE:[^:]*]]: memref<?x?x?xf32, {{.*}}>, %[[D:[^:]*]]: memref<?x?x?xf32, {{.*}}>,
+// CHECK-DAG: %[[LANE:.*]] = arith.remui %thread_id_x, %c32
+// CHECK-DAG: %[[T:.*]] = arith.remui %[[LANE]], %c4
+// CHECK: %[[Q0:.*]] = arith.muli %block_id_x, %c32
+// CHECK: scf.for %[[K0:[^ ]*]] = {{.*}} iter_args(%[[F0:.*]] = %{{.*}}, %[[F1:.*]] = %{{.*}})
+// CHECK: %[[T2:.*]] = arith.muli %[[T]], %c2
+// CHECK: %[[COL0:.*]] = arith.addi %[[Q0]], %[[T2]]
+// CHECK: %[[KEY:.*]] = arith.addi %[[K0]], %{{.*}}
+// CHECK: %[[REL:.*]] = arith.subi %[[KEY]], %[[COL0]]
+// CHECK: %[[LO:.*]] = arith.maxsi %[[REL]], %c0
+// CHECK: %[[HI:.*]] = arith.minsi %[[LO]], %c16
+// CHECK: %[[START:.*]] = arith.index_cast %[[HI]] : index to i32
+// CHECK: %[[H:.*]] = arith.cmpi sgt, %[[START]], %c0_i32
+// CHECK: arith.select %[[H]], %{{.*}}, %{{.*}} : f32
+// CHECK: %[[CL:.*]] = arith.minui %[[T2]], %{{.*}}
+// CHECK: %[[AT:.*]] = arith.addi %[[Q0]], %[[CL]]
+// CHECK: memref.load %[[LSE]][%block_id_z, %block_id_y, %[[AT]]]
+// CHECK: memref.load %[[LSE]]
+// CHECK: memref.load %[[LSE]]
+// CHECK: memref.load %[[LSE]]
+// CHECK-NOT: memref.load %[[LSE]]
+// CHECK: memref.load %[[D]]
+// CHECK: memref.load %[[D]]
+// CHECK: memref.load %[[D]]
+// CHECK: memref.load %[[D]]
+// CHECK-NOT: memref.load
+// CHECK: scf.yield
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @probs_columns(%lse: tensor<1x1x?xf32>, %d: tensor<1x1x?xf32>, %o: tensor<1x1x?x16xf16>) -> tensor<1x1x?x16xf16> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %scale = arith.constant 0.5 : f32
+  %sl2 = arith.constant 0.72134752 : f32
+  %nq0 = tensor.dim %o, %c2 : tensor<1x1x?x16xf16>
+  %nqb = arith.ceildivui %nq0, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%oo = %o) -> (tensor<1x1x?x16xf16>) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %ninf = arith.constant 0xFF800000 : f32
+    %zero = arith.constant 0.0 : f32
+    %nq = tensor.dim %o, %c2 : tensor<1x1x?x16xf16>
+    %q0 = arith.muli %qb, %c32 : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qn = arith.minsi %qleft, %c32 : index
+    %qn16 = arith.minsi %qn, %c16 : index
+    %pad = arith.subi %c16, %qn16 : index
+    %ls = tensor.extract_slice %lse[%b, %h, %q0] [1, 1, %qn16] [1, 1, 1] : tensor<1x1x?xf32> to tensor<?xf32>
+    %lt = tensor.pad %ls low[0] high[%pad] {
+    ^bb0(%i: index):
+      tensor.yield %ninf : f32
+    } : tensor<?xf32> to tensor<16xf32>
+    %ds_ = tensor.extract_slice %d[%b, %h, %q0] [1, 1, %qn16] [1, 1, 1] : tensor<1x1x?xf32> to tensor<?xf32>
+    %dt = tensor.pad %ds_ low[0] high[%pad] {
+    ^bb0(%i: index):
+      tensor.yield %zero : f32
+    } : tensor<?xf32> to tensor<16xf32>
+    %s0 = arith.constant dense<0.0> : tensor<32x16xf32, #acc>
+    %s = scf.for %k0 = %c0 to %nq step %c16 iter_args(%si = %s0) -> (tensor<32x16xf32, #acc>) {
+      %sm = fa.mask %si[%k0, %q0] causal_offset(%c0) {transposed} : tensor<32x16xf32, #acc>
+      %p = fa.probs_from_lse %sm, %lt scale(%sl2) {transposed} : tensor<32x16xf32, #acc>, tensor<16xf32>
+      %g = fa.score_grad %p, %si, %dt scale(%scale) {transposed} : tensor<32x16xf32, #acc>, tensor<16xf32>
+      scf.yield %g : tensor<32x16xf32, #acc>
+    }
+    %s16 = arith.truncf %s : tensor<32x16xf32, #acc> to tensor<32x16xf16, #acc>
+    %os = tensor.extract_slice %s16[0, 0] [%qn, 16] [1, 1] : tensor<32x16xf16, #acc> to tensor<?x16xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os into %oo[%b, %h, %q0, 0] [1, 1, %qn, 16] [1, 1, 1, 1] : tensor<?x16xf16> into tensor<1x1x?x16xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x16xf16>
+}
+
+// -----
+
+// fa.row_dot: per row value, dO * O over the columns of the thread's acc
+// positions (2 t, 2 t + 1, 8 + 2 t, 9 + 2 t), padding rows read as 0, then
+// the sum over the 4 lanes of the row (two shuffles); the rows are stored
+// like an LSE.
+// CHECK-LABEL: gpu.func @row_dot_kernel
+// CHECK-SAME: (%[[DO:[^:]*]]: memref<?x?x?x16xf16, {{.*}}>, %[[O:[^:]*]]: memref<?x?x?x16xf16, {{.*}}>, %[[DD:[^:]*]]: memref<?x?x?xf32, {{.*}}>)
+// CHECK: %[[A:.*]] = memref.load %{{.*}}[%block_id_z, %block_id_y, %[[R:.*]], %[[C:.*]]] : memref<?x?x?x16xf16
+// CHECK: arith.extf %[[A]] : f16 to f32
+// CHECK: math.fma
+// CHECK-COUNT-7: math.fma
+// CHECK: gpu.shuffle  xor
+// CHECK: gpu.shuffle  xor
+// CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xf32
+// CHECK: gpu.return
+#rows = #fa.warp_rows<rows, num_warps = 2, atom = #fa.mma_sync>
+func.func @row_dot(%do: tensor<1x1x?x16xf16>, %o: tensor<1x1x?x16xf16>, %d: tensor<1x1x?xf32>) -> tensor<1x1x?xf32> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nq0 = tensor.dim %o, %c2 : tensor<1x1x?x16xf16>
+  %nqb = arith.ceildivui %nq0, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%dd = %d) -> (tensor<1x1x?xf32>) {
+    %zero = arith.constant 0.0 : f16
+    %nq = tensor.dim %o, %c2 : tensor<1x1x?x16xf16>
+    %q0 = arith.muli %qb, %c32 : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qn = arith.minsi %qleft, %c32 : index
+    %pad = arith.subi %c32, %qn : index
+    %dos = tensor.extract_slice %do[%b, %h, %q0, 0] [1, 1, %qn, 16] [1, 1, 1, 1] : tensor<1x1x?x16xf16> to tensor<?x16xf16>
+    %dot = tensor.pad %dos low[0, 0] high[%pad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x16xf16> to tensor<32x16xf16>
+    %os = tensor.extract_slice %o[%b, %h, %q0, 0] [1, 1, %qn, 16] [1, 1, 1, 1] : tensor<1x1x?x16xf16> to tensor<?x16xf16>
+    %ot = tensor.pad %os low[0, 0] high[%pad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x16xf16> to tensor<32x16xf16>
+    %t = fa.row_dot %dot, %ot : tensor<32x16xf16>, tensor<32x16xf16> -> tensor<32xf32, #rows>
+    %ts = tensor.extract_slice %t[0] [%qn] [1] : tensor<32xf32, #rows> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ts into %dd[%b, %h, %q0] [1, 1, %qn] [1, 1, 1] : tensor<?xf32> into tensor<1x1x?xf32>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?xf32>
+}

@@ -1,0 +1,64 @@
+// RUN: fa-opt %s --fa-tile-backward="block-m=64 block-n=64" | fa-opt --fa-map-warps | FileCheck %s
+// RUN: fa-opt %s --fa-tile-backward="block-m=64 block-n=64" | fa-opt --fa-map-warps="num-warps=2" | FileCheck %s --check-prefix=W2
+// RUN: fa-opt %s --fa-tile-backward="block-m=32 block-n=32" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=BAD-ROWS
+// RUN: sed -e 's/x16xf16/x16xf32/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=F32
+
+// --fa-map-warps on the three nests of --fa-tile-backward (input: that
+// pass's output). Warps own whole rows of every tile of a nest: query rows
+// in the D and dQ nests, key rows in the dK/dV nest (transposed tiles). The
+// matmul tiles loaded from memory are shared; the tiles loaded once per
+// thread block (K and V in the dK/dV nest, Q and dO in the dQ nest) become
+// A-operand registers; P^T, dS^T, dS become A operands through their
+// accumulators; LSE and D and fa.row_dot's operands keep no layout.
+
+// CHECK-DAG: #[[ACC:.*]] = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>
+// CHECK-DAG: #[[OPA:.*]] = #fa.warp_rows<operand_a, num_warps = 4, atom = #fa.mma_sync>
+// CHECK-DAG: #[[ROWS:.*]] = #fa.warp_rows<rows, num_warps = 4, atom = #fa.mma_sync>
+// CHECK-DAG: #[[SH:.*]] = #fa.block_shared<atom = #fa.mma_sync>
+// CHECK-LABEL: func @gqa_causal
+//     1. D: the rows vector held by warps, its operands in memory.
+// CHECK: scf.forall
+// CHECK: fa.row_dot %{{.*}}, %{{.*}} : tensor<64x16xf16>, tensor<64x16xf16> -> tensor<64xf32, #[[ROWS]]>
+// CHECK: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+//     2. dK/dV.
+// CHECK: scf.forall
+// CHECK: %[[K:.*]] = tensor.pad
+// CHECK: } : tensor<?x16xf16> to tensor<64x16xf16, #[[SH]]>
+// CHECK: %[[KA:.*]] = fa.convert_layout %[[K]] : tensor<64x16xf16, #[[SH]]> -> tensor<64x16xf16, #[[OPA]]>
+// CHECK: %[[V:.*]] = tensor.pad
+// CHECK: %[[VA:.*]] = fa.convert_layout %[[V]]
+// CHECK: scf.for {{.*}} -> (tensor<64x16xf32, #[[ACC]]>, tensor<64x16xf32, #[[ACC]]>)
+// CHECK: scf.for {{.*}} -> (tensor<64x16xf32, #[[ACC]]>, tensor<64x16xf32, #[[ACC]]>)
+// CHECK: } : tensor<?xf32> to tensor<64xf32>
+// CHECK: %[[ST:.*]] = fa.qk %[[KA]], %[[Q:.*]] : tensor<64x16xf16, #[[OPA]]>, tensor<64x16xf16, #[[SH]]> -> tensor<64x64xf32, #[[ACC]]>
+// CHECK: %[[STM:.*]] = fa.mask %[[ST]]{{.*}} {transposed} : tensor<64x64xf32, #[[ACC]]>
+// CHECK: %[[PT:.*]] = fa.probs_from_lse %[[STM]], %{{.*}} scale(%{{.*}}) {transposed} : tensor<64x64xf32, #[[ACC]]>, tensor<64xf32>
+// CHECK: %[[PT16:.*]] = arith.truncf %[[PT]] : tensor<64x64xf32, #[[ACC]]> to tensor<64x64xf16, #[[ACC]]>
+// CHECK: %[[PTA:.*]] = fa.convert_layout %[[PT16]] : tensor<64x64xf16, #[[ACC]]> -> tensor<64x64xf16, #[[OPA]]>
+// CHECK: fa.pv %[[PTA]], %{{.*}}, %{{.*}} : tensor<64x64xf16, #[[OPA]]>, tensor<64x16xf16, #[[SH]]>, tensor<64x16xf32, #[[ACC]]>
+// CHECK: fa.qk %[[VA]], %{{.*}} : tensor<64x16xf16, #[[OPA]]>, tensor<64x16xf16, #[[SH]]>
+// CHECK: fa.score_grad {{.*}} {transposed} : tensor<64x64xf32, #[[ACC]]>, tensor<64xf32>
+// CHECK: fa.pv %{{.*}}, %[[Q]], %{{.*}} : tensor<64x64xf16, #[[OPA]]>, tensor<64x16xf16, #[[SH]]>, tensor<64x16xf32, #[[ACC]]>
+// CHECK: arith.truncf %{{.*}} : tensor<64x16xf32, #[[ACC]]> to tensor<64x16xf16, #[[ACC]]>
+// CHECK: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+//     3. dQ: Q and dO in registers, K and V shared.
+// CHECK: scf.forall
+// CHECK: fa.convert_layout %{{.*}} : tensor<64x16xf16, #[[SH]]> -> tensor<64x16xf16, #[[OPA]]>
+// CHECK: fa.convert_layout %{{.*}} : tensor<64x16xf16, #[[SH]]> -> tensor<64x16xf16, #[[OPA]]>
+// CHECK: scf.for {{.*}} -> (tensor<64x16xf32, #[[ACC]]>)
+// CHECK: fa.qk %{{.*}}, %{{.*}} : tensor<64x16xf16, #[[OPA]]>, tensor<64x16xf16, #[[SH]]> -> tensor<64x64xf32, #[[ACC]]>
+// CHECK: fa.probs_from_lse %{{.*}}, %{{.*}} scale(%{{.*}}) : tensor<64x64xf32, #[[ACC]]>, tensor<64xf32>
+// CHECK: fa.score_grad
+// CHECK: fa.pv {{.*}} : tensor<64x64xf16, #[[OPA]]>, tensor<64x16xf16, #[[SH]]>, tensor<64x16xf32, #[[ACC]]>
+// CHECK: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+
+// W2: fa.row_dot {{.*}} -> tensor<64xf32, #rows_w2>
+// W2: fa.qk {{.*}} -> tensor<64x64xf32, #acc_w2>
+
+// BAD-ROWS: error: fa-map-warps: the nest's tiles have 32 rows, which must be a multiple of 16 * num-warps = 64: each warp owns whole 16-row tiles
+// F32: error: fa-map-warps: element type 'f32' has no GPU layout: the #fa.mma_sync atom takes f16 or bf16
+
+func.func @gqa_causal(%q: tensor<1x2x?x16xf16>, %k: tensor<1x1x?x16xf16>, %v: tensor<1x1x?x16xf16>, %o: tensor<1x2x?x16xf16>, %do: tensor<1x2x?x16xf16>, %lse: tensor<1x2x?xf32>, %dq0: tensor<1x2x?x16xf16>, %dk0: tensor<1x1x?x16xf16>, %dv0: tensor<1x1x?x16xf16>) -> (tensor<1x2x?x16xf16>, tensor<1x1x?x16xf16>, tensor<1x1x?x16xf16>) {
+  %dq, %dk, %dv = fa.attention_backward ins(%q, %k, %v, %o, %do, %lse : tensor<1x2x?x16xf16>, tensor<1x1x?x16xf16>, tensor<1x1x?x16xf16>, tensor<1x2x?x16xf16>, tensor<1x2x?x16xf16>, tensor<1x2x?xf32>) outs(%dq0, %dk0, %dv0 : tensor<1x2x?x16xf16>, tensor<1x1x?x16xf16>, tensor<1x1x?x16xf16>) causal -> tensor<1x2x?x16xf16>, tensor<1x1x?x16xf16>, tensor<1x1x?x16xf16>
+  return %dq, %dk, %dv : tensor<1x2x?x16xf16>, tensor<1x1x?x16xf16>, tensor<1x1x?x16xf16>
+}
