@@ -99,7 +99,8 @@ def time_ms(fn, repeats=20):
     return start.elapsed_time(end) / repeats
 
 
-def bench(plans, configs, repeats):
+def bench(plans, configs, repeats, variants=()):
+    """`variants`: (name, {config name: plan}) timed beside ours."""
     rows = []
     for d, h in ((64, 32), (128, 16)):
         for causal in (False, True):
@@ -116,10 +117,12 @@ def bench(plans, configs, repeats):
                 out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
                 lse = torch.zeros(b, h, n, device="cuda")  # Timing only: any finite LSE.
                 dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
-                plan = plans[cfg["name"]]
-                ours = lambda: plan(q=qv(q), k=qv(k), v=qv(v), o=qv(out), do=qv(do),  # noqa: E731
-                                    lse=lse.view(b * h // 4, 4, n), dq=qv(dq), dk=qv(dk), dv=qv(dv))
-                peers = {}
+                def call(plan):
+                    return lambda: plan(q=qv(q), k=qv(k), v=qv(v), o=qv(out), do=qv(do),
+                                        lse=lse.view(b * h // 4, 4, n), dq=qv(dq), dk=qv(dk),
+                                        dv=qv(dv))
+                ours = call(plans[cfg["name"]])
+                peers = {vname: call(vplans[cfg["name"]]) for vname, vplans in variants}
                 for name, backend in (("flash", SDPBackend.FLASH_ATTENTION),
                                       ("cudnn", SDPBackend.CUDNN_ATTENTION)):
                     leaves = [t.detach().requires_grad_() for t in (q, k, v)]
@@ -156,6 +159,8 @@ def main():
     p.add_argument("--json")
     p.add_argument("--bench", action="store_true")
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--variants", nargs="*", default=[], metavar="NAME=DIR",
+                   help="other kernel sets (compile_backward.py) timed beside --kernels")
     a = p.parse_args()
     configs = json.load(open(os.path.join(a.kernels, "configs.json")))
     plans = {}
@@ -178,7 +183,12 @@ def main():
     print("%d cases, %d failed" % (len(results), len(failed)))
     out = dict(cases=results, device=torch.cuda.get_device_name())
     if a.bench:
-        out["bench"] = bench(plans, configs, a.repeats)
+        variants = []
+        for spec in a.variants:
+            vname, vdir = spec.split("=", 1)
+            variants.append((vname, {c["name"]: Plan(os.path.join(vdir, c["name"]), "bwd_kernel")
+                                     for c in configs}))
+        out["bench"] = bench(plans, configs, a.repeats, variants)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)

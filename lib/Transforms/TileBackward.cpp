@@ -283,40 +283,45 @@ std::pair<Value, Value> BackwardTiler::buildKeyValueNest(Value rowDot) {
       b, loc, DenseElementsAttr::get(dvTy, APFloat(0.0f)));
   Value negInf = f32Constant(-kInf), zeroF32 = f32Constant(0.0);
 
-  // The query heads of the group in order, then the Q blocks: a fixed
-  // summation order for dK and dV.
+  // One loop over the (query head of the group, Q block) pairs, heads
+  // outermost: a fixed summation order for dK and dV, and a single loop
+  // whose Q and dO tiles --fa-pipeline-kv can load ahead like the
+  // forward's K and V.
+  Value span = maxIndex(arith::SubIOp::create(b, loc, qEnd, qBegin), zeroIdx);
+  Value blocksPerHead =
+      arith::CeilDivUIOp::create(b, loc, span, index(kvBlockM));
+  Value steps = arith::MulIOp::create(b, loc, blocksPerHead, index(group));
   auto groupLoop = scf::ForOp::create(
-      b, loc, zeroIdx, index(group), index(1), ValueRange{dk0, dv0},
-      [&](OpBuilder &, Location, Value r, ValueRange groupState) {
+      b, loc, zeroIdx, steps, index(1), ValueRange{dk0, dv0},
+      [&](OpBuilder &, Location, Value step, ValueRange st) {
+        Value r = arith::DivUIOp::create(b, loc, step, blocksPerHead);
         Value head = arith::AddIOp::create(
             b, loc, arith::MulIOp::create(b, loc, kvHead, index(group)), r);
-        auto qLoop = scf::ForOp::create(
-            b, loc, qBegin, qEnd, index(kvBlockM), groupState,
-            [&](OpBuilder &, Location, Value qStart, ValueRange st) {
-              Value qRows = rowsOfBlock(kvBlockM, numQueries, qStart);
-              Value qTile = loadRows(op.getQuery(), batch, head, qStart,
-                                     qRows, kvBlockM, zero);
-              Value doTile = loadRows(op.getGradOut(), batch, head, qStart,
-                                      qRows, kvBlockM, zero);
-              Value lse = loadRows(op.getLse(), batch, head, qStart, qRows,
-                                   kvBlockM, negInf);
-              Value d = loadRows(rowDot, batch, head, qStart, qRows, kvBlockM,
-                                 zeroF32);
-              // Key rows, query columns.
-              Value sT = scores(kTile, qTile, kStart, qStart, true);
-              auto pT = ProbsFromLseOp::create(b, loc, sT, lse, probScale);
-              pT.setTransposed(true);
-              Value pT16 = rounded(pT);
-              Value dv = PVOp::create(b, loc, dvTy, pT16, doTile, st[1]);
-              Value dpT = QKOp::create(b, loc, sT.getType(), vTile, doTile);
-              auto dsT = ScoreGradOp::create(b, loc, pT, dpT, d, scale,
-                                             cap ? sT : Value(), cap);
-              dsT.setTransposed(true);
-              Value dsT16 = rounded(dsT);
-              Value dk = PVOp::create(b, loc, dkTy, dsT16, qTile, st[0]);
-              scf::YieldOp::create(b, loc, ValueRange{dk, dv});
-            });
-        scf::YieldOp::create(b, loc, qLoop.getResults());
+        Value qStart = arith::AddIOp::create(
+            b, loc, qBegin,
+            arith::MulIOp::create(
+                b, loc, arith::RemUIOp::create(b, loc, step, blocksPerHead),
+                index(kvBlockM)));
+        Value qRows = rowsOfBlock(kvBlockM, numQueries, qStart);
+        Value qTile = loadRows(op.getQuery(), batch, head, qStart, qRows,
+                               kvBlockM, zero);
+        Value doTile = loadRows(op.getGradOut(), batch, head, qStart, qRows,
+                                kvBlockM, zero);
+        Value lse = loadRows(op.getLse(), batch, head, qStart, qRows,
+                             kvBlockM, negInf);
+        Value d =
+            loadRows(rowDot, batch, head, qStart, qRows, kvBlockM, zeroF32);
+        // Key rows, query columns.
+        Value sT = scores(kTile, qTile, kStart, qStart, true);
+        auto pT = ProbsFromLseOp::create(b, loc, sT, lse, probScale);
+        pT.setTransposed(true);
+        Value dv = PVOp::create(b, loc, dvTy, rounded(pT), doTile, st[1]);
+        Value dpT = QKOp::create(b, loc, sT.getType(), vTile, doTile);
+        auto dsT = ScoreGradOp::create(b, loc, pT, dpT, d, scale,
+                                       cap ? sT : Value(), cap);
+        dsT.setTransposed(true);
+        Value dk = PVOp::create(b, loc, dkTy, rounded(dsT), qTile, st[0]);
+        scf::YieldOp::create(b, loc, ValueRange{dk, dv});
       });
 
   ValueRange outs = forall.getRegionIterArgs();

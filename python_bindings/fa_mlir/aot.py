@@ -70,13 +70,21 @@ def configurations(a):
             _YES_NO[a.decode], a.splits):
         if splits != 1 and not decode:
             continue  # fa_mlir.attention splits decode steps only.
-        config = attention_config(dtype, hq, hkv, d, a.v_head_dim, causal=causal,
-                                  window=window, softcap=softcap, chip=a.chip,
-                                  options=a.options, q_len=1 if decode else None,
-                                  splits=splits)
-        if config.key() not in seen:
-            seen.add(config.key())
-            out.append(config)
+        forward = attention_config(dtype, hq, hkv, d, a.v_head_dim, causal=causal,
+                                   window=window, softcap=softcap, chip=a.chip,
+                                   options=a.options, q_len=1 if decode else None,
+                                   splits=splits)
+        backward = attention_config(dtype, hq, hkv, d, a.v_head_dim, causal=causal,
+                                    window=window, softcap=softcap, chip=a.chip,
+                                    options=a.options, backward=True)
+        wanted = {"no": [forward], "yes": [backward],
+                  "both": [forward, backward]}[a.backward]
+        if decode or splits != 1:
+            wanted = [forward] if a.backward != "yes" else []
+        for config in wanted:
+            if config.key() not in seen:
+                seen.add(config.key())
+                out.append(config)
     return out
 
 
@@ -102,6 +110,9 @@ def main(argv=None):
     p.add_argument("--splits", type=_ints, default=[1],
                    help="split-KV counts of the decode kernels, comma separated (e.g. "
                         "1,2,4,8,16,32, what fa_mlir.attention may pick: runtime/splits.py)")
+    p.add_argument("--backward", choices=sorted(_YES_NO), default="no",
+                   help="also (both) or only (yes) the backward kernels that fa_mlir.attention's "
+                        "autograd runs (not for decode steps)")
     p.add_argument("--chip", default=None, help="sm_80 (default), sm_86, sm_87, sm_89, sm_90")
     p.add_argument("--options", type=_options, default={},
                    help="more fa-to-ptx options, e.g. block-m=64,block-n=64")

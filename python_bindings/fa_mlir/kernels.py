@@ -124,7 +124,7 @@ class KernelDir:
 
 def attention_config(dtype, q_heads, kv_heads, head_dim, v_head_dim=None, causal=False,
                      window=None, softcap=False, chip=None, options=None, q_len=None,
-                     splits=1):
+                     splits=1, backward=False):
     """The kernel configuration fa_mlir.attention runs for these inputs.
 
     B, Nq and Nk are dynamic (Nq static with `q_len`: fa_mlir.attention
@@ -133,10 +133,12 @@ def attention_config(dtype, q_heads, kv_heads, head_dim, v_head_dim=None, causal
     says whether there is a cap (compiled with the placeholder cap 1.0) and
     has no scale. LSE is always computed (the custom op returns it).
     `splits` > 1: the split-KV kernels (fa-to-ptx splits=S), which
-    fa_mlir.attention picks for decode steps (runtime/splits.py)."""
+    fa_mlir.attention picks for decode steps (runtime/splits.py). `backward`:
+    the gradient's kernels (fa.attention_backward), which its autograd runs."""
     spec = AttentionSpec(q_heads=q_heads, kv_heads=kv_heads, head_dim=head_dim,
                          v_head_dim=v_head_dim, dtype=dtype, causal=causal, window=window,
-                         softcap=1.0 if softcap else None, with_lse=True, q_len=q_len)
+                         softcap=1.0 if softcap else None, with_lse=True, q_len=q_len,
+                         backward=backward)
     opts = dict(options or {})
     opts["chip"] = chip or opts.get("chip") or os.environ.get("FA_MLIR_CHIP", "sm_80")
     if int(splits) != 1:
@@ -152,6 +154,8 @@ def describe(config):
     if s.v_head_dim != s.head_dim:
         text += ", v_head_dim=%d" % s.v_head_dim
     text += ", causal=%s, window=%s, softcap=%s" % (s.causal, s.window, s.softcap is not None)
+    if s.backward:
+        text += ", backward"
     if s.q_len is not None:
         text += ", q_len=%d" % s.q_len
     opts = config.pipeline_options()
@@ -174,6 +178,8 @@ def aot_command(config):
         cmd += " --softcap yes"
     if s.q_len == 1:
         cmd += " --decode yes"
+    if s.backward:
+        cmd += " --backward yes"
     if opts.get("splits", "1") != "1":
         cmd += " --splits %s" % opts["splits"]
     if opts.get("chip", "sm_80") != "sm_80":

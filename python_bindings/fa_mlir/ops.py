@@ -16,7 +16,7 @@ import torch
 
 from . import kernels as _kernels
 from .errors import CompilerUnavailableError, MissingKernelError
-from .runtime.plan import attention_scalars
+from .runtime.plan import attention_scalars, backward_scalars
 from .runtime.splits import choose_splits, decode_thread_blocks
 
 DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16"}
@@ -192,18 +192,58 @@ def _attention_fake(q, k, v, causal, scale, window_left, window_right, softcap, 
     return q.new_empty(shape), q.new_empty((b, hq, nq), dtype=torch.float32)
 
 
-def _no_backward(ctx, grad_out, grad_lse):
-    raise NotImplementedError(
-        "fa_mlir.attention has no backward pass yet (forward only): use "
-        "torch.nn.functional.scaled_dot_product_attention to train, or call "
-        "fa_mlir.attention under torch.no_grad()")
+def backward_plan_for(dtype, hq, hkv, d, dv, causal, window, capped):
+    """The loaded backward plan (fa.attention_backward: the D, dK/dV and dQ
+    kernels) of a configuration, memoised like plan_for."""
+    key = ("backward", dtype, hq, hkv, d, dv, causal, window, capped)
+    plan = _plans.get(key)
+    if plan is None:
+        config = _kernels.attention_config(
+            dtype, hq, hkv, d, dv, causal=causal,
+            window=None if window == (-1, -1) else window, softcap=capped, backward=True)
+        plan = _plans[key] = _kernels.default_cache.get(config)
+    return plan
 
 
 def _setup_context(ctx, inputs, output):
-    pass
+    q, k, v, causal, scale, window_left, window_right, softcap, layout = inputs
+    out, lse = output
+    ctx.save_for_backward(q, k, v, out, lse)
+    ctx.options = (causal, scale, window_left, window_right, softcap, layout)
+    ctx.set_materialize_grads(False)
 
 
-torch.library.register_autograd("fa_mlir::attention", _no_backward,
+def _backward(ctx, grad_out, grad_lse):
+    """dQ, dK, dV from the backward kernels: recomputes P from the saved LSE,
+    no [Nq, Nk] matrix is stored (docs/backward.md). A loss that uses LSE
+    itself is not supported."""
+    if grad_lse is not None:
+        raise NotImplementedError(
+            "fa_mlir.attention: the backward pass takes the gradient of O only; a loss "
+            "that depends on the returned LSE is not supported")
+    q, k, v, out, lse = ctx.saved_tensors
+    causal, scale, window_left, window_right, softcap, layout = ctx.options
+    if grad_out is None:
+        return (None,) * 9
+    qh, kh, vh = check_inputs(q, k, v, layout)
+    b, hq, nq, d = qh.shape
+    hkv, dv = kh.shape[1], vh.shape[3]
+    dq, dk, dv_ = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    if grad_out.stride(-1) != 1 or any(s % 8 for s in grad_out.stride()[:-1]):
+        grad_out = grad_out.contiguous()
+    view = (lambda t: t.transpose(1, 2)) if layout == "bnhd" else (lambda t: t)
+    if kh.shape[2] == 0 or nq == 0:
+        return dq.zero_(), dk.zero_(), dv_.zero_(), None, None, None, None, None, None
+    capped = softcap > 0.0
+    plan = backward_plan_for(DTYPES[q.dtype], hq, hkv, d, dv, causal,
+                             (window_left, window_right), capped)
+    scalars = backward_scalars(plan.plan, scale, softcap if capped else None)
+    plan(q=qh, k=kh, v=vh, o=view(out), do=view(grad_out), lse=lse, dq=view(dq),
+         dk=view(dk), dv=view(dv_), **scalars)
+    return dq, dk, dv_, None, None, None, None, None, None
+
+
+torch.library.register_autograd("fa_mlir::attention", _backward,
                                 setup_context=_setup_context)
 
 
@@ -249,7 +289,8 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     dropout_p: must be 0.0 (NotImplementedError otherwise).
     return_lse: also return LSE [B, Hq, Nq] (float32, natural log).
 
-    Returns O (and LSE). No backward: calling backward raises. Bad input
+    Returns O (and LSE). Differentiable in q, k and v (the backward kernels
+    of fa.attention_backward; a loss that uses LSE is not supported). Bad input
     raises TypeError/ValueError before any launch; a configuration with no
     kernel and no compiler raises fa_mlir.MissingKernelError.
     """

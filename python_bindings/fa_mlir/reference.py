@@ -83,6 +83,36 @@ class ReferencePlan:
         lse.copy_(l)
 
 
+class ReferenceBackwardPlan:
+    """Stands in for a loaded backward plan: the gradients of
+    attention_reference (fp32 autograd) from what the kernels would be passed
+    (the scalars decoded back into a scale and a cap), written in place."""
+
+    def __init__(self, causal, window, capped):
+        from .runtime.plan import LaunchPlan
+        names = ["softmax_scale", "softmax_scale_log2"]
+        if capped:
+            names += ["softcap", "softcap_scale"]
+        self.plan = LaunchPlan({
+            "format": "fa-mlir-launch-plan", "version": 1, "name": "reference_backward",
+            "chip": "none", "index_bitwidth": 32, "tensors": [], "workspaces": [],
+            "kernels": [], "scalars": [{"name": n, "dtype": "f32", "value": 1.0}
+                                       for n in names]})
+        self.causal, self.capped = causal, capped
+        self.window = None if window in (None, (-1, -1)) else tuple(window)
+        self.calls = 0
+
+    def __call__(self, q, k, v, o, do, lse, dq, dk, dv, **scalars):
+        self.calls += 1
+        scale, cap = scalars["softmax_scale"], scalars.get("softcap")
+        leaves = [t.detach().float().requires_grad_() for t in (q, k, v)]
+        with torch.enable_grad():
+            out, _ = attention_reference(*leaves, self.causal, scale, self.window, cap)
+            grads = torch.autograd.grad(out, leaves, do.float())
+        for dest, g in zip((dq, dk, dv), grads):
+            dest.copy_(g)
+
+
 def use_reference_kernels(monkeypatch):
     """Makes fa_mlir.attention run ReferencePlans, on CPU tensors too
     (pytest's monkeypatch undoes it). Returns {configuration: plan}."""
@@ -93,6 +123,11 @@ def use_reference_kernels(monkeypatch):
         key = (dtype, hq, hkv, d, dv, causal, window, capped, q_len, splits)
         return plans.setdefault(key, ReferencePlan(causal, window, capped))
 
+    def backward_plan_for(dtype, hq, hkv, d, dv, causal, window, capped):
+        key = ("backward", dtype, hq, hkv, d, dv, causal, window, capped)
+        return plans.setdefault(key, ReferenceBackwardPlan(causal, window, capped))
+
     monkeypatch.setattr(ops, "DEVICE_TYPES", ("cuda", "cpu"))
     monkeypatch.setattr(ops, "plan_for", plan_for)
+    monkeypatch.setattr(ops, "backward_plan_for", backward_plan_for)
     return plans

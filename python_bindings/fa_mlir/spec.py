@@ -75,6 +75,8 @@ class AttentionSpec:
     batch, q_len, kv_len: None for dynamic sizes (`?`), read at run time.
     scale: None for 1/sqrt(D). window: (left, right), -1 = unbounded side,
     bottom-right aligned like causal. softcap: c in c * tanh(scale * s / c).
+    backward: the gradient instead (`fa.attention_backward`: Q, K, V, O, dO,
+    LSE -> dQ, dK, dV; with_lse is ignored).
     """
     q_heads: int
     head_dim: int
@@ -89,6 +91,7 @@ class AttentionSpec:
     softcap: Optional[float] = None
     scale: Optional[float] = None
     with_lse: bool = True
+    backward: bool = False
 
     def __post_init__(self):
         put = lambda name, value: object.__setattr__(self, name, value)  # frozen
@@ -101,8 +104,8 @@ class AttentionSpec:
                                         else self.v_head_dim))
         for name in ("batch", "q_len", "kv_len"):
             put(name, _positive_int(name, getattr(self, name), allow_none=True))
-        if not isinstance(self.causal, bool) or not isinstance(self.with_lse, bool):
-            raise TypeError("causal and with_lse must be bools")
+        if not all(isinstance(x, bool) for x in (self.causal, self.with_lse, self.backward)):
+            raise TypeError("causal, with_lse and backward must be bools")
         if self.q_heads % self.kv_heads:
             raise ValueError("q_heads (%d) must be a multiple of kv_heads (%d)" % (
                 self.q_heads, self.kv_heads))
@@ -114,6 +117,8 @@ class AttentionSpec:
     def as_dict(self):
         d = asdict(self)
         d["window"] = list(self.window) if self.window else None
+        if not self.backward:
+            del d["backward"]  # The forward's digests stay what they were.
         return d
 
     @classmethod
@@ -144,7 +149,9 @@ class AttentionSpec:
         for letter, size in (("b", self.batch), ("q", self.q_len), ("k", self.kv_len)):
             if size is not None:
                 name += "_%s%d" % (letter, size)
-        if not self.with_lse:
+        if self.backward:
+            name += "_bwd"
+        elif not self.with_lse:
             name += "_nolse"
         return name
 
@@ -171,6 +178,16 @@ class AttentionSpec:
             attrs += " window(%d, %d)" % self.window
         if self.softcap is not None:
             attrs += " softcap(%s)" % _mlir_float(self.softcap)
+        if self.backward:
+            grads = "%s, %s, %s" % (q, k, v)
+            return ("func.func @{name}(%q: {q}, %k: {k}, %v: {v}, %o: {o}, %do: {o}, "
+                    "%lse: {lse}, %dq: {q}, %dk: {k}, %dv: {v}) -> ({grads}) {{\n"
+                    "  %0:3 = fa.attention_backward ins(%q, %k, %v, %o, %do, %lse : {q}, {k}, "
+                    "{v}, {o}, {o}, {lse})\n"
+                    "      outs(%dq, %dk, %dv : {grads}){attrs} -> {grads}\n"
+                    "  return %0#0, %0#1, %0#2 : {grads}\n"
+                    "}}\n").format(name=name, q=q, k=k, v=v, o=o, lse=lse, grads=grads,
+                                    attrs=attrs)
         if self.with_lse:
             outs = "%%o, %%lse : %s, %s" % (o, lse)
             results = "%s, %s" % (o, lse)

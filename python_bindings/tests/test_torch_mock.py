@@ -119,12 +119,34 @@ def test_bad_options(cpu_kernels, kw, error, words):
         ops.attention(x, x, x, **kw)
 
 
-def test_backward_raises_a_clear_error(cpu_kernels):
+@pytest.mark.parametrize("layout", ["bhnd", "bnhd"])
+@pytest.mark.parametrize("kw", [dict(causal=False), dict(causal=True, window=(6, 0)),
+                                dict(softcap=10.0, scale=0.4)])
+def test_backward_runs_the_backward_plan(cpu_kernels, layout, kw):
+    torch.manual_seed(1)
+    b, hq, hkv, nq, nk, d = 2, 4, 2, 9, 13, 16
+    shape = (lambda h, n: (b, h, n, d)) if layout == "bhnd" else (lambda h, n: (b, n, h, d))
+    q, k, v = (rand(*shape(h, n)).requires_grad_() for h, n in ((hq, nq), (hkv, nk), (hkv, nk)))
+    out = ops.attention(q, k, v, layout=layout, **kw)
+    g = rand(*out.shape)
+    grads = torch.autograd.grad(out, (q, k, v), g)
+    leaves = [t.detach().float().requires_grad_() for t in (q, k, v)]
+    ref, _ = attention_reference(*leaves, layout=layout, causal=kw.get("causal", False),
+                                 scale=kw.get("scale"), window=kw.get("window"),
+                                 softcap=kw.get("softcap"))
+    expected = torch.autograd.grad(ref, leaves, g.float())
+    for x, got, want in zip((q, k, v), grads, expected):
+        assert got.shape == x.shape and got.dtype == x.dtype
+        assert close(got, want, x.dtype)
+    backward = [p for key, p in cpu_kernels.items() if key[0] == "backward"]
+    assert len(backward) == 1 and backward[0].calls == 1
+
+
+def test_backward_through_lse_raises_a_clear_error(cpu_kernels):
     q = rand(1, 2, 4, 16).requires_grad_()
-    out = ops.attention(q, rand(1, 2, 4, 16), rand(1, 2, 4, 16))
-    assert out.requires_grad
-    with pytest.raises(NotImplementedError, match="no backward pass"):
-        out.sum().backward()
+    _, lse = ops.attention(q, rand(1, 2, 4, 16), rand(1, 2, 4, 16), return_lse=True)
+    with pytest.raises(NotImplementedError, match="gradient of O only"):
+        lse.sum().backward()
 
 
 def test_custom_op_fake_implementation_agrees(cpu_kernels):

@@ -28,7 +28,6 @@
 // CHECK: %[[V:.*]] = tensor.pad
 // CHECK: %[[VA:.*]] = fa.convert_layout %[[V]]
 // CHECK: scf.for {{.*}} -> (tensor<64x16xf32, #[[ACC]]>, tensor<64x16xf32, #[[ACC]]>)
-// CHECK: scf.for {{.*}} -> (tensor<64x16xf32, #[[ACC]]>, tensor<64x16xf32, #[[ACC]]>)
 // CHECK: } : tensor<?xf32> to tensor<64xf32>
 // CHECK: %[[ST:.*]] = fa.qk %[[KA]], %[[Q:.*]] : tensor<64x16xf16, #[[OPA]]>, tensor<64x16xf16, #[[SH]]> -> tensor<64x64xf32, #[[ACC]]>
 // CHECK: %[[STM:.*]] = fa.mask %[[ST]]{{.*}} {transposed} : tensor<64x64xf32, #[[ACC]]>

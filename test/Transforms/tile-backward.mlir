@@ -30,9 +30,18 @@
 // CHECK: %[[FIRSTC:.*]] = arith.maxsi %[[FIRST]]
 // CHECK: arith.divui
 // CHECK: %[[QBEGIN:.*]] = arith.muli
-// CHECK: scf.for %[[R:.*]] = %{{.*}} to %c2{{.*}} iter_args
+//     One loop over (query head of the group, Q block) pairs, heads
+//     outermost: ceil((Nq - q_begin) / 32) blocks per head, times 2 heads.
+// CHECK: %[[SPAN:.*]] = arith.subi %[[NQ]], %[[QBEGIN]]
+// CHECK: %[[SPAN0:.*]] = arith.maxsi %[[SPAN]], %c0
+// CHECK: %[[PER:.*]] = arith.ceildivui %[[SPAN0]], %c32
+// CHECK: %[[STEPS:.*]] = arith.muli %[[PER]], %c2
+// CHECK: scf.for %[[I:.*]] = %c0{{.*}} to %[[STEPS]] step %c1{{.*}} iter_args(%[[DKT:.*]] = %{{.*}}, %[[DVT:.*]] = %{{.*}})
+// CHECK: %[[R:.*]] = arith.divui %[[I]], %[[PER]]
 // CHECK: %[[HEAD:.*]] = arith.addi %{{.*}}, %[[R]]
-// CHECK: scf.for %[[Q0:.*]] = %[[QBEGIN]] to %[[NQ]] step %c32{{.*}} iter_args(%[[DKT:.*]] = %{{.*}}, %[[DVT:.*]] = %{{.*}})
+// CHECK: %[[QB:.*]] = arith.remui %[[I]], %[[PER]]
+// CHECK: %[[QOFF:.*]] = arith.muli %[[QB]], %c32
+// CHECK: %[[Q0:.*]] = arith.addi %[[QBEGIN]], %[[QOFF]]
 // CHECK: %[[QTILE:.*]] = tensor.pad
 // CHECK: } : tensor<?x16x{{.*}}> to tensor<32x16xf16>
 // CHECK: %[[DOTILE:.*]] = tensor.pad
@@ -90,7 +99,7 @@ func.func @gqa_causal(%q: tensor<1x2x?x16xf16>, %k: tensor<1x1x?x16xf16>, %v: te
 // CHECK-LABEL: func @plain_f32
 // CHECK: fa.row_dot
 // CHECK: scf.forall
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c32
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %{{.*}} step %c1
 // CHECK-NOT: fa.mask
 // CHECK: fa.probs_from_lse %{{.*}}, %{{.*}} scale(%{{.*}}) {transposed}
 // CHECK-NOT: arith.truncf

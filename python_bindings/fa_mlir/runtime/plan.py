@@ -262,3 +262,21 @@ def attention_scalars(plan, scale, softcap=None):
         return {"softcap_scale": scale / softcap, "softcap": float(softcap),
                 "softmax_scale_log2": LOG2E}
     return {"softcap_scale": scale / softcap, "softmax_scale_log2": softcap * LOG2E}
+
+
+def backward_scalars(plan, scale, softcap=None):
+    """The scalar parameters of an fa.attention_backward plan: the softmax
+    scale (folded into dS), the exp2 scale of P (scale * log2(e), or log2(e)
+    for capped scores, which include the scale), and with a cap the cap and
+    fa.softcap's scale / cap (docs/backward.md)."""
+    has_cap = "softcap_scale" in plan.scalars
+    if "softmax_scale" not in plan.scalars or "softmax_scale_log2" not in plan.scalars:
+        raise PlanFormatError("plan %s is not a backward plan (no softmax_scale)" % plan.name)
+    if has_cap != (softcap is not None):
+        raise ValueError("plan %s was compiled %s a soft cap, called %s one" % (
+            plan.name, "with" if has_cap else "without", "with" if softcap is not None
+            else "without"))
+    if not has_cap:
+        return {"softmax_scale": scale, "softmax_scale_log2": scale * LOG2E}
+    return {"softmax_scale": scale, "softmax_scale_log2": LOG2E,
+            "softcap_scale": scale / softcap, "softcap": float(softcap)}

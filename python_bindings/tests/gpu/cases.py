@@ -52,14 +52,30 @@ SPLIT_MATRIX = [
 ]
 MATRIX += SPLIT_MATRIX
 
+# The backward (fa_mlir.attention's autograd): (key, shapes) as above.
+BACKWARD_MATRIX = [
+    (("bf16", 8, 2, 64, True, None, None), [(2, 128, 128), (1, 300, 700), (1, 700, 300)]),
+    (("f16", 8, 2, 128, False, None, None), [(2, 257, 257), (1, 100, 300)]),
+    (("bf16", 4, 4, 128, True, None, None), [(1, 1000, 1000)]),
+    (("f16", 8, 1, 64, False, (64, 16), None), [(2, 200, 200)]),
+    (("bf16", 8, 2, 64, True, None, 20.0), [(2, 150, 150)]),
+]
+# The training test's model: causal, 4 heads of 64, bf16.
+TRAIN = dict(dtype="bf16", heads=4, head_dim=64, layers=2, vocab=256, seq=128, batch=8,
+             steps=50)
+BACKWARD_MATRIX.append(((TRAIN["dtype"], TRAIN["heads"], TRAIN["heads"], TRAIN["head_dim"],
+                         True, None, None), []))
+
 # The transformers test's model: Llama-style, GQA 8:2, head dim 32.
 LLAMA = dict(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_layers=2,
              num_attention_heads=8, num_key_value_heads=2, max_position_embeddings=512)
 
 
-def kernel_config(dtype, hq, hkv, d, causal, window, softcap, q_len=None, splits=1):
+def kernel_config(dtype, hq, hkv, d, causal, window, softcap, q_len=None, splits=1,
+                  backward=False):
     return attention_config(dtype, hq, hkv, d, causal=causal, window=window,
-                            softcap=softcap is not None, q_len=q_len, splits=splits)
+                            softcap=softcap is not None, q_len=q_len, splits=splits,
+                            backward=backward)
 
 
 def needed_configs():
@@ -74,8 +90,11 @@ def needed_configs():
     # 1: the (1, 1, Nk) shapes, the transformers test's generation).
     variants = [(key, q_len, 1) for key in keys for q_len in (None, 1)]
     variants += [(key, 1, s) for key, _ in SPLIT_MATRIX for s in SPLIT_COUNTS if s != 1]
-    for key, q_len, splits in variants:
-        config = kernel_config(*key, q_len=q_len, splits=splits)
+    configs = [kernel_config(*key, q_len=q_len, splits=splits)
+               for key, q_len, splits in variants]
+    for key, _ in BACKWARD_MATRIX:
+        configs += [kernel_config(*key), kernel_config(*key, backward=True)]
+    for config in configs:
         if config.key() not in seen:
             seen.add(config.key())
             out.append(config)
