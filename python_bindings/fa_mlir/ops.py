@@ -7,7 +7,8 @@ when the compiler module is here.
 
 `fa_mlir::attention` is a torch.library custom op with a fake (meta)
 implementation, so torch.compile(fullgraph=True) traces through it and CUDA
-graphs capture its launch; it has no backward (calling backward raises).
+graphs capture its launch; its autograd runs the backward kernels
+(fa.attention_backward's plan: dq, dk, dv).
 """
 import math
 import os

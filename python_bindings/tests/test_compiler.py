@@ -118,6 +118,26 @@ def test_split_kv_is_one_plan_of_two_kernels_with_workspaces(compiler, fa_opt, t
         assert (tmp_path / (name + ".ptx")).read_text() == text
 
 
+def test_backward_is_one_plan_of_three_kernels(compiler):
+    spec = AttentionSpec(q_heads=8, kv_heads=2, head_dim=64, dtype="bf16", causal=True,
+                         softcap=30.0, backward=True)
+    assert spec.function_name().endswith("_bwd")
+    module = compiler.compile(spec)
+    assert len(module.plans) == 1
+    plan = module.plans[0].plan
+    dot, dkdv, dq = plan["kernels"]
+    assert dot["params"] == ["do", "o", "delta"]
+    assert {"dk", "dv", "delta", "lse"} <= set(dkdv["params"])
+    assert {"dq", "delta", "lse"} <= set(dq["params"])
+    assert [w["name"] for w in plan["workspaces"]] == ["delta"]
+    assert sorted(t["name"] for t in plan["tensors"]) == sorted(
+        ["q", "k", "v", "o", "do", "lse", "dq", "dk", "dv"])
+    assert sorted(s["name"] for s in plan["scalars"]) == sorted(
+        ["softmax_scale", "softmax_scale_log2", "softcap_scale", "softcap"])
+    # The forward's identity (and so its kernel-cache keys) is unchanged.
+    assert "backward" not in AttentionSpec(q_heads=8, head_dim=64).as_dict()
+
+
 # -- diagnostics ---------------------------------------------------------
 
 def test_syntax_error_carries_location_and_source_line(compiler):

@@ -222,8 +222,9 @@ def FATileKVOuter : Pass<"fa-tile-kv-outer"> {
     rounding) are the same functions (BackwardBuilders.h), and the CPU tests
     run both on the same inputs (`test/Integration/Tiling/backward.mlir`).
     Not yet: an unmasked range for the Q blocks that see the whole K/V
-    block (every visited block is masked), tile ops for the backward
-    products, and any GPU lowering (docs/backward.md).
+    block (every visited block is masked). This is the CPU's form (dQ is
+    added into by every K/V block in sequence); the GPU's is
+    `--fa-tile-backward` (docs/backward.md).
 
     Before:
 
