@@ -91,7 +91,8 @@ LogicalResult BackwardWarpMapper::check() {
           if (d % 16 != 0) {
             result = error() << "tile " << ty
                              << " must have sizes that are multiples of 16 "
-                                "(the atom's m16n8k16 tiles)";
+                                "(the backward's head dims and blocks; the "
+                                "atom's m16n8k16 tiles)";
             return;
           }
       }

@@ -1,6 +1,7 @@
 // RUN: fa-opt %s --fa-tile-backward="block-m=64 block-n=64" | fa-opt --fa-map-warps | FileCheck %s
 // RUN: fa-opt %s --fa-tile-backward="block-m=64 block-n=64" | fa-opt --fa-map-warps="num-warps=2" | FileCheck %s --check-prefix=W2
 // RUN: fa-opt %s --fa-tile-backward="block-m=32 block-n=32" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=BAD-ROWS
+// RUN: sed -e 's/x16xf16/x40xf16/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=D40
 // RUN: sed -e 's/x16xf16/x16xf32/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=F32
 
 // --fa-map-warps on the three nests of --fa-tile-backward (input: that
@@ -55,6 +56,7 @@
 // W2: fa.qk {{.*}} -> tensor<64x64xf32, #acc_w2>
 
 // BAD-ROWS: error: fa-map-warps: the nest's tiles have 32 rows, which must be a multiple of 16 * num-warps = 64: each warp owns whole 16-row tiles
+// D40: error: fa-map-warps: tile 'tensor<64x40xf16>' must have sizes that are multiples of 16 (the backward's head dims and blocks; the atom's m16n8k16 tiles)
 // F32: error: fa-map-warps: element type 'f32' has no GPU layout: the #fa.mma_sync atom takes f16 or bf16
 
 func.func @gqa_causal(%q: tensor<1x2x?x16xf16>, %k: tensor<1x1x?x16xf16>, %v: tensor<1x1x?x16xf16>, %o: tensor<1x2x?x16xf16>, %do: tensor<1x2x?x16xf16>, %lse: tensor<1x2x?xf32>, %dq0: tensor<1x2x?x16xf16>, %dk0: tensor<1x1x?x16xf16>, %dv0: tensor<1x1x?x16xf16>) -> (tensor<1x2x?x16xf16>, tensor<1x1x?x16xf16>, tensor<1x1x?x16xf16>) {

@@ -4,7 +4,7 @@ pipelines with random options; every run must end in success or in a
 diagnostic, never in a crash or a hang.
 
 Inputs come from three sources, in turn:
-  * a generator of fa.attention functions (random shapes, static and
+  * a generator of fa.attention (and fa.attention_backward) functions (random shapes, static and
     dynamic, head counts, head dims, element types, scale, causal, window,
     soft cap, tensor or memref form, with or without LSE), valid or a little
     off;
@@ -105,6 +105,17 @@ def gen_attention(rng):
         args += ", %%l: %s" % ty(lse, "f32")
     ins = "%%q, %%k, %%v : %s, %s, %s" % (ty(q), ty(k), ty(v))
     name = pick(rng, ["attn", "f", "attn.layer0", "a-b", "0x", "_k$", "../up", "kernel"])
+    if not memref and rng.random() < 0.3:
+        # fa.attention_backward on the same shapes: Q, K, V, O, dO, LSE -> dQ, dK, dV.
+        grads = "%s, %s, %s" % (ty(q), ty(k), ty(v))
+        return ("func.func @\"%s\"(%%q: %s, %%k: %s, %%v: %s, %%o: %s, %%do: %s, %%l: %s, "
+                "%%a: %s, %%b: %s, %%c: %s) -> (%s) {\n"
+                "  %%r:3 = fa.attention_backward ins(%%q, %%k, %%v, %%o, %%do, %%l : %s, %s, %s, "
+                "%s, %s, %s) outs(%%a, %%b, %%c : %s)%s -> %s\n"
+                "  return %%r#0, %%r#1, %%r#2 : %s\n}\n" % (
+                    name, ty(q), ty(k), ty(v), ty(o), ty(o), ty(lse, "f32"), ty(q), ty(k),
+                    ty(v), grads, ty(q), ty(k), ty(v), ty(o), ty(o), ty(lse, "f32"), grads,
+                    attrs, grads, grads))
     if memref:
         return ("func.func @\"%s\"(%s) {\n  fa.attention ins(%s) outs(%s)%s\n  return\n}\n" % (
             name, args, ins, outs, attrs)).replace("%%", "%")
@@ -178,6 +189,11 @@ def fa_passes(rng):
         "--fa-tile-combine=block-m=%s" % n(["0", "16", "32", "64", "128", "24", "-16"]),
         "--fa-lower-to-gpu=chip=%s index-bitwidth=%s" % (n(["sm_80", "sm_86", "sm_90", "sm_90a", "sm_75", "sm_100", "sm_120", "gfx90a", ""]),
                                                          n(["32", "64", "16"])),
+        "--fa-tile-kv-outer=block-m=%s block-n=%s" % (n(["16", "32", "64", "0", "7"]),
+                                                      n(["16", "64", "5", "2000"])),
+        "--fa-tile-backward=block-m=%s block-n=%s dkdv-block-m=%s" % (
+            n(["16", "32", "64", "0", "7", "2000"]), n(["0", "16", "64", "5"]),
+            n(["0", "16", "32", "24", "-1"])),
         "--fa-decompose-tiles",
         "--fa-raise-attention",
         "--fa-raise-attention=finfo-min-masks=%s" % n(["true", "false"]),
