@@ -159,6 +159,8 @@ def main():
     p.add_argument("--json")
     p.add_argument("--bench", action="store_true")
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--only", default="", help="only the configurations whose name has this")
+    p.add_argument("--shapes", type=int, default=5, help="at most this many shapes per config")
     p.add_argument("--variants", nargs="*", default=[], metavar="NAME=DIR",
                    help="other kernel sets (compile_backward.py) timed beside --kernels")
     a = p.parse_args()
@@ -166,6 +168,8 @@ def main():
     plans = {}
     results = []
     shapes = [(2, 128, 128), (1, 1000, 1000), (2, 257, 511), (1, 700, 300), (1, 64, 1)]
+    configs = [c for c in configs if a.only in c["name"]]
+    shapes = shapes[:a.shapes]
     for i, c in enumerate(configs):
         c["scale"] = 1.0 / math.sqrt(c["d"])
         if c["window"]:

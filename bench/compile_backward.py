@@ -61,18 +61,26 @@ def main():
     p.add_argument("--fa-opt", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--pipeline-options", default="", help="extra --fa-to-ptx options")
+    p.add_argument("--tile-options", default="",
+                   help="--fa-tile-backward options (run before --fa-to-ptx), e.g. "
+                        "'dkdv-block-m=32'")
+    p.add_argument("--only", default="", help="only the configurations whose name has this")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     index = []
     for c in CONFIGS:
         name = name_of(c)
+        if a.only not in name:
+            continue
         out = os.path.join(a.out, name)
         os.makedirs(out, exist_ok=True)
         src = os.path.join(out, "bwd.mlir")
         with open(src, "w") as f:
             f.write(module(c))
         opts = ("output-dir=%s %s" % (out, a.pipeline_options)).strip()
-        subprocess.run([a.fa_opt, src, "--fa-to-ptx=" + opts, "-o", os.devnull], check=True)
+        tile = ["--fa-tile-backward=" + a.tile_options] if a.tile_options else []
+        subprocess.run([a.fa_opt, src] + tile + ["--fa-to-ptx=" + opts, "-o", os.devnull],
+                       check=True)
         d, dt, hq, hkv, causal, window, softcap = c
         index.append(dict(name=name, d=d, dtype=dt, hq=hq, hkv=hkv, causal=causal,
                           window=window, softcap=softcap))

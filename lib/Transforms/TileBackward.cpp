@@ -44,15 +44,17 @@ public:
         elemTy(getElementTypeOrSelf(op.getQuery().getType())) {
     headDim = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
     valueDim = cast<ShapedType>(op.getValue().getType()).getDimSize(3);
-    // The dK/dV nest holds two [block-n, d] f32 accumulators per thread
-    // block: above d = 64 its S^T and dP^T tiles get narrower so that
-    // everything stays in registers (measured with ptxas:
-    // test/Pipelines/ptxas-backward.mlir).
+    // The dK/dV nest's S^T and dP^T tiles are narrower than the dQ nest's:
+    // its two [block-n, d] f32 accumulators and its per-column LSE and D
+    // take the registers. Measured on the H200 (docs/performance.md,
+    // "dK/dV tile width"): at d = 64, 16 columns (166 registers: 3 thread
+    // blocks per SM instead of 2) beat 64 by 4-9 % (16-17 % causal); at
+    // d = 128, 32 beat 16 by 5 % (2 blocks per SM either way) and 64
+    // spills; above, 16 keep the spills small (ptxas-backward.mlir).
     int64_t d = std::max(headDim, valueDim);
     kvBlockM = keyValueBlockM;
     if (kvBlockM == 0)
-      kvBlockM = std::max<int64_t>(d <= 64 ? blockM : d <= 128 ? blockM / 2
-                                                               : blockM / 4,
+      kvBlockM = std::max<int64_t>(d > 64 && d <= 128 ? blockM / 2 : blockM / 4,
                                    1);
     // Above d = 192 the dQ nest's K/V ring does not fit 64-key blocks.
     if (this->blockN == 0)

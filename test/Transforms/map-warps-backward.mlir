@@ -1,8 +1,8 @@
-// RUN: fa-opt %s --fa-tile-backward="block-m=64 block-n=64" | fa-opt --fa-map-warps | FileCheck %s
-// RUN: fa-opt %s --fa-tile-backward="block-m=64 block-n=64" | fa-opt --fa-map-warps="num-warps=2" | FileCheck %s --check-prefix=W2
+// RUN: fa-opt %s --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=64" | fa-opt --fa-map-warps | FileCheck %s
+// RUN: fa-opt %s --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=64" | fa-opt --fa-map-warps="num-warps=2" | FileCheck %s --check-prefix=W2
 // RUN: fa-opt %s --fa-tile-backward="block-m=32 block-n=32" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=BAD-ROWS
-// RUN: sed -e 's/x16xf16/x40xf16/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=D40
-// RUN: sed -e 's/x16xf16/x16xf32/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=F32
+// RUN: sed -e 's/x16xf16/x40xf16/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=64" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=D40
+// RUN: sed -e 's/x16xf16/x16xf32/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=64" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=F32
 
 // --fa-map-warps on the three nests of --fa-tile-backward (input: that
 // pass's output). Warps own whole rows of every tile of a nest: query rows

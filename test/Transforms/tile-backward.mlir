@@ -1,8 +1,17 @@
-// RUN: fa-opt %s -split-input-file --fa-tile-backward="block-m=32 block-n=16" | FileCheck %s
+// RUN: fa-opt %s -split-input-file --fa-tile-backward="block-m=32 block-n=16 dkdv-block-m=32" | FileCheck %s
+// RUN: fa-opt %s -split-input-file --fa-tile-backward="block-m=64 block-n=16" | FileCheck %s --check-prefix=DEFAULT
 
 // The GPU form of the backward: three scf.forall loop nests of tile ops.
 // 1. D = rowsum(dO * O) per block of query rows; 2. dK/dV, K/V-outer, on
 // transposed tiles (key rows, query columns); 3. dQ, Q-outer.
+
+// Without dkdv-block-m, the dK/dV nest's tiles are a quarter of block-m
+// wide up to head dim 64 (16 query columns here), half of it to 128.
+// DEFAULT-LABEL: func @gqa_causal
+// DEFAULT: fa.row_dot {{.*}} : tensor<64x16xf16>, tensor<64x16xf16> -> tensor<64xf32>
+// DEFAULT: fa.qk {{.*}} : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+// DEFAULT: scf.forall
+// DEFAULT: fa.qk {{.*}} : tensor<64x16xf16>, tensor<16x16xf16> -> tensor<64x16xf32>
 
 // Causal GQA 2:1, f16, dynamic Nq and Nk.
 // CHECK-LABEL: func @gqa_causal

@@ -346,10 +346,9 @@ def FATileBackward : Pass<"fa-tile-backward"> {
            "the dQ nest's tiles), 1..1024; 0: 64 up to head dim 192, 32 "
            "above">,
     Option<"keyValueBlockM", "dkdv-block-m", "int64_t", /*default=*/"0",
-           "Query columns of the dK/dV nest's tiles, 1..1024; 0: block-m up "
-           "to head dim 64, half of it up to 128, a quarter above (the dK "
-           "and dV accumulators grow with the head dim, and S^T and dP^T "
-           "make room for them)">
+           "Query columns of the dK/dV nest's tiles, 1..1024; 0: half of "
+           "block-m for head dims 65-128, a quarter otherwise (measured: "
+           "docs/performance.md)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -86,6 +86,25 @@ class ParamBuffer:
 _TUPLE_PARAMS = os.environ.get("FA_MLIR_LAUNCH_PARAMS") == "tuples"
 
 
+_primary_contexts = {}
+
+
+def ensure_context(index):
+    """Makes device `index`'s primary context (the one PyTorch uses) current
+    on this thread. A thread that has not made a CUDA runtime call yet, such
+    as autograd's backward worker running fa_mlir.attention's backward, has
+    no current context, and the driver calls below would fail with
+    CUDA_ERROR_INVALID_CONTEXT (a PyTorch allocation served from its cache
+    makes no runtime call)."""
+    ctx = _primary_contexts.get(index)
+    if ctx is None:
+        device = check_cuda(_cu.cuDeviceGet(index))
+        ctx = _primary_contexts[index] = check_cuda(_cu.cuDevicePrimaryCtxRetain(device))
+    current = check_cuda(_cu.cuCtxGetCurrent())
+    if current is None or int(current) != int(ctx):
+        check_cuda(_cu.cuCtxSetCurrent(ctx))
+
+
 class _DeviceKernels:
     """The plan's kernels loaded into one device's primary context."""
 
@@ -148,7 +167,8 @@ class LoadedPlan:
         if kernels is None:
             with torch.cuda.device(index):
                 torch.cuda.init()
-                torch.empty(1, device="cuda")  # Makes the primary context current.
+                torch.empty(1, device="cuda")  # Initialises the primary context.
+                ensure_context(index)
                 kernels = _DeviceKernels(self.plan, self.ptx)
             self._devices[index] = kernels
         return kernels
@@ -207,6 +227,7 @@ class LoadedPlan:
         scalars = self.plan.scalar_values(
             {n: v for n, v in arguments.items() if n in self.plan.scalars})
         kernels = self._devices.get(device) or self.load(device)
+        ensure_context(device)
         for i, kernel in enumerate(self.plan.kernels):
             grid = grids[i]
             if grid is None:
