@@ -14,12 +14,42 @@
 #include "LinalgBuilders.h"
 #include "fa/Dialect/FA/Semantics/AttentionMath.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/TypeUtilities.h"
 
 #include <limits>
 
 namespace mlir {
 namespace fa {
+
+/// Rows [start, start + count) of `source[batch, head]` (rank 4: a
+/// [tileRows, cols] tile; rank 3: a [tileRows] vector), padded at the end
+/// with `pad` so that the tile is static even for the last block: the tile
+/// load both backward tilings write (and the GPU lowering reads back).
+inline Value loadPaddedRows(OpBuilder &b, Location loc, Value source,
+                            Value batch, Value head, Value start, Value count,
+                            int64_t tileRows, Value pad) {
+  auto type = cast<RankedTensorType>(source.getType());
+  OpFoldResult one = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> offsets = {batch, head, start};
+  SmallVector<OpFoldResult> sizes = {one, one, count};
+  SmallVector<int64_t> sliceShape = {ShapedType::kDynamic};
+  SmallVector<int64_t> tileShape = {tileRows};
+  if (type.getRank() == 4) {
+    int64_t cols = type.getDimSize(3);
+    offsets.push_back(b.getIndexAttr(0));
+    sizes.push_back(b.getIndexAttr(cols));
+    sliceShape.push_back(cols);
+    tileShape.push_back(cols);
+  }
+  SmallVector<OpFoldResult> strides(type.getRank(), one);
+  auto sliceTy = RankedTensorType::get(sliceShape, type.getElementType());
+  Value slice = tensor::ExtractSliceOp::create(b, loc, sliceTy, source,
+                                               offsets, sizes, strides);
+  auto tileTy = RankedTensorType::get(tileShape, type.getElementType());
+  return tensor::createPadHighOp(tileTy, slice, pad, /*nofold=*/false, loc, b);
+}
 
 /// Body of acc += f32(x) * f32(y) in a linalg.generic with inputs (x, y).
 inline void mulAddBody(OpBuilder &nb, Location l, ValueRange args) {

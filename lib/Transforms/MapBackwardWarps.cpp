@@ -14,6 +14,8 @@
 
 #include "MapBackwardWarps.h"
 
+#include "LayoutRewrites.h"
+
 #include "fa/Transforms/TiledAttention.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -24,10 +26,7 @@ using namespace mlir::fa;
 
 namespace {
 
-void setEncoding(Value v, Attribute encoding) {
-  auto ty = cast<RankedTensorType>(v.getType());
-  v.setType(RankedTensorType::get(ty.getShape(), ty.getElementType(), encoding));
-}
+void setEncoding(Value v, Attribute encoding) { setTileEncoding(v, encoding); }
 
 Attribute encodingOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getEncoding();
@@ -158,41 +157,13 @@ void BackwardWarpMapper::mapOp(Operation *op) {
     if (isa<RankedTensorType>(trunc.getType()) && encodingOf(trunc.getIn()))
       setEncoding(trunc.getResult(), encodingOf(trunc.getIn()));
   } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
-    for (auto [arg, result, init] :
-         llvm::zip(loop.getRegionIterArgs(), loop.getResults(),
-                   loop.getInitArgsMutable())) {
-      result.setType(arg.getType());
-      Value initValue = init.get();
-      if (initValue.getType() == arg.getType())
-        continue;
-      auto cst = initValue.getDefiningOp<arith::ConstantOp>();
-      auto dense = cst ? dyn_cast<DenseElementsAttr>(cst.getValue())
-                       : DenseElementsAttr();
-      if (!dense)
-        continue; // Left for the verifier to report.
-      rewriter.setInsertionPoint(loop);
-      init.set(arith::ConstantOp::create(
-          rewriter, cst.getLoc(),
-          dense.reshape(cast<ShapedType>(arg.getType()))));
-      if (cst->use_empty())
-        rewriter.eraseOp(cst);
-    }
+    retypeLoopFromIterArgs(rewriter, loop);
   }
 }
 
 void BackwardWarpMapper::convertOperand(OpOperand &operand,
                                         Attribute encoding) {
-  Value source = operand.get();
-  Value &result = converted[source];
-  if (!result) {
-    auto ty = cast<RankedTensorType>(source.getType());
-    rewriter.setInsertionPointAfterValue(source);
-    result = ConvertLayoutOp::create(
-        rewriter, source.getLoc(),
-        RankedTensorType::get(ty.getShape(), ty.getElementType(), encoding),
-        source);
-  }
-  operand.set(result);
+  convertOperandLayout(rewriter, operand, encoding, converted);
 }
 
 void BackwardWarpMapper::run() {

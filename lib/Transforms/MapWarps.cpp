@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LayoutRewrites.h"
 #include "MapBackwardWarps.h"
 #include "fa/Transforms/Passes.h"
 #include "fa/Transforms/TiledAttention.h"
@@ -44,9 +45,7 @@ private:
   }
   Attribute shared() { return BlockSharedAttr::get(ctx, atom); }
   static void setEncoding(Value v, Attribute encoding) {
-    auto ty = cast<RankedTensorType>(v.getType());
-    v.setType(
-        RankedTensorType::get(ty.getShape(), ty.getElementType(), encoding));
+    setTileEncoding(v, encoding);
   }
   /// Re-types a loop's iter_args from how the body uses them, and its
   /// results and initial constants to match.
@@ -167,41 +166,13 @@ void WarpMapper::mapOp(Operation *op) {
     setEncoding(finalize.getLse(), rows(FragmentRole::Rows));
   } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
     // Results and initial values follow the iter_args.
-    for (auto [arg, result, init] :
-         llvm::zip(loop.getRegionIterArgs(), loop.getResults(),
-                   loop.getInitArgsMutable())) {
-      result.setType(arg.getType());
-      Value initValue = init.get();
-      if (initValue.getType() == arg.getType())
-        continue;
-      auto cst = initValue.getDefiningOp<arith::ConstantOp>();
-      auto dense = cst ? dyn_cast<DenseElementsAttr>(cst.getValue())
-                       : DenseElementsAttr();
-      if (!dense)
-        continue; // Left for the verifier to report.
-      rewriter.setInsertionPoint(loop);
-      init.set(arith::ConstantOp::create(
-          rewriter, cst.getLoc(),
-          dense.reshape(cast<ShapedType>(arg.getType()))));
-      if (cst->use_empty())
-        rewriter.eraseOp(cst);
-    }
+    retypeLoopFromIterArgs(rewriter, loop);
   }
 }
 
 void WarpMapper::convertOperand(OpOperand &operand, Attribute encoding,
                                 DenseMap<Value, Value> &converted) {
-  Value source = operand.get();
-  Value &result = converted[source];
-  if (!result) {
-    auto ty = cast<RankedTensorType>(source.getType());
-    rewriter.setInsertionPointAfterValue(source);
-    result = ConvertLayoutOp::create(
-        rewriter, source.getLoc(),
-        RankedTensorType::get(ty.getShape(), ty.getElementType(), encoding),
-        source);
-  }
-  operand.set(result);
+  convertOperandLayout(rewriter, operand, encoding, converted);
 }
 
 void WarpMapper::run() {

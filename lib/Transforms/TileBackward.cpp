@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BackwardBuilders.h"
 #include "TensorAttentionOps.h"
 #include "fa/Dialect/FA/Semantics/AttentionMath.h"
 #include "fa/Transforms/Passes.h"
@@ -89,10 +90,13 @@ private:
     return minIndex(index(block), arith::SubIOp::create(b, loc, total, start));
   }
 
-  /// Rows [start, start + count) of `source[batch, head]` (rank 4: a tile
-  /// [tileRows, cols]; rank 3: a vector [tileRows]), padded with `pad`.
+  /// Rows [start, start + count) of `source[batch, head]`, padded with `pad`
+  /// to `tileRows` (BackwardBuilders.h).
   Value loadRows(Value source, Value batch, Value head, Value start,
-                 Value count, int64_t tileRows, Value pad);
+                 Value count, int64_t tileRows, Value pad) {
+    return loadPaddedRows(b, loc, source, batch, head, start, count, tileRows,
+                          pad);
+  }
   /// The first `count` rows of `tile` into rows [start, ...) of
   /// `dest[batch, head]`, in the forall's terminator.
   void storeRows(Value tile, Value dest, Value batch, Value head, Value start,
@@ -125,31 +129,6 @@ private:
   Value scale, probScale, capScale, cap;
   semantics::MaskSpec mask;
 };
-
-Value BackwardTiler::loadRows(Value source, Value batch, Value head,
-                              Value start, Value count, int64_t tileRows,
-                              Value pad) {
-  auto type = cast<RankedTensorType>(source.getType());
-  bool isMatrix = type.getRank() == 4;
-  OpFoldResult one = b.getIndexAttr(1);
-  SmallVector<OpFoldResult> offsets = {batch, head, start};
-  SmallVector<OpFoldResult> sizes = {one, one, count};
-  SmallVector<int64_t> sliceShape = {ShapedType::kDynamic};
-  SmallVector<int64_t> tileShape = {tileRows};
-  if (isMatrix) {
-    int64_t cols = type.getDimSize(3);
-    offsets.push_back(b.getIndexAttr(0));
-    sizes.push_back(b.getIndexAttr(cols));
-    sliceShape.push_back(cols);
-    tileShape.push_back(cols);
-  }
-  SmallVector<OpFoldResult> strides(type.getRank(), one);
-  auto sliceTy = RankedTensorType::get(sliceShape, type.getElementType());
-  Value slice = tensor::ExtractSliceOp::create(b, loc, sliceTy, source,
-                                               offsets, sizes, strides);
-  auto tileTy = RankedTensorType::get(tileShape, type.getElementType());
-  return tensor::createPadHighOp(tileTy, slice, pad, /*nofold=*/false, loc, b);
-}
 
 void BackwardTiler::storeRows(Value tile, Value dest, Value batch, Value head,
                               Value start, Value count) {

@@ -54,11 +54,13 @@ public:
 private:
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
-  /// Rows [start, start + count) of `source[batch, head, ...]` (rank 4:
-  /// a [rows, cols] tile; rank 3: a [rows] vector), padded with `pad` to
-  /// `tileRows` rows so that the tile is static even for the last block.
+  /// Rows [start, start + count) of `source[batch, head]`, padded with `pad`
+  /// to `tileRows` (BackwardBuilders.h).
   Value loadRows(Value source, Value batch, Value head, Value start,
-                 Value count, int64_t tileRows, Value pad);
+                 Value count, int64_t tileRows, Value pad) {
+    return loadPaddedRows(b, loc, source, batch, head, start, count, tileRows,
+                          pad);
+  }
 
   /// [begin, end) of the Q block starts to visit for the keys
   /// [keyStart, keyEnd): begin a multiple of block-m, both within [0, Nq]
@@ -80,31 +82,6 @@ private:
   Value numQueries, numKeys, rowDot, scale, capScale, cap;
   semantics::MaskSpec mask;
 };
-
-Value KVOuterTiler::loadRows(Value source, Value batch, Value head,
-                             Value start, Value count, int64_t tileRows,
-                             Value pad) {
-  auto type = cast<RankedTensorType>(source.getType());
-  bool isMatrix = type.getRank() == 4;
-  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-  SmallVector<OpFoldResult> offsets = {batch, head, start};
-  SmallVector<OpFoldResult> sizes = {one, one, count};
-  SmallVector<int64_t> sliceShape = {ShapedType::kDynamic};
-  SmallVector<int64_t> tileShape = {tileRows};
-  if (isMatrix) {
-    int64_t cols = type.getDimSize(3);
-    offsets.push_back(zero);
-    sizes.push_back(b.getIndexAttr(cols));
-    sliceShape.push_back(cols);
-    tileShape.push_back(cols);
-  }
-  SmallVector<OpFoldResult> strides(type.getRank(), one);
-  auto sliceTy = RankedTensorType::get(sliceShape, type.getElementType());
-  Value slice = tensor::ExtractSliceOp::create(b, loc, sliceTy, source,
-                                               offsets, sizes, strides);
-  auto tileTy = RankedTensorType::get(tileShape, type.getElementType());
-  return tensor::createPadHighOp(tileTy, slice, pad, /*nofold=*/false, loc, b);
-}
 
 std::pair<Value, Value> KVOuterTiler::visibleQueryBlocks(Value keyStart,
                                                          Value keyEnd) {
