@@ -97,7 +97,13 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   // The backward: its three loop nests (L1), which the passes below map to
   // warps and lower like the forward's; the forward-only passes leave them
   // alone.
-  pm.addPass(createFATileBackward());
+  // block-m and block-n, when given, are the backward's query and key
+  // blocks too (0: its own defaults).
+  FATileBackwardOptions backward;
+  if (options.blockM != 0)
+    backward.blockM = options.blockM;
+  backward.blockN = options.blockN;
+  pm.addPass(createFATileBackward(backward));
   // L0 -> L1 -> L2 -> L3.
   FATileQOuterOptions tiling;
   tiling.autoBlocks = options.blockM == 0 && options.blockN == 0;

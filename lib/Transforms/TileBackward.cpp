@@ -56,7 +56,7 @@ public:
     kvBlockM = keyValueBlockM;
     if (kvBlockM == 0)
       kvBlockM = std::max<int64_t>(d > 64 && d <= 128 ? blockM / 2 : blockM / 4,
-                                   1);
+                                   std::min<int64_t>(blockM, 16));
     // Above d = 192 the dQ nest's K/V ring does not fit 64-key blocks.
     if (this->blockN == 0)
       this->blockN = d <= 192 ? 64 : 32;

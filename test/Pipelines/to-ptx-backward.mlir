@@ -2,6 +2,15 @@
 // RUN: FileCheck %s --input-file=%t/backward_kernel.json
 // RUN: ls %t | FileCheck %s --check-prefix=FILES
 // RUN: not fa-opt %s --split-input-file --fa-to-ptx --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=L3
+// RUN: not fa-opt %s --split-input-file --fa-to-ptx="block-m=128 block-n=32" --mlir-print-ir-after=fa-tile-backward -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCKS
+
+// block-m and block-n reach the backward's tiling: 32 key rows by 32 query
+// columns (a quarter of block-m at d = 64) in the dK/dV nest, 128 queries
+// by 32 keys in the dQ nest.
+// BLOCKS-LABEL: func.func @backward
+// BLOCKS: fa.row_dot {{.*}} -> tensor<128xf32>
+// BLOCKS: fa.qk {{.*}} -> tensor<32x32xf32>
+// BLOCKS: fa.qk {{.*}} -> tensor<128x32xf32>
 
 // --fa-to-ptx compiles fa.attention_backward into one launch plan of three
 // kernels, run in order: D = rowsum(dO * O) into a workspace the runtime

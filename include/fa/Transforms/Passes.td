@@ -347,7 +347,8 @@ def FATileBackward : Pass<"fa-tile-backward"> {
            "above">,
     Option<"keyValueBlockM", "dkdv-block-m", "int64_t", /*default=*/"0",
            "Query columns of the dK/dV nest's tiles, 1..1024; 0: half of "
-           "block-m for head dims 65-128, a quarter otherwise (measured: "
+           "block-m for head dims 65-128, a quarter otherwise, at least 16 "
+           "(measured: "
            "docs/performance.md)">
   ];
   let dependentDialects = [
