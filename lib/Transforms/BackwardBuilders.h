@@ -51,6 +51,30 @@ inline Value loadPaddedRows(OpBuilder &b, Location loc, Value source,
   return tensor::createPadHighOp(tileTy, slice, pad, /*nofold=*/false, loc, b);
 }
 
+/// Block skipping for the K/V-outer order: [begin, end) of the Q block
+/// starts to visit for the keys [keyStart, keyEnd), i.e. the rows with a
+/// row that sees one of them (AttentionMath.h's inverse bounds), begin
+/// rounded down to a multiple of `blockM`, both within [0, numQueries]
+/// (begin >= end: no block).
+inline std::pair<Value, Value>
+visibleQueryBlocks(OpBuilder &b, Location loc, Value keyStart, Value keyEnd,
+                   Value numQueries, int64_t blockM,
+                   const semantics::MaskSpec &mask) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value begin = zero, end = numQueries;
+  if (Value first = semantics::firstRowSeeing(b, loc, keyStart, mask)) {
+    Value clamped = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, first, zero), numQueries);
+    Value block = arith::ConstantIndexOp::create(b, loc, blockM);
+    begin = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, clamped, block), block);
+  }
+  if (Value last = semantics::rowsSeeingEnd(b, loc, keyEnd, mask))
+    end = arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, last, zero), numQueries);
+  return {begin, end};
+}
+
 /// Body of acc += f32(x) * f32(y) in a linalg.generic with inputs (x, y).
 inline void mulAddBody(OpBuilder &nb, Location l, ValueRange args) {
   Value x = LinalgBuilder::toF32(nb, l, args[0]);

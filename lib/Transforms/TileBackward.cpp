@@ -241,20 +241,12 @@ std::pair<Value, Value> BackwardTiler::buildKeyValueNest(Value rowDot) {
   Value vTile = loadRows(op.getValue(), batch, kvHead, kStart, kRows, blockN,
                          zero);
 
-  // The Q blocks with a row that sees a key of [k0, k0 + rows): from the
-  // first row whose causal bound reaches k0 (rounded down to a block) to
-  // the end of the rows whose window still reaches the block.
+  // The Q blocks with a row that sees a key of [k0, k0 + rows)
+  // (BackwardBuilders.h, shared with --fa-tile-kv-outer).
   Value zeroIdx = index(0);
-  Value qBegin = zeroIdx, qEnd = numQueries;
-  if (Value first = semantics::firstRowSeeing(b, loc, kStart, mask)) {
-    Value clamped = minIndex(maxIndex(first, zeroIdx), numQueries);
-    qBegin = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, clamped, index(kvBlockM)),
-        index(kvBlockM));
-  }
-  Value kEnd = arith::AddIOp::create(b, loc, kStart, kRows);
-  if (Value last = semantics::rowsSeeingEnd(b, loc, kEnd, mask))
-    qEnd = minIndex(maxIndex(last, zeroIdx), numQueries);
+  auto [qBegin, qEnd] = visibleQueryBlocks(
+      b, loc, kStart, arith::AddIOp::create(b, loc, kStart, kRows),
+      numQueries, kvBlockM, mask);
 
   auto dkTy = RankedTensorType::get({blockN, headDim}, f32);
   auto dvTy = RankedTensorType::get({blockN, valueDim}, f32);

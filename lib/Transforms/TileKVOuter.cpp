@@ -85,19 +85,8 @@ private:
 
 std::pair<Value, Value> KVOuterTiler::visibleQueryBlocks(Value keyStart,
                                                          Value keyEnd) {
-  Value zero = index(0);
-  Value begin = zero, end = numQueries;
-  if (Value first = semantics::firstRowSeeing(b, loc, keyStart, mask)) {
-    // Rounded down to a block start, within [0, Nq].
-    Value clamped = arith::MinSIOp::create(
-        b, loc, arith::MaxSIOp::create(b, loc, first, zero), numQueries);
-    Value blocks = arith::DivUIOp::create(b, loc, clamped, index(blockM));
-    begin = arith::MulIOp::create(b, loc, blocks, index(blockM));
-  }
-  if (Value last = semantics::rowsSeeingEnd(b, loc, keyEnd, mask))
-    end = arith::MinSIOp::create(
-        b, loc, arith::MaxSIOp::create(b, loc, last, zero), numQueries);
-  return {begin, end};
+  return fa::visibleQueryBlocks(b, loc, keyStart, keyEnd, numQueries, blockM,
+                                mask);
 }
 
 SmallVector<Value> KVOuterTiler::qStep(Value batch, Value head, Value qStart,
