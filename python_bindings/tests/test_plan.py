@@ -264,3 +264,21 @@ def test_split_count_rule():
     assert choose_splits(4, 100, 132) == 1
     assert choose_splits(0, 1000, 132) == 1 and choose_splits(4, 0, 132) == 1
     assert choose_splits(4, 131072, 132, counts=(1, 2, 4)) == 4
+
+
+def test_backward_scalars():
+    def plan_with(*names):
+        p = copy.deepcopy(PLAN)
+        p["scalars"] = [{"name": n, "dtype": "f32", "value": 1.0} for n in names]
+        return P.LaunchPlan(p)
+    plain = plan_with("softmax_scale_log2", "softmax_scale")
+    assert P.backward_scalars(plain, 0.125) == {
+        "softmax_scale": 0.125, "softmax_scale_log2": pytest.approx(0.125 * math.log2(math.e))}
+    capped = plan_with("softmax_scale_log2", "softmax_scale", "softcap_scale", "softcap")
+    assert P.backward_scalars(capped, 0.125, 50.0) == {
+        "softmax_scale": 0.125, "softmax_scale_log2": pytest.approx(math.log2(math.e)),
+        "softcap_scale": pytest.approx(0.125 / 50), "softcap": 50.0}
+    with pytest.raises(ValueError, match="compiled with a soft cap, called without"):
+        P.backward_scalars(capped, 0.125)
+    with pytest.raises(P.PlanFormatError, match="not a backward plan"):
+        P.backward_scalars(P.LaunchPlan(PLAN), 0.125)
