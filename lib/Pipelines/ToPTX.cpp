@@ -103,6 +103,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   if (options.blockM != 0)
     backward.blockM = options.blockM;
   backward.blockN = options.blockN;
+  backward.dqMode = options.dq;
   pm.addPass(createFATileBackward(backward));
   // L0 -> L1 -> L2 -> L3.
   FATileQOuterOptions tiling;

@@ -11,7 +11,10 @@
 #include "fa/Dialect/FA/Semantics/AttentionMath.h"
 #include "fa/Transforms/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
@@ -454,6 +457,58 @@ struct LowerRowDot : OpRewritePattern<RowDotOp> {
   }
 };
 
+/// Pattern: fa.transpose => linalg.transpose.
+struct LowerTranspose : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rw) const override {
+    auto type = cast<RankedTensorType>(op.getResult().getType());
+    Value init = tensor::EmptyOp::create(rw, op.getLoc(), type.getShape(),
+                                         type.getElementType());
+    rw.replaceOp(op, linalg::TransposeOp::create(rw, op.getLoc(),
+                                                 op.getSource(), init,
+                                                 ArrayRef<int64_t>{1, 0})
+                         ->getResults());
+    return success();
+  }
+};
+
+/// Pattern: fa.accumulate_rows => for r < rows, for each column c:
+/// memref.atomic_rmw addf of tile[r, c] (tile[c, r] transposed) into
+/// buffer[batch, head, row_start + r, c].
+struct LowerAccumulateRows : OpRewritePattern<AccumulateRowsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AccumulateRowsOp op,
+                                PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    auto tile = cast<RankedTensorType>(op.getTile().getType());
+    bool transposed = op.getTransposed();
+    int64_t cols = tile.getDimSize(transposed ? 0 : 1);
+    Value zero = arith::ConstantIndexOp::create(rw, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rw, loc, 1);
+    Value colCount = arith::ConstantIndexOp::create(rw, loc, cols);
+    scf::ForOp::create(
+        rw, loc, zero, op.getRows(), one, ValueRange(),
+        [&](OpBuilder &b, Location l, Value r, ValueRange) {
+          Value row = arith::AddIOp::create(b, l, op.getRowStart(), r);
+          scf::ForOp::create(
+              b, l, zero, colCount, one, ValueRange(),
+              [&](OpBuilder &nb, Location nl, Value c, ValueRange) {
+                Value x = tensor::ExtractOp::create(
+                    nb, nl, op.getTile(),
+                    transposed ? ValueRange{c, r} : ValueRange{r, c});
+                memref::AtomicRMWOp::create(
+                    nb, nl, arith::AtomicRMWKind::addf, x, op.getBuffer(),
+                    ValueRange{op.getBatch(), op.getHead(), row, c});
+                scf::YieldOp::create(nb, nl);
+              });
+          scf::YieldOp::create(b, l);
+        });
+    rw.eraseOp(op);
+    return success();
+  }
+};
+
 struct FADecomposeTilesPass
     : fa::impl::FADecomposeTilesBase<FADecomposeTilesPass> {
   void runOnOperation() override {
@@ -467,7 +522,8 @@ struct FADecomposeTilesPass
     RewritePatternSet patterns(&getContext());
     patterns.add<LowerQK, LowerSoftcap, LowerMask, LowerRunningMax, LowerSoftmaxExp,
                  LowerRescale, LowerPV, LowerFinalize, LowerCombineSplits,
-                 LowerProbsFromLse, LowerScoreGrad, LowerRowDot>(
+                 LowerProbsFromLse, LowerScoreGrad, LowerRowDot, LowerTranspose,
+                 LowerAccumulateRows>(
         &getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }

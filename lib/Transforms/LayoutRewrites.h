@@ -49,14 +49,17 @@ inline void retypeLoopFromIterArgs(RewriterBase &rewriter, scf::ForOp loop) {
   }
 }
 
+/// The fa.convert_layout ops made so far, by source value and layout.
+using ConvertedLayouts = DenseMap<std::pair<Value, Attribute>, Value>;
+
 /// `operand` in the layout `encoding`, through one fa.convert_layout right
 /// after its definition, shared by every operand converted from the same
-/// value (`converted` remembers them).
+/// value to the same layout (`converted` remembers them).
 inline void convertOperandLayout(RewriterBase &rewriter, OpOperand &operand,
                                  Attribute encoding,
-                                 DenseMap<Value, Value> &converted) {
+                                 ConvertedLayouts &converted) {
   Value source = operand.get();
-  Value &result = converted[source];
+  Value &result = converted[{source, encoding}];
   if (!result) {
     auto ty = cast<RankedTensorType>(source.getType());
     rewriter.setInsertionPointAfterValue(source);

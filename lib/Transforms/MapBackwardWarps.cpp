@@ -10,6 +10,13 @@
 // budget. The per-query vectors (LSE, D) carry no layout: each thread
 // reads the entries of its rows or columns from memory.
 //
+// The atomic dQ adds three rules: K^T (fa.transpose of the shared K tile)
+// is a transposed view of the same shared memory and the A operand of its
+// fa.pv; dS^T, the other operand, goes from accumulator fragments into a
+// shared tile (every warp reads all its rows); the rounding nest's f32 sums
+// are loaded straight into accumulator fragments. Constant tiles (the zero
+// dQ^T accumulator, the D nest's zero rows of the dQ buffer) are acc tiles.
+//
 //===----------------------------------------------------------------------===//
 
 #include "MapBackwardWarps.h"
@@ -18,6 +25,7 @@
 
 #include "fa/Transforms/TiledAttention.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -34,6 +42,29 @@ Attribute encodingOf(Value v) {
 
 int64_t rowsOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getDimSize(0);
+}
+
+/// Whether the tile `pad` loads is read from sums an fa.accumulate_rows
+/// made (a bufferization.to_tensor of the buffer it adds into).
+bool isAccumulatedSums(tensor::PadOp pad) {
+  FailureOr<TileLoad> load = matchTileLoad(pad.getResult());
+  if (failed(load))
+    return false;
+  auto sums = load->source().getDefiningOp<bufferization::ToTensorOp>();
+  return sums && llvm::any_of(sums.getBuffer().getUsers(), [](Operation *u) {
+           return isa<AccumulateRowsOp>(u);
+         });
+}
+
+/// A tile load that no fa op reads: the rounding nest's f32 sums of the
+/// atomic dQ, which it rounds and stores.
+bool isRoundedSumsLoad(tensor::PadOp pad) {
+  auto ty = dyn_cast<RankedTensorType>(pad.getResult().getType());
+  if (!ty || ty.getRank() != 2 || failed(matchTileLoad(pad.getResult())))
+    return false;
+  return llvm::none_of(pad->getUsers(), [](Operation *user) {
+    return isa<FADialect>(user->getDialect());
+  });
 }
 
 class BackwardWarpMapper {
@@ -55,14 +86,33 @@ private:
   void mapLoop(scf::ForOp loop);
   void mapOp(Operation *op);
   void convertOperand(OpOperand &operand, Attribute encoding);
+  /// A dense constant tile operand without a layout (wherever CSE put it)
+  /// replaced by a copy in the acc layout right before its user.
+  void useAccConstant(OpOperand &operand);
 
   scf::ForallOp forall;
   MLIRContext *ctx;
   IRRewriter rewriter;
   MmaAtomAttrInterface atom;
   int64_t numWarps;
-  DenseMap<Value, Value> converted;
+  ConvertedLayouts converted;
 };
+
+/// The tiles whose rows warps split, and so must be multiples of 16 per
+/// warp: scores, D, accumulators, and the f32 sums a rounding nest loads.
+SmallVector<Value> warpSplitTiles(scf::ForallOp forall) {
+  SmallVector<Value> tiles;
+  forall.getBody()->walk([&](Operation *op) {
+    if (isa<QKOp, RowDotOp>(op))
+      tiles.push_back(op->getResult(0));
+    else if (auto pv = dyn_cast<PVOp>(op))
+      tiles.push_back(pv.getAcc());
+    else if (auto pad = dyn_cast<tensor::PadOp>(op);
+             pad && isRoundedSumsLoad(pad))
+      tiles.push_back(pad.getResult());
+  });
+  return tiles;
+}
 
 LogicalResult BackwardWarpMapper::check() {
   auto error = [&]() {
@@ -96,17 +146,17 @@ LogicalResult BackwardWarpMapper::check() {
           }
       }
     }
-    if (isa<QKOp, RowDotOp>(op)) {
-      int64_t r = rowsOf(op->getResult(0));
-      if (r % (16 * numWarps) != 0)
-        result = error() << "the nest's tiles have " << r
-                         << " rows, which must be a multiple of 16 * "
-                            "num-warps = "
-                         << 16 * numWarps
-                         << ": each warp owns whole 16-row tiles";
-    }
   });
-  return result;
+  if (failed(result))
+    return failure();
+  for (Value tile : warpSplitTiles(forall)) {
+    int64_t r = rowsOf(tile);
+    if (r % (16 * numWarps) != 0)
+      return error() << "the nest's tile " << tile.getType() << " has " << r
+                     << " rows, which must be a multiple of 16 * num-warps = "
+                     << 16 * numWarps << ": each warp owns whole 16-row tiles";
+  }
+  return success();
 }
 
 bool BackwardWarpMapper::keepRowTilesInRegisters() {
@@ -151,6 +201,22 @@ void BackwardWarpMapper::mapLoop(scf::ForOp loop) {
 void BackwardWarpMapper::mapOp(Operation *op) {
   if (isa<QKOp, MaskOp, SoftcapOp, ProbsFromLseOp, ScoreGradOp, PVOp>(op)) {
     setEncoding(op->getResult(0), rows(FragmentRole::Acc));
+    // A constant accumulator (the atomic dQ's zero dQ^T).
+    if (auto pv = dyn_cast<PVOp>(op))
+      useAccConstant(pv.getAccMutable());
+  } else if (auto transpose = dyn_cast<TransposeOp>(op)) {
+    if (auto shared =
+            dyn_cast_or_null<BlockSharedAttr>(encodingOf(transpose.getSource())))
+      setEncoding(transpose.getResult(),
+                  BlockSharedAttr::get(ctx, shared.getAtom(),
+                                       !shared.getTransposed()));
+  } else if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+    if (isRoundedSumsLoad(pad))
+      setEncoding(pad.getResult(), rows(FragmentRole::Acc));
+  } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    // The D nest's zero rows of the dQ buffer, stored.
+    if (slice.getSourceType().getRank() == 2)
+      useAccConstant(slice.getSourceMutable());
   } else if (auto dot = dyn_cast<RowDotOp>(op)) {
     setEncoding(dot.getRowDot(), rows(FragmentRole::Rows));
   } else if (auto trunc = dyn_cast<arith::TruncFOp>(op)) {
@@ -159,6 +225,22 @@ void BackwardWarpMapper::mapOp(Operation *op) {
   } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
     retypeLoopFromIterArgs(rewriter, loop);
   }
+}
+
+void BackwardWarpMapper::useAccConstant(OpOperand &operand) {
+  auto cst = operand.get().getDefiningOp<arith::ConstantOp>();
+  auto dense = cst ? dyn_cast<DenseElementsAttr>(cst.getValue())
+                   : DenseElementsAttr();
+  auto ty = dyn_cast<RankedTensorType>(operand.get().getType());
+  if (!dense || !ty || ty.getEncoding())
+    return;
+  rewriter.setInsertionPoint(operand.getOwner());
+  operand.set(arith::ConstantOp::create(
+      rewriter, cst.getLoc(),
+      dense.reshape(RankedTensorType::get(ty.getShape(), ty.getElementType(),
+                                          rows(FragmentRole::Acc)))));
+  if (cst->use_empty())
+    rewriter.eraseOp(cst);
 }
 
 void BackwardWarpMapper::convertOperand(OpOperand &operand,
@@ -190,7 +272,12 @@ void BackwardWarpMapper::run() {
       if (rowTilesInRegisters)
         convertOperand(qk.getQueryMutable(), rows(FragmentRole::OperandA));
     } else if (auto pv = dyn_cast<PVOp>(op)) {
-      convertOperand(pv.getProbsMutable(), rows(FragmentRole::OperandA));
+      // K^T stays the shared view fa.transpose made.
+      if (!isa_and_nonnull<BlockSharedAttr>(encodingOf(pv.getProbs())))
+        convertOperand(pv.getProbsMutable(), rows(FragmentRole::OperandA));
+      // A computed value tile (dS^T) is shared by every warp.
+      if (isa_and_nonnull<WarpRowsAttr>(encodingOf(pv.getValue())))
+        convertOperand(pv.getValueMutable(), BlockSharedAttr::get(ctx, atom));
     }
   });
   // Grid: row blocks on x, heads on y, batch on z.
@@ -205,7 +292,10 @@ void BackwardWarpMapper::run() {
 bool mlir::fa::isBackwardLoopNest(scf::ForallOp forall) {
   return forall.getBody()
       ->walk([](Operation *op) {
-        return isa<RowDotOp, ProbsFromLseOp, ScoreGradOp>(op)
+        auto pad = dyn_cast<tensor::PadOp>(op);
+        return isa<RowDotOp, ProbsFromLseOp, ScoreGradOp>(op) ||
+                       (pad && isRoundedSumsLoad(pad) &&
+                        isAccumulatedSums(pad))
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })
@@ -215,14 +305,13 @@ bool mlir::fa::isBackwardLoopNest(scf::ForallOp forall) {
 LogicalResult mlir::fa::mapBackwardWarps(scf::ForallOp forall,
                                          int64_t numWarps) {
   if (numWarps == 0) {
-    // One warp per 16 rows of the nest's tiles, at most 4.
-    int64_t r = 64;
-    forall.getBody()->walk([&](Operation *op) {
-      if (isa<QKOp, RowDotOp>(op))
-        r = rowsOf(op->getResult(0));
-    });
+    // At most 4 warps, each owning whole 16-row tiles of every tile whose
+    // rows warps split.
+    SmallVector<Value> tiles = warpSplitTiles(forall);
     numWarps = 4;
-    while (numWarps > 1 && r % (16 * numWarps) != 0)
+    while (numWarps > 1 && llvm::any_of(tiles, [&](Value t) {
+             return rowsOf(t) % (16 * numWarps) != 0;
+           }))
       numWarps /= 2;
   }
   BackwardWarpMapper mapper(forall, numWarps);

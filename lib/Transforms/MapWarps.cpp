@@ -57,7 +57,7 @@ private:
   /// `operand` of `user` in the layout `encoding`, through one
   /// fa.convert_layout after `def` (shared by every such user).
   void convertOperand(OpOperand &operand, Attribute encoding,
-                      DenseMap<Value, Value> &converted);
+                      ConvertedLayouts &converted);
 
   TiledAttention &tiled;
   MLIRContext *ctx;
@@ -171,7 +171,7 @@ void WarpMapper::mapOp(Operation *op) {
 }
 
 void WarpMapper::convertOperand(OpOperand &operand, Attribute encoding,
-                                DenseMap<Value, Value> &converted) {
+                                ConvertedLayouts &converted) {
   convertOperandLayout(rewriter, operand, encoding, converted);
 }
 
@@ -193,7 +193,7 @@ void WarpMapper::run() {
   // before the K/V loop while the fragments fit the atom's budget, else
   // re-read from shared memory for every K/V block (as FlashAttention-2 does
   // at d = 128). P: its accumulator fragments become A fragments.
-  DenseMap<Value, Value> converted;
+  ConvertedLayouts converted;
   bool queryInRegisters = keepQueryInRegisters();
   tiled.forall.getBody()->walk([&](Operation *op) {
     if (auto qk = dyn_cast<QKOp>(op)) {

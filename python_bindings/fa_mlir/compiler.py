@@ -33,7 +33,7 @@ _version = None
 # fa-to-ptx's options (include/fa/Pipelines/Pipelines.h) and the stage
 # passes that take them.
 PTX_OPTIONS = ("block-m", "block-n", "num-warps", "kv-stages", "query-home", "rescale",
-               "pack-gqa", "splits", "warp-block-skip", "chip", "features", "opt-level",
+               "pack-gqa", "dq", "splits", "warp-block-skip", "chip", "features", "opt-level",
                "index-bitwidth")
 # Checked here: LLVM's option parser reports a bad number on stderr only.
 _INT_OPTIONS = ("block-m", "block-n", "num-warps", "kv-stages", "splits", "opt-level",

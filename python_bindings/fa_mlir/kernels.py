@@ -124,7 +124,7 @@ class KernelDir:
 
 def attention_config(dtype, q_heads, kv_heads, head_dim, v_head_dim=None, causal=False,
                      window=None, softcap=False, chip=None, options=None, q_len=None,
-                     splits=1, backward=False):
+                     splits=1, backward=False, deterministic=False):
     """The kernel configuration fa_mlir.attention runs for these inputs.
 
     B, Nq and Nk are dynamic (Nq static with `q_len`: fa_mlir.attention
@@ -134,7 +134,9 @@ def attention_config(dtype, q_heads, kv_heads, head_dim, v_head_dim=None, causal
     has no scale. LSE is always computed (the custom op returns it).
     `splits` > 1: the split-KV kernels (fa-to-ptx splits=S), which
     fa_mlir.attention picks for decode steps (runtime/splits.py). `backward`:
-    the gradient's kernels (fa.attention_backward), which its autograd runs."""
+    the gradient's kernels (fa.attention_backward), which its autograd runs;
+    with `deterministic`, its dQ is the bitwise reproducible form (fa-to-ptx
+    dq=deterministic) instead of FlashAttention-2's atomic one."""
     spec = AttentionSpec(q_heads=q_heads, kv_heads=kv_heads, head_dim=head_dim,
                          v_head_dim=v_head_dim, dtype=dtype, causal=causal, window=window,
                          softcap=1.0 if softcap else None, with_lse=True, q_len=q_len,
@@ -143,6 +145,8 @@ def attention_config(dtype, q_heads, kv_heads, head_dim, v_head_dim=None, causal
     opts["chip"] = chip or opts.get("chip") or os.environ.get("FA_MLIR_CHIP", "sm_80")
     if int(splits) != 1:
         opts["splits"] = int(splits)
+    if backward and deterministic:
+        opts["dq"] = "deterministic"
     return KernelConfig.make(spec, opts)
 
 

@@ -193,15 +193,18 @@ def _attention_fake(q, k, v, causal, scale, window_left, window_right, softcap, 
     return q.new_empty(shape), q.new_empty((b, hq, nq), dtype=torch.float32)
 
 
-def backward_plan_for(dtype, hq, hkv, d, dv, causal, window, capped):
-    """The loaded backward plan (fa.attention_backward: the D, dK/dV and dQ
-    kernels) of a configuration, memoised like plan_for."""
-    key = ("backward", dtype, hq, hkv, d, dv, causal, window, capped)
+def backward_plan_for(dtype, hq, hkv, d, dv, causal, window, capped, deterministic=False):
+    """The loaded backward plan (fa.attention_backward's three kernels) of a
+    configuration, memoised like plan_for. `deterministic`: the bitwise
+    reproducible dQ (its own kernel) instead of FlashAttention-2's atomic
+    accumulation (docs/backward.md)."""
+    key = ("backward", dtype, hq, hkv, d, dv, causal, window, capped, deterministic)
     plan = _plans.get(key)
     if plan is None:
         config = _kernels.attention_config(
             dtype, hq, hkv, d, dv, causal=causal,
-            window=None if window == (-1, -1) else window, softcap=capped, backward=True)
+            window=None if window == (-1, -1) else window, softcap=capped, backward=True,
+            deterministic=deterministic)
         plan = _plans[key] = _kernels.default_cache.get(config)
     return plan
 
@@ -236,8 +239,11 @@ def _backward(ctx, grad_out, grad_lse):
     if kh.shape[2] == 0 or nq == 0:
         return dq.zero_(), dk.zero_(), dv_.zero_(), None, None, None, None, None, None
     capped = softcap > 0.0
+    # torch.use_deterministic_algorithms(True) asks for reproducible
+    # gradients: the dQ without atomics.
     plan = backward_plan_for(DTYPES[q.dtype], hq, hkv, d, dv, causal,
-                             (window_left, window_right), capped)
+                             (window_left, window_right), capped,
+                             deterministic=torch.are_deterministic_algorithms_enabled())
     scalars = backward_scalars(plan.plan, scale, softcap if capped else None)
     plan(q=qh, k=kh, v=vh, o=view(out), do=view(grad_out), lse=lse, dq=view(dq),
          dk=view(dk), dv=view(dv_), **scalars)
@@ -291,7 +297,10 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     return_lse: also return LSE [B, Hq, Nq] (float32, natural log).
 
     Returns O (and LSE). Differentiable in q, k and v (the backward kernels
-    of fa.attention_backward; a loss that uses LSE is not supported). Bad input
+    of fa.attention_backward; a loss that uses LSE is not supported): dQ is
+    accumulated with atomics as in FlashAttention-2 (dK and dV are
+    reproducible), or, under torch.use_deterministic_algorithms(True), by
+    its own kernel, bitwise reproducible. Bad input
     raises TypeError/ValueError before any launch; a configuration with no
     kernel and no compiler raises fa_mlir.MissingKernelError.
     """

@@ -123,8 +123,9 @@ def use_reference_kernels(monkeypatch):
         key = (dtype, hq, hkv, d, dv, causal, window, capped, q_len, splits)
         return plans.setdefault(key, ReferencePlan(causal, window, capped))
 
-    def backward_plan_for(dtype, hq, hkv, d, dv, causal, window, capped):
-        key = ("backward", dtype, hq, hkv, d, dv, causal, window, capped)
+    def backward_plan_for(dtype, hq, hkv, d, dv, causal, window, capped,
+                          deterministic=False):
+        key = ("backward", dtype, hq, hkv, d, dv, causal, window, capped, deterministic)
         return plans.setdefault(key, ReferenceBackwardPlan(causal, window, capped))
 
     monkeypatch.setattr(ops, "DEVICE_TYPES", ("cuda", "cpu"))

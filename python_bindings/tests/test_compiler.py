@@ -125,17 +125,33 @@ def test_backward_is_one_plan_of_three_kernels(compiler):
     module = compiler.compile(spec)
     assert len(module.plans) == 1
     plan = module.plans[0].plan
+    # FlashAttention-2's atomic dQ: the dK/dV kernel adds into dq_accum,
+    # which the first kernel zeroes and the last rounds into dq.
     dot, dkdv, dq = plan["kernels"]
-    assert dot["params"] == ["do", "o", "delta"]
-    assert {"dk", "dv", "delta", "lse"} <= set(dkdv["params"])
-    assert {"dq", "delta", "lse"} <= set(dq["params"])
-    assert [w["name"] for w in plan["workspaces"]] == ["delta"]
+    assert dot["params"] == ["do", "o", "delta", "dq_accum"]
+    assert {"dk", "dv", "delta", "lse", "dq_accum"} <= set(dkdv["params"])
+    assert dq["params"] == ["dq_accum", "dq"]
+    assert [w["name"] for w in plan["workspaces"]] == ["delta", "dq_accum"]
     assert sorted(t["name"] for t in plan["tensors"]) == sorted(
         ["q", "k", "v", "o", "do", "lse", "dq", "dk", "dv"])
     assert sorted(s["name"] for s in plan["scalars"]) == sorted(
         ["softmax_scale", "softmax_scale_log2", "softcap_scale", "softcap"])
     # The forward's identity (and so its kernel-cache keys) is unchanged.
     assert "backward" not in AttentionSpec(q_heads=8, head_dim=64).as_dict()
+
+
+def test_deterministic_backward_computes_dq_in_its_own_kernel(compiler):
+    from fa_mlir.kernels import attention_config
+    config = attention_config("f16", 4, 4, 64, causal=True, backward=True, deterministic=True)
+    assert config.pipeline_options()["dq"] == "deterministic"
+    plan = compiler.compile(config.spec, options=config.pipeline_options()).plans[0].plan
+    dot, dkdv, dq = plan["kernels"]
+    assert dot["params"] == ["do", "o", "delta"]
+    assert {"dq", "delta", "lse", "q", "k", "v"} <= set(dq["params"])
+    assert [w["name"] for w in plan["workspaces"]] == ["delta"]
+    # The option is part of the configuration's identity.
+    assert config.key() != attention_config("f16", 4, 4, 64, causal=True,
+                                            backward=True).key()
 
 
 # -- diagnostics ---------------------------------------------------------

@@ -1,8 +1,10 @@
 // REQUIRES: ptxas
-// The three backward kernels (D, dK/dV, dQ) assemble with no spills for
-// sm_80 and sm_90 (what the driver JIT compiles for on H100/H200) at head
-// dims 64 and 128, f16 and bf16, causal or not, GQA 8:2; at 32 and 96; and
-// with a window and a soft cap at d = 128. (Above 128 the dK/dV kernel's
+// The three backward kernels assemble with no spills for sm_80 and sm_90
+// (what the driver JIT compiles for on H100/H200) at head dims 64 and 128,
+// f16 and bf16, causal or not, GQA 8:2, in both dQ forms (the default
+// atomic one: D and zeroing, dK/dV adding into dq_accum, rounding; and
+// dq=deterministic: D, dK/dV, dQ); at 32 and 96 (the deterministic form,
+// which dq=auto picks there); and with a window and a soft cap at d = 128. (Above 128 the dK/dV kernel's
 // two [64, d] f32 accumulators leave too few registers: 20 bytes of spills
 // at d = 160 on sm_80, 52-516 at 192 and 256; docs/backward.md.) The default tiles of --fa-tile-backward: 64 x 64,
 // and 64 key rows x 32 query columns in the dK/dV nest above d = 64
@@ -20,6 +22,12 @@
 // RUN:   for k in bwd_kernel bwd_kernel_1 bwd_kernel_2; do \
 // RUN:     %ptxas -arch=$chip -v %t/$k.ptx -o /dev/null 2>&1 | FileCheck %s || exit 1; done; \
 // RUN: done; done
+// RUN: for hd in 64 128; do for chip in sm_80 sm_90; do for mask in causal ""; do \
+// RUN:   rm -rf %t && sed -e "s/HD/$hd/g; s/TY/f16/g; s/) causal ->/) $mask ->/" %s \
+// RUN:     | fa-opt --fa-to-ptx="output-dir=%t chip=$chip dq=deterministic" -o /dev/null || exit 1; \
+// RUN:   for k in bwd_kernel bwd_kernel_1 bwd_kernel_2; do \
+// RUN:     %ptxas -arch=$chip -v %t/$k.ptx -o /dev/null 2>&1 | FileCheck %s || exit 1; done; \
+// RUN: done; done; done
 // RUN: for chip in sm_80 sm_90; do for attrs in "causal window(256, 0)" "softcap(30.0)"; do \
 // RUN:   rm -rf %t && sed -e "s/HD/128/g; s/TY/bf16/g; s/) causal ->/) $attrs ->/" %s \
 // RUN:     | fa-opt --fa-to-ptx="output-dir=%t chip=$chip" -o /dev/null || exit 1; \

@@ -1,23 +1,32 @@
 // RUN: rm -rf %t && not fa-opt %s --split-input-file --fa-to-ptx="output-dir=%t" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALIAS
 // RUN: FileCheck %s --input-file=%t/backward_kernel.json
 // RUN: ls %t | FileCheck %s --check-prefix=FILES
+// RUN: rm -rf %t.det && not fa-opt %s --split-input-file --fa-to-ptx="output-dir=%t.det dq=deterministic" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALIAS
+// RUN: FileCheck %s --input-file=%t.det/backward_kernel.json --check-prefix=DET
 // RUN: not fa-opt %s --split-input-file --fa-to-ptx --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=L3
 // RUN: not fa-opt %s --split-input-file --fa-to-ptx="block-m=128 block-n=32" --mlir-print-ir-after=fa-tile-backward -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCKS
+// RUN: not fa-opt %s --split-input-file --fa-to-ptx="dq=sometimes" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-DQ
 
 // block-m and block-n reach the backward's tiling: 32 key rows by 32 query
 // columns (a quarter of block-m at d = 64) in the dK/dV nest, 128 queries
-// by 32 keys in the dQ nest.
+// by 32 keys in the rounding nest of dQ.
 // BLOCKS-LABEL: func.func @backward
 // BLOCKS: fa.row_dot {{.*}} -> tensor<128xf32>
 // BLOCKS: fa.qk {{.*}} -> tensor<32x32xf32>
-// BLOCKS: fa.qk {{.*}} -> tensor<128x32xf32>
+// BLOCKS: fa.pv {{.*}} : tensor<64x32xbf16>, tensor<32x32xbf16>, tensor<64x32xf32>
+// BLOCKS-NOT: fa.qk
+// BLOCKS: } : tensor<?x64xf32> to tensor<128x64xf32>
+
+// BAD-DQ: error: fa-tile-backward: option dq must be 'auto', 'atomic' or 'deterministic', got 'sometimes'
 
 // --fa-to-ptx compiles fa.attention_backward into one launch plan of three
-// kernels, run in order: D = rowsum(dO * O) into a workspace the runtime
-// allocates ([B, Hq, Nq] f32, in the sizes of do), then dK/dV (one thread
-// block per batch, key/value head and 64-key block), then dQ (one per
-// batch, query head and 64-query block). Both gradient kernels read the
-// workspace; the caller passes q, k, v, o, do, lse and the three gradients.
+// kernels, run in order. At d = 64 the default dQ is FlashAttention-2's
+// atomic one: (1) D = rowsum(dO * O) into a workspace ([B, Hq, Nq] f32, in
+// the sizes of do), which also zeroes the dq_accum workspace ([B, Hq, Nq,
+// 64] f32); (2) dK/dV, one thread block per batch, key/value head and
+// 64-key block, which also adds every block's dS K into dq_accum; (3) dQ =
+// dq_accum rounded, one thread block per batch, query head and 64-query
+// block. The caller passes q, k, v, o, do, lse and the three gradients.
 
 // FILES: backward_kernel.json
 // FILES-NEXT: backward_kernel.ptx
@@ -25,14 +34,14 @@
 // FILES-NEXT: backward_kernel_2.ptx
 
 // CHECK: "kernels": [
-// CHECK: "grid": [
 // CHECK: "dim": [
 // CHECK-NEXT: "do",
 // CHECK: "name": "backward_kernel",
 // CHECK-NEXT: "params": [
 // CHECK-NEXT: "do",
 // CHECK-NEXT: "o",
-// CHECK-NEXT: "delta"
+// CHECK-NEXT: "delta",
+// CHECK-NEXT: "dq_accum"
 // CHECK: "dim": [
 // CHECK-NEXT: "k",
 // CHECK: "name": "backward_kernel_1",
@@ -43,40 +52,108 @@
 // CHECK-NEXT: "do",
 // CHECK-NEXT: "lse",
 // CHECK-NEXT: "delta",
+// CHECK-NEXT: "dq_accum",
 // CHECK-NEXT: "dk",
 // CHECK-NEXT: "dv",
 // CHECK-NEXT: "softmax_scale_log2",
 // CHECK-NEXT: "softmax_scale"
 // CHECK: "dim": [
-// CHECK-NEXT: "q",
+// CHECK-NEXT: "dq",
 // CHECK: "name": "backward_kernel_2",
 // CHECK-NEXT: "params": [
-// CHECK-NEXT: "q",
-// CHECK-NEXT: "k",
-// CHECK-NEXT: "v",
-// CHECK-NEXT: "lse",
-// CHECK-NEXT: "delta",
-// CHECK-NEXT: "do",
-// CHECK-NEXT: "dq",
-// CHECK-NEXT: "softmax_scale_log2",
-// CHECK-NEXT: "softmax_scale"
-// CHECK: "scalars": [
-// CHECK: "name": "softmax_scale_log2",
-// CHECK-NEXT: "value": 0.18033
-// CHECK: "name": "softmax_scale",
-// CHECK-NEXT: "value": 0.125
+// CHECK-NEXT: "dq_accum",
+// CHECK-NEXT: "dq"
+// CHECK-NEXT: ],
+// CHECK: "tensors": [
+// CHECK-NOT: "name": "dq_accum"
 // CHECK: "workspaces": [
+// CHECK: "name": "delta",
 // CHECK: "dtype": "f32",
-// CHECK-NEXT: "name": "delta",
+// CHECK-NEXT: "name": "dq_accum",
+// CHECK-NEXT: "shape": [
+// CHECK-NEXT: {
+// CHECK-NEXT: "dim": [
+// CHECK-NEXT: "do",
+// CHECK-NEXT: 0
+// CHECK: 4,
+// CHECK: "do",
+// CHECK-NEXT: 2
+// CHECK: 64
+// CHECK-NEXT: ]
 
+// dq=deterministic: the dK/dV kernel leaves dQ alone; the third kernel
+// computes it Q-outer (recomputing S and dP), no dq_accum.
+// DET: "kernels": [
+// DET: "grid": [
+// DET: "dim": [
+// DET-NEXT: "do",
+// DET: "name": "backward_kernel",
+// DET-NEXT: "params": [
+// DET-NEXT: "do",
+// DET-NEXT: "o",
+// DET-NEXT: "delta"
+// DET-NEXT: ],
+// DET: "dim": [
+// DET-NEXT: "k",
+// DET: "name": "backward_kernel_1",
+// DET-NEXT: "params": [
+// DET-NEXT: "q",
+// DET-NEXT: "k",
+// DET-NEXT: "v",
+// DET-NEXT: "do",
+// DET-NEXT: "lse",
+// DET-NEXT: "delta",
+// DET-NEXT: "dk",
+// DET-NEXT: "dv",
+// DET-NEXT: "softmax_scale_log2",
+// DET-NEXT: "softmax_scale"
+// DET: "dim": [
+// DET-NEXT: "q",
+// DET: "name": "backward_kernel_2",
+// DET-NEXT: "params": [
+// DET-NEXT: "q",
+// DET-NEXT: "k",
+// DET-NEXT: "v",
+// DET-NEXT: "lse",
+// DET-NEXT: "delta",
+// DET-NEXT: "do",
+// DET-NEXT: "dq",
+// DET-NEXT: "softmax_scale_log2",
+// DET-NEXT: "softmax_scale"
+// DET: "scalars": [
+// DET: "name": "softmax_scale_log2",
+// DET-NEXT: "value": 0.18033
+// DET: "name": "softmax_scale",
+// DET-NEXT: "value": 0.125
+// DET: "workspaces": [
+// DET: "dtype": "f32",
+// DET-NEXT: "name": "delta",
+// DET-NOT: dq_accum
+
+// The atomic dQ in the IR before fa-lower-to-gpu: the D nest stores zero rows of the buffer (an acc
+// constant), the dK/dV nest multiplies K^T (a transposed view of the
+// shared K tile) by dS^T (acc fragments converted into a shared tile) and
+// adds the product into the buffer; the rounding nest loads the sums
+// straight into acc fragments.
 // L3-LABEL: func.func @backward
 // L3: fa.row_dot {{.*}} -> tensor<64xf32, #rows_w4>
+// L3: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #acc_w4>
+// L3: tensor.extract_slice %[[ZEROS]]
+// L3: %[[BUF:.*]] = bufferization.to_buffer
 // L3: fa.mask {{.*}} {transposed}
 // L3-NOT: fa.async_load
 // L3: fa.probs_from_lse {{.*}} {transposed}
-// L3: scf.forall
-// L3: fa.async_load
-// L3: fa.probs_from_lse
+// L3: %[[DS:.*]] = fa.score_grad {{.*}} {transposed}
+// L3: %[[DS16:.*]] = arith.truncf %[[DS]]
+// L3: %[[DSS:.*]] = fa.convert_layout %[[DS16]] : tensor<64x16xbf16, #acc_w4> -> tensor<64x16xbf16, #shared>
+// L3: %[[KT:.*]] = fa.transpose %{{.*}} : tensor<64x64xbf16, #shared> -> tensor<64x64xbf16, #shared_t>
+// L3: %[[DQT:.*]] = fa.pv %[[KT]], %[[DSS]], %{{.*}} : tensor<64x64xbf16, #shared_t>, tensor<64x16xbf16, #shared>, tensor<64x16xf32, #acc_w4>
+// L3: fa.accumulate_rows %[[DQT]] into %[[BUF]][{{.*}}] rows(%{{.*}}) {transposed} : tensor<64x16xf32, #acc_w4>
+// L3: %[[SUMS:.*]] = bufferization.to_tensor %[[BUF]]
+// L3: tensor.extract_slice %[[SUMS]]
+// L3: } : tensor<?x64xf32> to tensor<64x64xf32, #acc_w4>
+// L3-NOT: fa.qk
+// L3: return
 func.func @backward(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>,
                     %o: tensor<?x4x?x64xbf16>, %do: tensor<?x4x?x64xbf16>, %l: tensor<?x4x?xf32>,
                     %dq0: tensor<?x4x?x64xbf16>, %dk0: tensor<?x2x?x64xbf16>, %dv0: tensor<?x2x?x64xbf16>)

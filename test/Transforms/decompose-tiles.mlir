@@ -491,3 +491,30 @@ func.func @l1_loop(%qt: tensor<32x16xf32>, %kt: tensor<16x16xf32>, %vt: tensor<1
   }
   return %r#0, %r#1, %r#2 : tensor<32xf32>, tensor<32xf32>, tensor<32x16xf32>
 }
+
+// -----
+
+// The atomic dQ's step on the CPU (layouts erased): K^T is a
+// linalg.transpose; fa.accumulate_rows {transposed} adds element (c, r) of
+// the tile into buffer[b, h, q0 + r, c] for r < rows, with memref.atomic_rmw
+// (the loop nest may run its iterations in parallel).
+// CHECK-LABEL: func @atomic_dq
+// CHECK-SAME: %[[K:[^:]*]]: tensor<32x64xf16>, %[[DS:[^:]*]]: tensor<32x16xf16>, %[[WS:[^:]*]]: memref<?x4x?x64xf32>, %[[B:[^:]*]]: index, %[[H:[^:]*]]: index, %[[Q0:[^:]*]]: index, %[[N:[^:]*]]: index
+// CHECK: %[[KT:.*]] = linalg.transpose ins(%[[K]] : tensor<32x64xf16>) outs(%{{.*}} : tensor<64x32xf16>) permutation = [1, 0]
+// CHECK: %[[DQT:.*]] = linalg.generic {{.*}} ins(%[[KT]], %[[DS]] : tensor<64x32xf16>, tensor<32x16xf16>) outs(%{{.*}} : tensor<64x16xf32>)
+// CHECK: scf.for %[[R:.*]] = %c0 to %[[N]] step %c1 {
+// CHECK-NEXT: %[[ROW:.*]] = arith.addi %[[Q0]], %[[R]] : index
+// CHECK-NEXT: scf.for %[[C:.*]] = %c0 to %c64 step %c1 {
+// CHECK-NEXT: %[[X:.*]] = tensor.extract %[[DQT]][%[[C]], %[[R]]] : tensor<64x16xf32>
+// CHECK-NEXT: memref.atomic_rmw addf %[[X]], %[[WS]][%[[B]], %[[H]], %[[ROW]], %[[C]]]
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+#shared_t = #fa.block_shared<atom = #fa.mma_sync, transposed = true>
+func.func @atomic_dq(%k: tensor<32x64xf16, #shared>, %ds: tensor<32x16xf16, #shared>,
+                     %ws: memref<?x4x?x64xf32>, %b: index, %h: index, %q0: index, %n: index) {
+  %z = arith.constant dense<0.0> : tensor<64x16xf32, #acc>
+  %kt = fa.transpose %k : tensor<32x64xf16, #shared> -> tensor<64x32xf16, #shared_t>
+  %dqt = fa.pv %kt, %ds, %z : tensor<64x32xf16, #shared_t>, tensor<32x16xf16, #shared>, tensor<64x16xf32, #acc>
+  fa.accumulate_rows %dqt into %ws[%b, %h, %q0] rows(%n) {transposed} : tensor<64x16xf32, #acc>, memref<?x4x?x64xf32>
+  return
+}

@@ -2,6 +2,8 @@
 // RUN: fa-opt %s --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=64" | fa-opt --fa-map-warps="num-warps=2" | FileCheck %s --check-prefix=W2
 // RUN: fa-opt %s --fa-tile-backward="block-m=32 block-n=32" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=BAD-ROWS
 // RUN: sed -e 's/x16xf16/x40xf16/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=64" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=D40
+// RUN: sed -e 's/x16xf16/x64xf16/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=16 dq=atomic" | fa-opt --fa-map-warps | FileCheck %s --check-prefix=ATOMIC
+// RUN: fa-opt %s --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=16 dq=atomic" | not fa-opt --fa-map-warps="num-warps=4" 2>&1 | FileCheck %s --check-prefix=ATOMIC-ROWS
 // RUN: sed -e 's/x16xf16/x16xf32/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=64" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=F32
 
 // --fa-map-warps on the three nests of --fa-tile-backward (input: that
@@ -55,7 +57,35 @@
 // W2: fa.row_dot {{.*}} -> tensor<64xf32, #rows_w2>
 // W2: fa.qk {{.*}} -> tensor<64x64xf32, #acc_w2>
 
-// BAD-ROWS: error: fa-map-warps: the nest's tiles have 32 rows, which must be a multiple of 16 * num-warps = 64: each warp owns whole 16-row tiles
+// The atomic dQ (head dim 64): the D nest's zero rows of the buffer are an
+// acc constant; dS^T, an A operand of dK += dS^T Q, is also converted into a
+// shared tile, the B operand of dQ^T = K^T dS^T, whose A operand is the
+// transposed view of the shared K tile (K itself stays in A registers for
+// S^T = K Q^T); the dQ^T accumulator is an acc constant; the rounding nest
+// loads the f32 sums into acc fragments.
+// ATOMIC: #shared_t = #fa.block_shared<atom = #fa.mma_sync, transposed = true>
+// ATOMIC-LABEL: func.func @gqa_causal
+// ATOMIC: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #acc_w4>
+// ATOMIC: tensor.extract_slice %[[Z]]
+// ATOMIC: %[[K:.*]] = tensor.pad
+// ATOMIC: } : tensor<?x64xf16> to tensor<64x64xf16, #shared>
+// ATOMIC: fa.convert_layout %[[K]] : tensor<64x64xf16, #shared> -> tensor<64x64xf16, #opA_w4>
+// ATOMIC: fa.score_grad
+// ATOMIC-NEXT: %[[DS:.*]] = arith.truncf {{.*}} : tensor<64x16xf32, #acc_w4> to tensor<64x16xf16, #acc_w4>
+// ATOMIC: %[[DSS:.*]] = fa.convert_layout %[[DS]] : tensor<64x16xf16, #acc_w4> -> tensor<64x16xf16, #shared>
+// ATOMIC: %[[DSA:.*]] = fa.convert_layout %[[DS]] : tensor<64x16xf16, #acc_w4> -> tensor<64x16xf16, #opA_w4>
+// ATOMIC: fa.pv %[[DSA]]
+// ATOMIC: %[[KT:.*]] = fa.transpose %[[K]] : tensor<64x64xf16, #shared> -> tensor<64x64xf16, #shared_t>
+// ATOMIC: %[[Z2:.*]] = arith.constant dense<0.000000e+00> : tensor<64x16xf32, #acc_w4>
+// ATOMIC: %[[DQT:.*]] = fa.pv %[[KT]], %[[DSS]], %[[Z2]] : tensor<64x64xf16, #shared_t>, tensor<64x16xf16, #shared>, tensor<64x16xf32, #acc_w4>
+// ATOMIC: fa.accumulate_rows %[[DQT]] into {{.*}} {transposed} : tensor<64x16xf32, #acc_w4>
+// ATOMIC: } : tensor<?x64xf32> to tensor<64x64xf32, #acc_w4>
+// ATOMIC-NEXT: arith.truncf {{.*}} : tensor<64x64xf32, #acc_w4> to tensor<64x64xf16, #acc_w4>
+
+// At head dim 16 the dQ^T tile has 16 rows: one warp's worth.
+// ATOMIC-ROWS: error: fa-map-warps: the nest's tile 'tensor<16x16xf32>' has 16 rows, which must be a multiple of 16 * num-warps = 64: each warp owns whole 16-row tiles
+
+// BAD-ROWS: error: fa-map-warps: the nest's tile 'tensor<32xf32>' has 32 rows, which must be a multiple of 16 * num-warps = 64: each warp owns whole 16-row tiles
 // D40: error: fa-map-warps: tile 'tensor<64x40xf16>' must have sizes that are multiples of 16 (the backward's head dims and blocks; the atom's m16n8k16 tiles)
 // F32: error: fa-map-warps: element type 'f32' has no GPU layout: the #fa.mma_sync atom takes f16 or bf16
 

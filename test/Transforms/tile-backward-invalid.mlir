@@ -6,6 +6,8 @@
 // BLOCK-N: error: fa-tile-backward: option block-n must be in [1, 1024], got 2000
 // RUN: not fa-opt %s --fa-tile-backward="dkdv-block-m=-1" 2>&1 | FileCheck %s --check-prefix=DKDV
 // DKDV: error: fa-tile-backward: option dkdv-block-m must be in [1, 1024], got -1
+// RUN: not fa-opt %s --fa-tile-backward="dq=fast" 2>&1 | FileCheck %s --check-prefix=DQ
+// DQ: error: fa-tile-backward: option dq must be 'auto', 'atomic' or 'deterministic', got 'fast'
 // RUN: fa-opt %s --fa-tile-backward -verify-diagnostics
 
 func.func @memref_form(%x: memref<1x1x4x4xf32>, %l: memref<1x1x4xf32>) {

@@ -191,9 +191,10 @@ def fa_passes(rng):
                                                          n(["32", "64", "16"])),
         "--fa-tile-kv-outer=block-m=%s block-n=%s" % (n(["16", "32", "64", "0", "7"]),
                                                       n(["16", "64", "5", "2000"])),
-        "--fa-tile-backward=block-m=%s block-n=%s dkdv-block-m=%s" % (
+        "--fa-tile-backward=block-m=%s block-n=%s dkdv-block-m=%s dq=%s" % (
             n(["16", "32", "64", "0", "7", "2000"]), n(["0", "16", "64", "5"]),
-            n(["0", "16", "32", "24", "-1"])),
+            n(["0", "16", "32", "24", "-1"]),
+            n(["auto", "atomic", "deterministic", "atomic", "never"])),
         "--fa-decompose-tiles",
         "--fa-raise-attention",
         "--fa-raise-attention=finfo-min-masks=%s" % n(["true", "false"]),

@@ -121,6 +121,8 @@ def main():
                    help="run --fa-tile-kv-outer (or --fa-tile-backward) with these blocks first")
     p.add_argument("--gpu-form", action="store_true",
                    help="tile with --fa-tile-backward (the three loop nests the GPU runs)")
+    p.add_argument("--dq", choices=["auto", "atomic", "deterministic"],
+                   help="--fa-tile-backward's dq option (how dQ is accumulated)")
     p.add_argument("--map-warps", action="store_true",
                    help="then --fa-map-warps (stage L3; the CPU erases the layouts)")
     p.add_argument("--against", choices=["reference", "naive"], default="reference")
@@ -134,6 +136,10 @@ def main():
     module, expected = build(a, random.Random(a.seed))
     tiler = "--fa-tile-backward" if a.gpu_form else "--fa-tile-kv-outer"
     passes = ["%s=block-m=%d block-n=%d" % ((tiler,) + tuple(a.tile))] if a.tile else []
+    if a.dq:
+        if not (a.gpu_form and a.tile):
+            p.error("--dq needs --gpu-form and --tile")
+        passes[0] += " dq=" + a.dq
     if a.map_warps:
         passes.append("--fa-map-warps")
     runs = run_module(module, [passes] + ([[]] if a.against == "naive" else []),

@@ -64,6 +64,14 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "heads of a group share one Q block, so each K/V tile "
                      "is read once per group (--fa-tile-q-outer pack-gqa)"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> dq{
+      *this, "dq",
+      llvm::cl::desc("How the backward accumulates dQ (--fa-tile-backward "
+                     "dq): 'atomic' (FlashAttention-2's f32 buffer, added "
+                     "into by the dK/dV kernel), 'deterministic' (its own "
+                     "kernel, bitwise reproducible), 'auto' (atomic for "
+                     "head dims that are multiples of 64)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<int64_t> splits{
       *this, "splits",
       llvm::cl::desc("Split-KV: the keys of each Q block in this many chunks "

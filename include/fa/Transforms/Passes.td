@@ -292,18 +292,29 @@ def FATileBackward : Pass<"fa-tile-backward"> {
        `dV += fa.pv(P^T, dO)`, `dP^T = fa.qk(V, dO)`,
        `dS^T = fa.score_grad ... transposed`, `dK += fa.pv(dS^T, Q)`. dK
        and dV stay in loop-carried f32 tiles and are stored once.
-    3. The dQ nest, Q-outer like the forward: over (batch, query head,
-       Q block); inside, the K/V blocks the block's rows can see:
-       `S = fa.qk(Q, K)`, mask, P, `dP = fa.qk(dO, V)`, dS,
-       `dQ += fa.pv(dS, K)`, stored once.
+    3. dQ, in one of two forms (option `dq`):
+       * `atomic` (FlashAttention-2's): the dK/dV loop also multiplies
+         `dQ^T = fa.pv(fa.transpose(K), dS^T)` and adds it into an f32
+         `[B, Hq, Nq, D]` buffer with `fa.accumulate_rows ... transposed`
+         (every K/V block adds into the same rows: atomics, sums in an
+         unspecified order). The D nest zeroes the buffer (a second shared
+         output); a last nest over (batch, query head, Q block) rounds it to
+         dQ. 5 matmuls per tile pair. The buffer is a plan workspace on the
+         GPU; the nest reads and writes it through
+         `bufferization.to_buffer` / `to_tensor`.
+       * `deterministic`: a Q-outer nest like the forward's: over (batch,
+         query head, Q block), the K/V blocks the rows can see: `S =
+         fa.qk(Q, K)`, mask, P, `dP = fa.qk(dO, V)`, dS, `dQ += fa.pv(dS,
+         K)`, stored once. S and dP are computed twice (7 matmuls per tile
+         pair), and in exchange every sum is taken in a fixed order: the
+         gradients are bitwise reproducible (docs/backward.md).
+       * `auto` (the default): `atomic` when the head dim is a multiple of
+         64 (the dQ^T tile puts the head dim on the rows of 4 warps of 16
+         rows on the GPU), `deterministic` otherwise.
 
-    dQ is computed by its own nest instead of being added into by every
-    K/V block (FlashAttention-2's atomics): S and dP are computed twice
-    (7 matmuls per tile pair instead of 5), and in exchange no gradient
-    needs atomics or an f32 buffer and a conversion pass, and every sum
-    is taken in a fixed order, so the gradients are bitwise reproducible
-    (docs/backward.md). The scale is folded into dS, so the accumulators
-    are the gradients; each is rounded to the element type once.
+    dK and dV are always summed over the query heads of a group in a fixed
+    order. The scale is folded into dS, so the accumulators are the
+    gradients; each is rounded to the element type once.
 
     Before:
 
@@ -349,10 +360,17 @@ def FATileBackward : Pass<"fa-tile-backward"> {
            "Query columns of the dK/dV nest's tiles, 1..1024; 0: half of "
            "block-m for head dims 65-128, a quarter otherwise, at least 16 "
            "(measured: "
-           "docs/performance.md)">
+           "docs/performance.md)">,
+    Option<"dqMode", "dq", "std::string", /*default=*/"\"auto\"",
+           "How dQ is accumulated: 'atomic' (added into an f32 buffer by "
+           "the dK/dV nest, then rounded), 'deterministic' (its own "
+           "Q-outer nest, bitwise reproducible), 'auto' (atomic for head "
+           "dims that are multiples of 64)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];

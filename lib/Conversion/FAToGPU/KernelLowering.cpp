@@ -69,6 +69,13 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
       auto tile = cast<RankedTensorType>(pad.getResult().getType());
       if (isa_and_nonnull<BlockSharedAttr>(tile.getEncoding()))
         syncRings[pad] = newRing(atom.sharedTileBytes(tile), 1);
+    } else if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
+      auto tile = cast<RankedTensorType>(convert.getResult().getType());
+      if (isa_and_nonnull<BlockSharedAttr>(tile.getEncoding()) &&
+          isa_and_nonnull<WarpRowsAttr>(
+              cast<RankedTensorType>(convert.getSource().getType())
+                  .getEncoding()))
+        syncRings[convert] = newRing(atom.sharedTileBytes(tile), 1);
     } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
       // A tile held by warps that is stored goes through shared memory.
       auto tile = dyn_cast<RankedTensorType>(slice.getSource().getType());

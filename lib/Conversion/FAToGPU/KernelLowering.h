@@ -63,9 +63,13 @@ public:
     auto type = cast<FutureType>(future.getType());
     return asyncRings.at({type.getAsOpaquePointer(), index});
   }
-  /// The buffer of a synchronous tile load (tensor.pad to a shared tile).
+  /// The buffer of a synchronous tile load (tensor.pad to a shared tile),
+  /// or of a tile converted from registers into shared memory.
   const Ring &ring(tensor::PadOp load) const {
     return syncRings.at(load.getOperation());
+  }
+  const Ring &ring(ConvertLayoutOp toShared) const {
+    return syncRings.at(toShared.getOperation());
   }
   /// Where an output tile is staged: from byte 0, over the rings.
   int64_t stagingOffset() const { return 0; }

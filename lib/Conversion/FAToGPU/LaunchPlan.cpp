@@ -129,6 +129,11 @@ mlir::fa::gridExpression(Value v,
 }
 
 Value mlir::fa::launchTensorRoot(Value v) {
+  // A buffer a kernel writes in place: the tensor it is the buffer of.
+  while (auto cast = v.getDefiningOp<memref::CastOp>())
+    v = cast.getSource();
+  if (auto toBuffer = v.getDefiningOp<bufferization::ToBufferOp>())
+    v = toBuffer.getTensor();
   while (true) {
     if (auto cast = v.getDefiningOp<tensor::CastOp>()) {
       v = cast.getSource();
@@ -138,7 +143,7 @@ Value mlir::fa::launchTensorRoot(Value v) {
     if (!toTensor)
       return v;
     Value buffer = toTensor.getBuffer();
-    if (auto cast = buffer.getDefiningOp<memref::CastOp>())
+    while (auto cast = buffer.getDefiningOp<memref::CastOp>())
       buffer = cast.getSource();
     auto toBuffer = buffer.getDefiningOp<bufferization::ToBufferOp>();
     if (!toBuffer)

@@ -71,7 +71,8 @@ public:
   KernelLowering(ModuleOp module, StringRef chip, int64_t maxShared,
                  unsigned indexBitwidth)
       : module(module), chip(chip), maxShared(maxShared),
-        indexBitwidth(indexBitwidth) {}
+        indexBitwidth(indexBitwidth),
+        accumulated(collectAccumulatedBuffers(module)) {}
 
   FailureOr<LoweredKernel> lower(scf::ForallOp forall);
 
@@ -82,6 +83,7 @@ private:
   StringRef chip;
   int64_t maxShared;
   unsigned indexBitwidth;
+  AccumulatedBuffers accumulated;
 };
 
 LogicalResult KernelLowering::convertBody(OutlinedLoopNest &nest) {
@@ -171,7 +173,7 @@ LogicalResult KernelLowering::convertBody(OutlinedLoopNest &nest) {
 
 FailureOr<LoweredKernel> KernelLowering::lower(scf::ForallOp forall) {
   FailureOr<OutlinedLoopNest> nest =
-      outlineLoopNest(forall, module, chip, indexBitwidth);
+      outlineLoopNest(forall, module, chip, indexBitwidth, accumulated);
   if (failed(nest))
     return failure();
   if (failed(convertBody(*nest))) {

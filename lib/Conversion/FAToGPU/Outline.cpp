@@ -100,7 +100,24 @@ bool isBackwardProduct(PVOp pv) {
 /// an fa.qk or the value of an fa.pv (through loads, futures, loops and
 /// layout changes); "partial_o" or "partial_lse" for split-KV's partial
 /// results read by fa.combine_splits.
-std::optional<StringRef> inputRole(Value tensor) {
+/// Whether `v` is one of the buffers fa.accumulate_rows adds into, or a
+/// tensor of one (bufferization.to_tensor of it, or the tensor it is the
+/// to_buffer of): the atomic dQ's f32 sums.
+bool isAccumulatedBuffer(Value v, const AccumulatedBuffers &accumulated) {
+  if (auto toTensor = v.getDefiningOp<bufferization::ToTensorOp>())
+    v = toTensor.getBuffer();
+  if (isa<MemRefType>(v.getType()))
+    return accumulated.contains(v);
+  return llvm::any_of(v.getUsers(), [&](Operation *user) {
+    auto toBuffer = dyn_cast<bufferization::ToBufferOp>(user);
+    return toBuffer && accumulated.contains(toBuffer.getResult());
+  });
+}
+
+std::optional<StringRef> inputRole(Value tensor,
+                                   const AccumulatedBuffers &accumulated) {
+  if (isAccumulatedBuffer(tensor, accumulated))
+    return StringRef("dq_accum");
   SmallVector<std::pair<Value, int64_t>> work = {{tensor, -1}};
   DenseSet<std::pair<Value, int64_t>> seen;
   while (!work.empty()) {
@@ -150,7 +167,10 @@ std::optional<StringRef> inputRole(Value tensor) {
 
 /// "o" or "lse" for a shared output the terminator stores fa.finalize's
 /// (or fa.combine_splits') output tile or LSE into.
-std::optional<StringRef> outputRole(scf::ForallOp forall, unsigned i) {
+std::optional<StringRef> outputRole(scf::ForallOp forall, unsigned i,
+                                    const AccumulatedBuffers &accumulated) {
+  if (isAccumulatedBuffer(forall.getResult(i), accumulated))
+    return StringRef("dq_accum"); // The D nest zeroes it.
   for (Operation &op : forall.getTerminator().getYieldingOps()) {
     auto store = dyn_cast<tensor::ParallelInsertSliceOp>(op);
     if (!store || store.getDest() != forall.getRegionIterArgs()[i])
@@ -168,6 +188,11 @@ std::optional<StringRef> outputRole(scf::ForallOp forall, unsigned i) {
     // by what the fa.pv adding into it multiplies.
     if (auto trunc = source.getDefiningOp<arith::TruncFOp>())
       source = trunc.getIn();
+    // The atomic dQ's rounding nest: dQ is its f32 sums, rounded.
+    if (auto pad = source.getDefiningOp<tensor::PadOp>())
+      if (auto slice = pad.getSource().getDefiningOp<tensor::ExtractSliceOp>())
+        if (isAccumulatedBuffer(slice.getSource(), accumulated))
+          return StringRef("dq");
     while (auto result = dyn_cast<OpResult>(source)) {
       auto loop = dyn_cast<scf::ForOp>(result.getOwner());
       if (!loop)
@@ -220,8 +245,9 @@ std::string uniqueName(std::optional<StringRef> role, StringRef fallback,
 class Outliner {
 public:
   Outliner(scf::ForallOp forall, ModuleOp module, StringRef chip,
-           unsigned indexBitwidth)
-      : forall(forall), module(module), loc(forall.getLoc()) {
+           unsigned indexBitwidth, const AccumulatedBuffers &accumulated)
+      : forall(forall), module(module), loc(forall.getLoc()),
+        accumulated(accumulated) {
     nest.forall = forall;
     nest.plan.chip = chip.str();
     nest.plan.indexBitwidth = indexBitwidth;
@@ -245,9 +271,11 @@ private:
   unsigned indexBitwidth;
   Location loc;
   OutlinedLoopNest nest;
+  const AccumulatedBuffers &accumulated;
 
   SmallVector<gpu::Dimension> dims; // Of each forall induction variable.
-  SmallVector<Value> tensorParams, scalarParams, indexValues, constants;
+  SmallVector<Value> tensorParams, memrefParams, scalarParams, indexValues,
+      constants;
   DenseMap<Value, std::string> tensorNames;
 };
 
@@ -325,6 +353,12 @@ LogicalResult Outliner::classifyCaptured() {
     } else if (auto tensor = dyn_cast<RankedTensorType>(t);
                tensor && !tensor.getEncoding() && tensor.getRank() >= 1) {
       tensorParams.push_back(v);
+    } else if (auto memref = dyn_cast<MemRefType>(t);
+               memref && isAccumulatedBuffer(v, accumulated) && memref.getRank() >= 1 &&
+               memref.getLayout().isIdentity()) {
+      // A buffer the nest adds into (the atomic dQ's sums): read and
+      // written in place.
+      memrefParams.push_back(v);
     } else if (t.isIntOrIndex()) {
       indexValues.push_back(v);
     } else {
@@ -341,19 +375,28 @@ LogicalResult Outliner::buildKernel() {
   // Parameters: the tensors read, the shared outputs, the scalars.
   SmallVector<Type> argTypes;
   // q, k, v first (as fa.attention lists them), then any other input.
-  auto rank = [](Value t) {
-    std::optional<StringRef> role = inputRole(t);
+  auto rank = [&](Value t) {
+    std::optional<StringRef> role = inputRole(t, accumulated);
     return role == "q" ? 0 : role == "k" ? 1 : role == "v" ? 2 : 3;
   };
   llvm::stable_sort(tensorParams,
                     [&](Value a, Value b) { return rank(a) < rank(b); });
   for (auto [i, t] : llvm::enumerate(tensorParams)) {
-    std::string name = uniqueName(inputRole(t), "in", i, taken);
+    std::string name = uniqueName(inputRole(t, accumulated), "in", i, taken);
     tensorNames[t] = name;
     auto type = cast<RankedTensorType>(t.getType());
     nest.plan.tensors.push_back(LaunchPlan::Tensor{name, type, false});
     argTypes.push_back(kernelArgType(type));
     nest.hostArgs.push_back(t);
+  }
+  for (Value m : memrefParams) {
+    std::string name = uniqueName(inputRole(m, accumulated), "buffer", 0, taken);
+    auto type = memref::getTensorTypeFromMemRefType(m.getType());
+    tensorNames[m] = name;
+    nest.plan.tensors.push_back(
+        LaunchPlan::Tensor{name, cast<RankedTensorType>(type), true});
+    argTypes.push_back(kernelArgType(cast<RankedTensorType>(type)));
+    nest.hostArgs.push_back(m);
   }
   nest.outputBase = nest.hostArgs.size();
   for (auto [i, out] : llvm::enumerate(forall.getOutputs())) {
@@ -362,7 +405,7 @@ LogicalResult Outliner::buildKernel() {
       return error() << "a shared output of the loop nest must be a tensor "
                         "of rank 1 or more, got "
                      << out.getType();
-    std::string name = uniqueName(outputRole(forall, i), "out", i, taken);
+    std::string name = uniqueName(outputRole(forall, i, accumulated), "out", i, taken);
     tensorNames[out] = name;
     nest.plan.tensors.push_back(LaunchPlan::Tensor{name, type, true});
     argTypes.push_back(kernelArgType(type));
@@ -442,6 +485,8 @@ LogicalResult Outliner::buildKernel() {
         /*restrict=*/true, /*writable=*/false);
     map.map(t, tensor::CastOp::create(b, loc, t.getType(), view));
   }
+  for (auto [i, m] : llvm::enumerate(memrefParams))
+    map.map(m, args[tensorParams.size() + i]);
   for (auto [i, out] : llvm::enumerate(forall.getOutputs()))
     tensorToMemref.try_emplace(out, args[nest.outputBase + i]);
   for (auto [i, s] : llvm::enumerate(scalarParams))
@@ -564,11 +609,24 @@ FailureOr<OutlinedLoopNest> Outliner::run() {
 
 } // namespace
 
-FailureOr<OutlinedLoopNest> mlir::fa::outlineLoopNest(scf::ForallOp forall,
-                                                      ModuleOp module,
-                                                      StringRef chip,
-                                                      unsigned indexBitwidth) {
-  return Outliner(forall, module, chip, indexBitwidth).run();
+AccumulatedBuffers mlir::fa::collectAccumulatedBuffers(ModuleOp module) {
+  AccumulatedBuffers buffers;
+  module.walk([&](AccumulateRowsOp op) {
+    // The buffer and what it is a cast of (canonicalization casts away
+    // static sizes).
+    Value buffer = op.getBuffer();
+    buffers.insert(buffer);
+    while (auto cast = buffer.getDefiningOp<memref::CastOp>())
+      buffers.insert(buffer = cast.getSource());
+  });
+  return buffers;
+}
+
+FailureOr<OutlinedLoopNest>
+mlir::fa::outlineLoopNest(scf::ForallOp forall, ModuleOp module,
+                          StringRef chip, unsigned indexBitwidth,
+                          const AccumulatedBuffers &accumulated) {
+  return Outliner(forall, module, chip, indexBitwidth, accumulated).run();
 }
 
 gpu::LaunchFuncOp mlir::fa::replaceWithLaunch(OutlinedLoopNest &nest) {
@@ -580,6 +638,11 @@ gpu::LaunchFuncOp mlir::fa::replaceWithLaunch(OutlinedLoopNest &nest) {
   SmallVector<Value> args, buffers;
   for (auto [value, argTy] :
        llvm::zip(nest.hostArgs, nest.kernel.getArgumentTypes())) {
+    if (isa<MemRefType>(value.getType())) {
+      buffers.push_back(value);
+      args.push_back(memref::CastOp::create(b, loc, argTy, value));
+      continue;
+    }
     auto tensorTy = dyn_cast<RankedTensorType>(value.getType());
     if (!tensorTy) {
       args.push_back(value);

@@ -47,11 +47,17 @@ struct OutlinedLoopNest {
   SmallVector<Value, 3> grid;
 };
 
+/// The host buffers fa.accumulate_rows ops add into (the atomic dQ's f32
+/// sums), collected before any nest is outlined: the kernels that zero,
+/// add into and read them name them by that role.
+using AccumulatedBuffers = DenseSet<Value>;
+AccumulatedBuffers collectAccumulatedBuffers(ModuleOp module);
+
 /// Outlines `forall` into a new gpu.module in `module`; fails with a
 /// diagnostic naming what prevents it.
-FailureOr<OutlinedLoopNest> outlineLoopNest(scf::ForallOp forall,
-                                            ModuleOp module, StringRef chip,
-                                            unsigned indexBitwidth);
+FailureOr<OutlinedLoopNest>
+outlineLoopNest(scf::ForallOp forall, ModuleOp module, StringRef chip,
+                unsigned indexBitwidth, const AccumulatedBuffers &accumulated);
 
 /// Replaces the forall by the launch of its lowered kernel.
 gpu::LaunchFuncOp replaceWithLaunch(OutlinedLoopNest &nest);

@@ -216,3 +216,126 @@ func.func @row_dot(%do: tensor<1x1x?x16xf16>, %o: tensor<1x1x?x16xf16>, %d: tens
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x1x?xf32>
 }
+
+// -----
+
+// The atomic dQ's step (hand-written L3 on 2 warps, 32-key blocks, head dim
+// 32, 16 query columns): dS^T (here an S^T) goes from acc fragments into
+// its own shared tile (32 x (16 + 8) f16) between two barriers; K^T is the
+// K tile read with ldmatrix.trans (A operand of a [k][m] store), dS^T the
+// B operand (ldmatrix.trans of a [k][n] store); each of the thread's 8
+// dQ^T elements (d row r, query column c) is one atomic add into
+// dq_accum[b, h, q0 + c, r] when c < rows.
+// CHECK: gpu.launch_func {{.*}}params = ["q", "k", "dq_accum", "out0"]
+// CHECK-SAME: {dtype = "f32", name = "dq_accum", output = true
+// CHECK-LABEL: gpu.func @dq_step_kernel
+// CHECK-SAME: %[[WS:[^:]*]]: memref<?x?x?x32xf32, {{.*}}>, %{{[^:]*}}: memref<?x?x?x32xf16
+// CHECK: nvgpu.mma.sync
+// CHECK: gpu.barrier
+// CHECK: %[[DSS:.*]] = memref.view {{.*}} to memref<32x24xf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4: vector.store %{{.*}}, %[[DSS]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[BV:.*]] = memref.subview {{.*}} to memref<17x16xf16, strided<[24, 1], {{.*}}>
+// CHECK: %[[AV:.*]] = memref.subview {{.*}} to memref<17x16xf16, strided<[40, 1], {{.*}}>
+// CHECK: nvgpu.ldmatrix %[[AV]][%c0, %c0] {numTiles = 4 : i32, transpose = true}
+// CHECK: nvgpu.ldmatrix %[[BV]][%c0, %c0] {numTiles = 4 : i32, transpose = true}
+// CHECK-COUNT-2: nvgpu.mma.sync
+// CHECK: nvgpu.ldmatrix %[[AV]][%c16, %c0] {numTiles = 4 : i32, transpose = true}
+// CHECK: nvgpu.ldmatrix %[[BV]][%c16, %c0] {numTiles = 4 : i32, transpose = true}
+// CHECK-COUNT-2: nvgpu.mma.sync
+// CHECK: %[[OK:.*]] = arith.cmpi ult, %[[COL:.*]], %[[ROWS:.*]] : index
+// CHECK: scf.if %[[OK]]
+// CHECK-NEXT: %[[AT:.*]] = arith.addi %{{.*}}, %[[COL]]
+// CHECK-NEXT: memref.atomic_rmw addf %{{.*}}, %[[WS]][%block_id_z, %block_id_y, %[[AT]], %{{.*}}]
+// CHECK-COUNT-7: memref.atomic_rmw addf
+// CHECK-NOT: memref.atomic_rmw
+// CHECK: gpu.return
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+#shared_t = #fa.block_shared<atom = #fa.mma_sync, transposed = true>
+func.func @dq_step(%k: tensor<1x1x?x32xf16>, %q: tensor<1x1x?x32xf16>, %ws: memref<1x1x?x32xf32>,
+                   %dk: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nk = tensor.dim %k, %c2 : tensor<1x1x?x32xf16>
+  %nkb = arith.ceildivui %nk, %c32 : index
+  %r = scf.forall (%b, %h, %kb) in (1, 1, %nkb) shared_outs(%out = %dk) -> (tensor<1x1x?x32xf16>) {
+    %c16 = arith.constant 16 : index
+    %zero = arith.constant 0.0 : f16
+    %k0 = arith.muli %kb, %c32 : index
+    %kleft = arith.subi %nk, %k0 : index
+    %kn = arith.minsi %kleft, %c32 : index
+    %kpad = arith.subi %c32, %kn : index
+    %ks = tensor.extract_slice %k[%b, %h, %k0, 0] [1, 1, %kn, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf16> to tensor<?x32xf16>
+    %kt = tensor.pad %ks low[0, 0] high[%kpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x32xf16> to tensor<32x32xf16, #shared>
+    %nq = tensor.dim %q, %c2 : tensor<1x1x?x32xf16>
+    %qleft = arith.subi %nq, %k0 : index
+    %qn = arith.minsi %qleft, %c16 : index
+    %qpad = arith.subi %c16, %qn : index
+    %qs = tensor.extract_slice %q[%b, %h, %k0, 0] [1, 1, %qn, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf16> to tensor<?x32xf16>
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x32xf16> to tensor<16x32xf16, #shared>
+    %st = fa.qk %kt, %qt : tensor<32x32xf16, #shared>, tensor<16x32xf16, #shared> -> tensor<32x16xf32, #acc>
+    %st16 = arith.truncf %st : tensor<32x16xf32, #acc> to tensor<32x16xf16, #acc>
+    %sts = fa.convert_layout %st16 : tensor<32x16xf16, #acc> -> tensor<32x16xf16, #shared>
+    %ktt = fa.transpose %kt : tensor<32x32xf16, #shared> -> tensor<32x32xf16, #shared_t>
+    %z = arith.constant dense<0.0> : tensor<32x16xf32, #acc>
+    %dqt = fa.pv %ktt, %sts, %z : tensor<32x32xf16, #shared_t>, tensor<32x16xf16, #shared>, tensor<32x16xf32, #acc>
+    fa.accumulate_rows %dqt into %ws[%b, %h, %k0] rows(%qn) {transposed} : tensor<32x16xf32, #acc>, memref<1x1x?x32xf32>
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf16>
+}
+
+// -----
+
+// The rounding nest of the atomic dQ: the f32 sums are read straight into
+// acc fragments, two neighbouring f32 per vector.load, at the clamped row
+// (a row past the valid ones reads the last one and is replaced by the
+// pad value), then rounded and stored like any output tile.
+// CHECK-LABEL: gpu.func @round_sums_kernel
+// CHECK-SAME: (%[[SUMS:[^:]*]]: memref<?x?x?x32xf32
+// CHECK: %[[LINE:.*]] = memref.subview %[[SUMS]][%block_id_z, %block_id_y, 0, 0]
+// CHECK: %[[LAST:.*]] = arith.subi %[[N:.*]], %c1
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: %[[COL:.*]] = arith.muli %{{.*}}, %c2
+// CHECK: %[[CL:.*]] = arith.minui %[[ROW]], %[[LAST]]
+// CHECK: %[[AT:.*]] = arith.addi %{{.*}}, %[[CL]]
+// CHECK: %[[V:.*]] = vector.load %[[LINE]][%[[AT]], %[[COL]]] : {{.*}}, vector<2xf32>
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %[[N]]
+// CHECK: arith.select %[[IN]], %[[V]], %cst
+// CHECK-COUNT-7: vector.load %[[LINE]]
+// CHECK-NOT: vector.load %[[LINE]]
+// CHECK: arith.truncf
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @round_sums(%sums: tensor<1x1x?x32xf32>, %dq: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nq = tensor.dim %dq, %c2 : tensor<1x1x?x32xf16>
+  %nqb = arith.ceildivui %nq, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%out = %dq) -> (tensor<1x1x?x32xf16>) {
+    %zero = arith.constant 0.0 : f32
+    %q0 = arith.muli %qb, %c32 : index
+    %left = arith.subi %nq, %q0 : index
+    %n = arith.minsi %left, %c32 : index
+    %pad = arith.subi %c32, %n : index
+    %s = tensor.extract_slice %sums[%b, %h, %q0, 0] [1, 1, %n, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf32> to tensor<?x32xf32>
+    %t = tensor.pad %s low[0, 0] high[%pad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f32
+    } : tensor<?x32xf32> to tensor<32x32xf32, #acc>
+    %t16 = arith.truncf %t : tensor<32x32xf32, #acc> to tensor<32x32xf16, #acc>
+    %os = tensor.extract_slice %t16[0, 0] [%n, 32] [1, 1] : tensor<32x32xf16, #acc> to tensor<?x32xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os into %out[%b, %h, %q0, 0] [1, 1, %n, 32] [1, 1, 1, 1] : tensor<?x32xf16> into tensor<1x1x?x32xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf16>
+}

@@ -517,7 +517,7 @@ func.func @pad_into_registers(%x: tensor<1x1x32x16xf16>, %o: tensor<1x1x32x16xf1
     %c32 = arith.constant 32 : index
     %zero = arith.constant 0.0 : f16
     %xs = tensor.extract_slice %x[%c0, %c0, 0, 0] [1, 1, 32, 16] [1, 1, 1, 1] : tensor<1x1x32x16xf16> to tensor<32x16xf16>
-    // expected-error @+2 {{'tensor.pad' op fa-lower-to-gpu: tiles are loaded into shared memory (#fa.block_shared), got 'tensor<32x16xf16, #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>>'}}
+    // expected-error @+2 {{'tensor.pad' op fa-lower-to-gpu: tiles are loaded into shared memory (#fa.block_shared), or f32 tiles into acc fragments, got 'tensor<32x16xf16, #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>>'}}
     // expected-error @+1 {{failed to legalize operation 'tensor.pad' that was explicitly marked illegal}}
     %xt = tensor.pad %xs low[0, 0] high[0, 0] {
     ^bb0(%a: index, %b: index):
@@ -544,7 +544,7 @@ func.func @load_from_non_argument(%m: tensor<1x1x32xf32>) -> tensor<1x1x32xf32> 
     %zero = arith.constant 0.0 : f16
     %e = tensor.empty() : tensor<1x1x32x16xf16>
     %es = tensor.extract_slice %e[%c0, %c0, 0, 0] [1, 1, 32, 16] [1, 1, 1, 1] : tensor<1x1x32x16xf16> to tensor<32x16xf16>
-    // expected-error @+2 {{'tensor.pad' op fa-lower-to-gpu: a shared tile must be loaded from rows of one head of a kernel argument (tensor.pad of tensor.extract_slice)}}
+    // expected-error @+2 {{'tensor.pad' op fa-lower-to-gpu: a tile must be loaded from rows of one head of a kernel argument (tensor.pad of tensor.extract_slice)}}
     // expected-error @+1 {{failed to legalize operation 'tensor.pad' that was explicitly marked illegal}}
     %et = tensor.pad %es low[0, 0] high[0, 0] {
     ^bb0(%a: index, %b: index):

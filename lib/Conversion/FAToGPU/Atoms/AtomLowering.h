@@ -108,7 +108,8 @@ public:
                                                const TileOperand &bTile,
                                                RankedTensorType accType,
                                                ValueRange acc) = 0;
-  /// acc + P V for P in A-operand registers and V in shared memory [k][n].
+  /// acc + P V for P in A-operand registers or in shared memory (stored
+  /// [m][k], or [k][m] for a transposed view) and V in shared memory [k][n].
   virtual SmallVector<Value> matmul(OpBuilder &b, Location loc,
                                     const TileOperand &a,
                                     const TileOperand &bTile,
@@ -148,6 +149,25 @@ public:
   virtual void storeAccTile(OpBuilder &b, Location loc, RankedTensorType acc,
                             ValueRange frags, Value dest, const TileRows &rows,
                             Value stagingOffset) = 0;
+  /// Every warp's acc fragments (16-bit) of a tile written into the shared
+  /// tile at `sharedOffset`, which every thread then reads: barriers before
+  /// (the tile's previous readers are done) and after.
+  virtual void storeAccToShared(OpBuilder &b, Location loc,
+                                RankedTensorType acc, ValueRange frags,
+                                Value sharedOffset) = 0;
+  /// Adds, atomically, the elements of an f32 acc tile in tile rows
+  /// [0, rows.count) (tile columns, when `transposed`) into the rows `rows`
+  /// of `dest` (4-D f32 memref), element (r, c) at column c (at row c and
+  /// column r, when `transposed`).
+  virtual void accumulateAccTile(OpBuilder &b, Location loc,
+                                 RankedTensorType acc, ValueRange frags,
+                                 Value dest, const TileRows &rows,
+                                 bool transposed) = 0;
+  /// The acc fragments of rows `rows` of `source` (4-D f32 memref), rows
+  /// past `rows.count` equal to `pad`: a tile read straight into registers.
+  virtual SmallVector<Value> loadAccTile(OpBuilder &b, Location loc,
+                                         Value source, const TileRows &rows,
+                                         RankedTensorType acc, Value pad) = 0;
   /// Stores rows [0, rows.count) of a per-row vector to the rows `rows` of
   /// `dest` (3-D memref).
   virtual void storeRows(OpBuilder &b, Location loc, RankedTensorType rowsTy,

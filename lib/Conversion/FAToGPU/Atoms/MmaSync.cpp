@@ -137,7 +137,10 @@ public:
                                               RankedTensorType to) override;
 
   int64_t sharedTileBytes(RankedTensorType type) const override {
-    return SharedTile::bytes(type.getDimSize(0), type.getDimSize(1),
+    SmallVector<int64_t> stored(type.getShape());
+    if (auto shared = dyn_cast_or_null<BlockSharedAttr>(type.getEncoding()))
+      stored = shared.storedShape(type.getShape());
+    return SharedTile::bytes(stored[0], stored[1],
                              type.getElementType().getIntOrFloatBitWidth() /
                                  8);
   }
@@ -156,8 +159,28 @@ public:
                     Value stagingOffset) override;
   void storeRows(OpBuilder &b, Location loc, RankedTensorType rowsTy,
                  ValueRange values, Value dest, const TileRows &rows) override;
+  void storeAccToShared(OpBuilder &b, Location loc, RankedTensorType acc,
+                        ValueRange frags, Value sharedOffset) override;
+  void accumulateAccTile(OpBuilder &b, Location loc, RankedTensorType acc,
+                         ValueRange frags, Value dest, const TileRows &rows,
+                         bool transposed) override;
+  SmallVector<Value> loadAccTile(OpBuilder &b, Location loc, Value source,
+                                 const TileRows &rows, RankedTensorType acc,
+                                 Value pad) override;
 
 private:
+  /// Row of element pair h (h = 0, 1: rows g, g + 8) of acc fragment f, and
+  /// the column of its first element.
+  std::pair<Value, Value> accPairPosition(OpBuilder &b, Location loc,
+                                          RankedTensorType acc, int64_t f,
+                                          int64_t h) {
+    int64_t nTiles = acc.getDimSize(1) / kTileCols;
+    Value row =
+        rowOfRowValue(b, loc, acc.getDimSize(0), accRowValue(acc, f, 2 * h));
+    Value col = arith::AddIOp::create(b, loc, threadFirstColumn(b, loc),
+                                      cidx(b, loc, (f % nTiles) * kTileCols));
+    return {row, col};
+  }
   /// First row of this warp in a tile of `rows` rows.
   Value warpRow0(OpBuilder &b, Location loc, int64_t rows) {
     return arith::MulIOp::create(b, loc, warp,
@@ -185,10 +208,19 @@ private:
                                         ValueRange());
     return SharedTile{view, rows, cols};
   }
+  /// The shared tile of an operand, as stored (for a transposed view, the
+  /// [cols, rows] tile it is the transpose of).
   SharedTile sharedTile(OpBuilder &b, Location loc, const TileOperand &t,
                         Value zero) {
-    return sharedTile(b, loc, t.sharedOffset, zero, t.type.getDimSize(0),
-                      t.type.getDimSize(1), t.type.getElementType());
+    SmallVector<int64_t> stored(t.type.getShape());
+    if (auto shared = dyn_cast_or_null<BlockSharedAttr>(t.type.getEncoding()))
+      stored = shared.storedShape(t.type.getShape());
+    return sharedTile(b, loc, t.sharedOffset, zero, stored[0], stored[1],
+                      t.type.getElementType());
+  }
+  static bool isTransposedView(const TileOperand &t) {
+    auto shared = dyn_cast_or_null<BlockSharedAttr>(t.type.getEncoding());
+    return shared && shared.getTransposed();
   }
   /// The line of rows `rows` runs along: a strided view of `arg` (4-D:
   /// [rows, cols]; 3-D: [rows]) of `arg[batch, head, :]`, or along the
@@ -301,14 +333,39 @@ SmallVector<Value> MmaSyncLowering::matmul(OpBuilder &b, Location loc,
   int64_t mTiles = m / warpRows(accType).getNumWarps() / kTileRows;
   int64_t colTiles = n / kTileCols, kSteps = k / kStepK;
   Type elemTy = a.type.getElementType();
-  LaneView values =
-      fragments->laneViewB(b, sharedTile(b, loc, bTile, opaqueZero(b, loc)));
+  Value zero = opaqueZero(b, loc);
+  LaneView values = fragments->laneViewB(b, sharedTile(b, loc, bTile, zero));
+  // A from shared memory: ldmatrix per m-tile and k step, transposing for a
+  // view stored [k][m] (K^T of the atomic dQ).
+  std::optional<LaneView> aView;
+  Value row0 = warpRow0(b, loc, m);
+  if (a.inShared()) {
+    SharedTile aTile = sharedTile(b, loc, a, zero);
+    aView = isTransposedView(a)
+                ? fragments->laneViewAOfTransposed(b, aTile, row0,
+                                                   m - m / numWarps)
+                : fragments->laneViewA(b, aTile);
+  }
+  auto loadA = [&](int64_t mt, int64_t kp) -> Value {
+    if (!aView)
+      return a.fragments[mt * kSteps + kp];
+    if (isTransposedView(a))
+      return fragments->loadAOfTransposed(b, *aView, mt * kTileRows,
+                                          kp * kStepK, elemTy);
+    return fragments->loadA(
+        b, *aView,
+        arith::AddIOp::create(b, loc, row0, cidx(b, loc, mt * kTileRows)),
+        2 * kp, elemTy);
+  };
   SmallVector<Value> out(acc.begin(), acc.end());
   for (int64_t kp = 0; kp < kSteps; ++kp) {
+    SmallVector<Value> aFrags;
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      aFrags.push_back(loadA(mt, kp));
     for (int64_t dp = 0; dp < colTiles / 2; ++dp) {
       auto [b0, b1] = fragments->loadB(b, values, kp * kStepK, 2 * dp, elemTy);
       for (int64_t mt = 0; mt < mTiles; ++mt) {
-        Value aFrag = a.fragments[mt * kSteps + kp];
+        Value aFrag = aFrags[mt];
         Value &c0 = out[mt * colTiles + 2 * dp];
         Value &c1 = out[mt * colTiles + 2 * dp + 1];
         c0 = fragments->mma(b, aFrag, b0, c0);
@@ -423,6 +480,88 @@ void MmaSyncLowering::storeRows(OpBuilder &b, Location loc,
       scf::YieldOp::create(nb, l);
     });
   }
+}
+
+void MmaSyncLowering::storeAccToShared(OpBuilder &b, Location loc,
+                                       RankedTensorType acc, ValueRange frags,
+                                       Value sharedOffset) {
+  gpu::BarrierOp::create(b, loc);
+  SharedTile tile =
+      sharedTile(b, loc, sharedOffset, opaqueZero(b, loc), acc.getDimSize(0),
+                 acc.getDimSize(1), acc.getElementType());
+  for (auto [f, frag] : llvm::enumerate(frags))
+    for (int64_t h = 0; h < 2; ++h) {
+      auto [row, col] = accPairPosition(b, loc, acc, f, h);
+      Value pair = vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{h});
+      vector::StoreOp::create(b, loc, pair, tile.buffer, ValueRange{row, col},
+                              /*nontemporal=*/false, llvm::MaybeAlign(4));
+    }
+  gpu::BarrierOp::create(b, loc);
+}
+
+void MmaSyncLowering::accumulateAccTile(OpBuilder &b, Location loc,
+                                        RankedTensorType acc,
+                                        ValueRange frags, Value dest,
+                                        const TileRows &rows,
+                                        bool transposed) {
+  // One red.global.add.f32 per element (sm_80 has no vector f32 form); an
+  // element outside the valid rows (columns) is skipped.
+  for (auto [f, frag] : llvm::enumerate(frags))
+    for (int64_t h = 0; h < 2; ++h) {
+      auto [row, col0] = accPairPosition(b, loc, acc, f, h);
+      for (int64_t e = 0; e < 2; ++e) {
+        Value col = e ? arith::AddIOp::create(b, loc, col0, cidx(b, loc, 1))
+                            .getResult()
+                      : col0;
+        Value destRow = transposed ? col : row;
+        Value destCol = transposed ? row : col;
+        Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            destRow, rows.count);
+        Value v = vector::ExtractOp::create(b, loc, frag,
+                                            ArrayRef<int64_t>{h, e});
+        scf::IfOp::create(b, loc, valid, [&](OpBuilder &nb, Location l) {
+          memref::AtomicRMWOp::create(
+              nb, l, arith::AtomicRMWKind::addf, v, dest,
+              ValueRange{rows.batch, rows.head,
+                         arith::AddIOp::create(nb, l, rows.row, destRow),
+                         destCol});
+          scf::YieldOp::create(nb, l);
+        });
+      }
+    }
+}
+
+SmallVector<Value> MmaSyncLowering::loadAccTile(OpBuilder &b, Location loc,
+                                                Value source,
+                                                const TileRows &rows,
+                                                RankedTensorType acc,
+                                                Value pad) {
+  // Two neighbouring f32 per load (8 bytes); rows past the valid ones read
+  // the last valid row and are replaced by the pad value.
+  auto [line, first] = rowsView(b, loc, source, rows);
+  Value last = arith::SubIOp::create(b, loc, rows.count, cidx(b, loc, 1));
+  auto pairTy = VectorType::get({2}, acc.getElementType());
+  Value padPair = vector::BroadcastOp::create(b, loc, pairTy, pad);
+  SmallVector<Type> fragTypes = warpRows(acc).getAtom().getFragmentTypes(
+      FragmentRole::Acc, acc.getShape(), acc.getElementType(), numWarps);
+  SmallVector<Value> frags;
+  for (auto [f, fragTy] : llvm::enumerate(fragTypes)) {
+    Value frag = arith::ConstantOp::create(b, loc, b.getZeroAttr(fragTy));
+    for (int64_t h = 0; h < 2; ++h) {
+      auto [row, col] = accPairPosition(b, loc, acc, f, h);
+      Value at = arith::AddIOp::create(
+          b, loc, first, arith::MinUIOp::create(b, loc, row, last));
+      Value pair = vector::LoadOp::create(b, loc, pairTy, line,
+                                          ValueRange{at, col});
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           row, rows.count);
+      pair = arith::SelectOp::create(b, loc, inside, pair, padPair);
+      frag = vector::InsertOp::create(b, loc, pair, frag,
+                                      ArrayRef<int64_t>{h});
+    }
+    frags.push_back(frag);
+  }
+  return frags;
 }
 
 } // namespace

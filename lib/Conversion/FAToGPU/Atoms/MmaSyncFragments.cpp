@@ -35,11 +35,11 @@ WarpMma::WarpMma(OpBuilder &b, Location loc, Value lane) : loc(loc) {
 }
 
 LaneView WarpMma::laneView(OpBuilder &b, const SharedTile &tile, Value row,
-                           Value col) {
+                           Value col, int64_t maxExtraCols) {
   auto tileTy = cast<MemRefType>(tile.buffer.getType());
   int64_t rows = tileTy.getDimSize(0), cols = tileTy.getDimSize(1);
-  // Lanes start at most 15 rows and 8 columns in.
-  SmallVector<int64_t> sizes = {rows - 15, cols - 8};
+  // Lanes start at most 15 rows and 8 (+ maxExtraCols) columns in.
+  SmallVector<int64_t> sizes = {rows - 15, cols - 8 - maxExtraCols};
   auto viewTy = MemRefType::get(
       sizes, tileTy.getElementType(),
       StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {cols, 1}),
@@ -82,6 +82,19 @@ LaneView WarpMma::laneViewB(OpBuilder &b, const SharedTile &tile) {
   return laneView(b, tile, row, times(b, loc, laneDiv16, kChunkElems));
 }
 
+LaneView WarpMma::laneViewAOfTransposed(OpBuilder &b, const SharedTile &tile,
+                                        Value mOffset, int64_t maxMOffset) {
+  // Matrices (k 0-7, m 0-7), (k 0-7, m 8-15), (k 8-15, m 0-7),
+  // (k 8-15, m 8-15) of the [k][m] tile: transposed, each gives lane (g, t)
+  // the elements (m = g; k = 2t, 2t+1), registers a0..a3 of the A fragment.
+  // Lane l addresses them as for laneViewBOfTransposed.
+  Value row = arith::AddIOp::create(b, loc, times(b, loc, laneDiv16, 8),
+                                    laneMod8);
+  Value col = arith::AddIOp::create(
+      b, loc, mOffset, times(b, loc, laneDiv8Mod2, kChunkElems));
+  return laneView(b, tile, row, col, maxMOffset);
+}
+
 /// ldmatrix.x4 at [row, chunk * 8] of a lane view.
 static Value ldmatrix(OpBuilder &b, Location loc, LaneView tile, Value row,
                       int64_t chunk, VectorType type, bool transpose) {
@@ -105,6 +118,12 @@ Value WarpMma::loadA(OpBuilder &b, LaneView tile, Value row0,
                      int64_t kChunk0, Type elemTy) {
   return ldmatrix(b, loc, tile, row0, kChunk0, ldmatrixType(elemTy),
                   /*transpose=*/false);
+}
+
+Value WarpMma::loadAOfTransposed(OpBuilder &b, LaneView tile, int64_t m0,
+                                int64_t k0, Type elemTy) {
+  return ldmatrix(b, loc, tile, cidx(b, loc, k0), m0 / kChunkElems,
+                  ldmatrixType(elemTy), /*transpose=*/true);
 }
 
 std::pair<Value, Value> WarpMma::loadBOfTransposed(OpBuilder &b,

@@ -42,11 +42,21 @@ public:
   LaneView laneViewA(OpBuilder &b, const SharedTile &tile);
   LaneView laneViewBOfTransposed(OpBuilder &b, const SharedTile &tile);
   LaneView laneViewB(OpBuilder &b, const SharedTile &tile);
+  /// Lane view of a tile stored [k][m] for A = tile^T operands, whose m
+  /// rows start `mOffset` (warp-uniform, at most `maxMOffset`) columns in.
+  LaneView laneViewAOfTransposed(OpBuilder &b, const SharedTile &tile,
+                                 Value mOffset, int64_t maxMOffset);
 
   /// The A operand for rows [row0, row0 + 16), k columns of 16-byte chunks
   /// [kChunk0, kChunk0 + 1], of a row-major tile (ldmatrix.x4).
   Value loadA(OpBuilder &b, LaneView tile, Value row0, int64_t kChunk0,
               Type elemTy);
+
+  /// The A operand for rows [m0, m0 + 16) (from the view's m offset), k
+  /// rows [k0, k0 + 16), of A = tile^T where `tile` is stored [k][m] (K^T
+  /// for the atomic dQ's dQ^T = K^T dS^T; ldmatrix.x4.trans).
+  Value loadAOfTransposed(OpBuilder &b, LaneView tile, int64_t m0, int64_t k0,
+                          Type elemTy);
 
   /// The B operands of two n-tiles, n in [n0, n0 + 8) and [n0 + 8, n0 + 16),
   /// for k chunks [kChunk0, kChunk0 + 1], of B = tile^T, where `tile` is
@@ -72,7 +82,7 @@ public:
 
 private:
   LaneView laneView(OpBuilder &b, const SharedTile &tile, Value row,
-                    Value col);
+                    Value col, int64_t maxExtraCols = 0);
 
   Location loc;
   // Lane-dependent parts of the ldmatrix row addresses, computed once.

@@ -275,11 +275,42 @@ struct LowerRowDot : OpConversionPattern<RowDotOp> {
   KernelContext &kernel;
 };
 
+/// Pattern: fa.accumulate_rows (an acc tile into a kernel argument) => one
+/// atomic f32 add per element of the thread's fragments in the valid rows.
+struct LowerAccumulateRows : OpConversionPattern<AccumulateRowsOp> {
+  LowerAccumulateRows(const TypeConverter &converter, MLIRContext *ctx,
+                      KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(AccumulateRowsOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    auto tile = cast<RankedTensorType>(op.getTile().getType());
+    auto rows = dyn_cast_or_null<WarpRowsAttr>(tile.getEncoding());
+    if (!rows || rows.getRole() != FragmentRole::Acc)
+      return op.emitOpError("fa-lower-to-gpu: accumulates an acc tile held "
+                            "by warps, got ")
+             << tile;
+    if (!isa<BlockArgument>(op.getBuffer()))
+      return op.emitOpError("fa-lower-to-gpu: accumulates into a kernel "
+                            "argument");
+    kernel.atom.accumulateAccTile(
+        b, op.getLoc(), tile, adaptor.getTile(), op.getBuffer(),
+        TileRows{adaptor.getBatch().front(), adaptor.getHead().front(),
+                 adaptor.getRowStart().front(), adaptor.getRows().front()},
+        op.getTransposed());
+    b.eraseOp(op);
+    return success();
+  }
+  KernelContext &kernel;
+};
+
 } // namespace
 
 void mlir::fa::populateBackwardPatterns(const TypeConverter &converter,
                                         KernelContext &kernel,
                                         RewritePatternSet &patterns) {
-  patterns.add<LowerProbsFromLse, LowerScoreGrad, LowerRowDot>(
+  patterns.add<LowerProbsFromLse, LowerScoreGrad, LowerRowDot,
+               LowerAccumulateRows>(
       converter, patterns.getContext(), kernel);
 }

@@ -21,6 +21,24 @@ struct LowerConvertLayout : OpConversionPattern<ConvertLayoutOp> {
   matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto to = cast<RankedTensorType>(op.getResult().getType());
+    auto from = cast<RankedTensorType>(op.getSource().getType());
+    if (isa<BlockSharedAttr>(to.getEncoding())) {
+      // Registers -> the conversion's own shared tile (the atomic dQ's dS^T,
+      // which every warp reads whole).
+      auto rows = dyn_cast<WarpRowsAttr>(from.getEncoding());
+      if (!rows || rows.getRole() != FragmentRole::Acc ||
+          cast<BlockSharedAttr>(to.getEncoding()).getTransposed() ||
+          from.getElementType().getIntOrFloatBitWidth() != 16)
+        return op.emitOpError("fa-lower-to-gpu: a tile goes into shared "
+                              "memory from 16-bit acc fragments, not ")
+               << from << " -> " << to;
+      Value offset = arith::ConstantIndexOp::create(
+          rewriter, op.getLoc(), kernel.plan.ring(op).base);
+      kernel.atom.storeAccToShared(rewriter, op.getLoc(), from,
+                                   adaptor.getSource(), offset);
+      rewriter.replaceOp(op, offset);
+      return success();
+    }
     FailureOr<SmallVector<Value>> converted = kernel.atom.convertLayout(
         rewriter, op.getLoc(), tileOperand(op.getSource(), adaptor.getSource()),
         to);
@@ -31,6 +49,23 @@ struct LowerConvertLayout : OpConversionPattern<ConvertLayoutOp> {
     return success();
   }
   KernelContext &kernel;
+};
+
+/// Pattern: fa.transpose of a shared tile => the same shared tile (the
+/// result's encoding says it is read transposed).
+struct LowerTranspose : OpConversionPattern<TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa_and_nonnull<BlockSharedAttr>(
+            cast<RankedTensorType>(op.getSource().getType()).getEncoding()))
+      return op.emitOpError("fa-lower-to-gpu: transposes shared tiles "
+                            "(#fa.block_shared) only, got ")
+             << op.getSource().getType();
+    rewriter.replaceOpWithMultiple(op, {adaptor.getSource()});
+    return success();
+  }
 };
 
 /// Pattern: fa.warp_row_range => the atom's first row of this warp's slice
@@ -118,5 +153,5 @@ void mlir::fa::populateLayoutPatterns(const TypeConverter &converter,
                                       RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<LowerConvertLayout, LowerWarpRowRange>(converter, ctx, kernel);
-  patterns.add<LowerTruncF, LowerConstant>(converter, ctx);
+  patterns.add<LowerTruncF, LowerConstant, LowerTranspose>(converter, ctx);
 }

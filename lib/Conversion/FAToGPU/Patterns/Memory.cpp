@@ -46,20 +46,40 @@ struct LowerSyncTileLoad : OpConversionPattern<tensor::PadOp> {
   matchAndRewrite(tensor::PadOp op, OneToNOpAdaptor,
                   ConversionPatternRewriter &b) const override {
     auto tile = cast<RankedTensorType>(op.getResult().getType());
-    if (!isa_and_nonnull<BlockSharedAttr>(tile.getEncoding()))
+    auto rows = dyn_cast_or_null<WarpRowsAttr>(tile.getEncoding());
+    bool intoRegisters = rows && rows.getRole() == FragmentRole::Acc &&
+                         tile.getElementType().isF32();
+    if (!isa_and_nonnull<BlockSharedAttr>(tile.getEncoding()) &&
+        !intoRegisters)
       return op.emitOpError("fa-lower-to-gpu: tiles are loaded into shared "
-                            "memory (#fa.block_shared), got ")
+                            "memory (#fa.block_shared), or f32 tiles into "
+                            "acc fragments, got ")
              << tile;
     FailureOr<TileLoad> load = matchTileLoad(op.getResult());
     Value source = succeeded(load) ? kernelBuffer(load->source()) : Value();
     if (!source)
-      return op.emitOpError("fa-lower-to-gpu: a shared tile must be loaded "
+      return op.emitOpError("fa-lower-to-gpu: a tile must be loaded "
                             "from rows of one head of a kernel argument "
                             "(tensor.pad of tensor.extract_slice)");
     Location loc = op.getLoc();
     auto index = [&](OpFoldResult ofr) {
       return getValueOrCreateConstantIndexOp(b, loc, ofr);
     };
+    if (intoRegisters) {
+      // The atomic dQ's f32 sums, read by the nest that rounds them.
+      Value pad = op.getConstantPaddingValue();
+      if (!pad)
+        return op.emitOpError("fa-lower-to-gpu: a tile loaded into "
+                              "registers must be padded with a constant");
+      b.replaceOpWithMultiple(
+          op, {kernel.atom.loadAccTile(
+                  b, loc, source,
+                  TileRows{index(load->batch()), index(load->head()),
+                           index(load->rowStart()), index(load->rows()),
+                           load->alongHeads},
+                  tile, pad)});
+      return success();
+    }
     Value offset = cidx(b, loc, kernel.plan.ring(op).base);
     kernel.atom.waitCopies(b, loc, 0);
     kernel.atom.copyTileAsync(

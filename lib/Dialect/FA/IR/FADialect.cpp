@@ -47,8 +47,8 @@ struct FAOpAsmInterface : public OpAsmDialectInterface {
       os << "_w" << rows.getNumWarps();
       return AliasResult::OverridableAlias;
     }
-    if (isa<BlockSharedAttr>(attr)) {
-      os << "shared";
+    if (auto shared = dyn_cast<BlockSharedAttr>(attr)) {
+      os << (shared.getTransposed() ? "shared_t" : "shared");
       return AliasResult::OverridableAlias;
     }
     return AliasResult::NoAlias;
@@ -101,7 +101,8 @@ LogicalResult BlockSharedAttr::verifyEncoding(
     function_ref<InFlightDiagnostic()> emitError) const {
   if (ShapedType::isDynamicShape(shape))
     return emitError() << "a shared tile must have a static shape";
-  return getAtom().verifySharedTile(shape, elementType, emitError);
+  return getAtom().verifySharedTile(storedShape(shape), elementType,
+                                    emitError);
 }
 
 LogicalResult FutureType::verify(function_ref<InFlightDiagnostic()> emitError,

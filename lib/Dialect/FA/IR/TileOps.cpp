@@ -249,7 +249,8 @@ LogicalResult PVOp::verify() {
     return emitOpError("accumulator must be [P rows, value cols] = [")
            << dim(getProbs(), 0) << ", " << dim(getValue(), 1) << "], got "
            << getAcc().getType();
-  return checkLayouts(*this, {{getProbs(), "P", kOperandA},
+  // P in shared memory: the atomic dQ's K^T (a transposed view of K).
+  return checkLayouts(*this, {{getProbs(), "P", {Home::OperandA, Home::Shared}},
                               {getValue(), "value tile", kShared},
                               {getAcc(), "accumulator", kAcc}});
 }
@@ -498,4 +499,44 @@ LogicalResult RowDotOp::verify() {
                          "have a layout, got ")
              << operand.getType();
   return checkLayouts(*this, {{getRowDot(), "D", kRows}});
+}
+
+LogicalResult TransposeOp::verify() {
+  if (failed(checkTile(*this, getSource().getType(), "source", 2, false)) ||
+      failed(checkTile(*this, getResult().getType(), "result", 2, false)))
+    return failure();
+  auto source = cast<RankedTensorType>(getSource().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (source.getElementType() != result.getElementType() ||
+      source.getDimSize(0) != result.getDimSize(1) ||
+      source.getDimSize(1) != result.getDimSize(0))
+    return emitOpError("result must be the source's transpose, got ")
+           << source << " -> " << result;
+  Attribute from = source.getEncoding(), to = result.getEncoding();
+  if (!from && !to)
+    return success();
+  auto fromShared = dyn_cast_or_null<BlockSharedAttr>(from);
+  auto toShared = dyn_cast_or_null<BlockSharedAttr>(to);
+  if (!fromShared || !toShared || fromShared.getAtom() != toShared.getAtom() ||
+      fromShared.getTransposed() == toShared.getTransposed())
+    return emitOpError("with layouts, transposes a shared tile into a view of "
+                       "the same memory: #fa.block_shared of one atom with "
+                       "the opposite 'transposed', got ")
+           << source << " -> " << result;
+  return success();
+}
+
+LogicalResult AccumulateRowsOp::verify() {
+  if (failed(checkTile(*this, getTile().getType(), "tile", 2, true)))
+    return failure();
+  auto buffer = cast<MemRefType>(getBuffer().getType());
+  if (buffer.getRank() != 4 || !buffer.getElementType().isF32())
+    return emitOpError("buffer must be a rank-4 [B, H, N, D] f32 memref, got ")
+           << buffer;
+  int64_t cols = dim(getTile(), getTransposed() ? 0 : 1);
+  if (!buffer.isDynamicDim(3) && buffer.getDimSize(3) != cols)
+    return emitOpError("the tile's ")
+           << (getTransposed() ? "rows" : "columns") << " (" << cols
+           << ") must be the buffer's last dimension, got " << buffer;
+  return checkLayouts(*this, {{getTile(), "tile", kAcc}});
 }

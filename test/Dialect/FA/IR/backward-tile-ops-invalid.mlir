@@ -90,3 +90,72 @@ func.func @mask_both(%s: tensor<64x32xf32>, %i: index) {
   %m = fa.mask %s[%i, %i] causal_offset(%i) {transposed, single_query} : tensor<64x32xf32>
   return
 }
+
+// -----
+
+func.func @transpose_shape(%t: tensor<16x8xf16>) {
+  // expected-error @+1 {{'fa.transpose' op result must be the source's transpose, got 'tensor<16x8xf16>' -> 'tensor<16x8xf16>'}}
+  %r = fa.transpose %t : tensor<16x8xf16> -> tensor<16x8xf16>
+  return
+}
+
+// -----
+
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+func.func @transpose_same_storage(%t: tensor<16x32xf16, #shared>) {
+  // expected-error @+1 {{'fa.transpose' op with layouts, transposes a shared tile into a view of the same memory: #fa.block_shared of one atom with the opposite 'transposed'}}
+  %r = fa.transpose %t : tensor<16x32xf16, #shared> -> tensor<32x16xf16, #shared>
+  return
+}
+
+// -----
+
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+func.func @transpose_registers(%t: tensor<32x32xf16, #acc>) {
+  // expected-error @+1 {{'fa.transpose' op with layouts, transposes a shared tile into a view of the same memory}}
+  %r = fa.transpose %t : tensor<32x32xf16, #acc> -> tensor<32x32xf16, #shared>
+  return
+}
+
+// -----
+
+// The stored shape of a transposed shared tile is what the atom checks:
+// [12, 16] has rows of 16 elements, but it is stored [16, 12].
+func.func @transposed_storage_columns(
+    // expected-error @+1 {{#fa.mma_sync: a shared tile is copied in rows of 16-byte chunks: columns must be a multiple of 8, got 12}}
+    %t: tensor<12x16xf16, #fa.block_shared<atom = #fa.mma_sync, transposed = true>>) {
+  return
+}
+
+// -----
+
+func.func @accumulate_f16(%t: tensor<16x8xf16>, %ws: memref<1x1x16x8xf32>, %i: index) {
+  // expected-error @+1 {{'fa.accumulate_rows' op tile must have f32 elements, got 'tensor<16x8xf16>'}}
+  fa.accumulate_rows %t into %ws[%i, %i, %i] rows(%i) : tensor<16x8xf16>, memref<1x1x16x8xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_buffer_rank(%t: tensor<16x8xf32>, %ws: memref<16x8xf32>, %i: index) {
+  // expected-error @+1 {{'fa.accumulate_rows' op buffer must be a rank-4 [B, H, N, D] f32 memref, got 'memref<16x8xf32>'}}
+  fa.accumulate_rows %t into %ws[%i, %i, %i] rows(%i) : tensor<16x8xf32>, memref<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_buffer_f16(%t: tensor<16x8xf32>, %ws: memref<1x1x16x8xf16>, %i: index) {
+  // expected-error @+1 {{'fa.accumulate_rows' op buffer must be a rank-4 [B, H, N, D] f32 memref, got 'memref<1x1x16x8xf16>'}}
+  fa.accumulate_rows %t into %ws[%i, %i, %i] rows(%i) : tensor<16x8xf32>, memref<1x1x16x8xf16>
+  return
+}
+
+// -----
+
+func.func @accumulate_columns(%t: tensor<16x8xf32>, %ws: memref<1x1x?x8xf32>, %i: index) {
+  // expected-error @+1 {{'fa.accumulate_rows' op the tile's rows (16) must be the buffer's last dimension, got 'memref<1x1x?x8xf32>'}}
+  fa.accumulate_rows %t into %ws[%i, %i, %i] rows(%i) {transposed} : tensor<16x8xf32>, memref<1x1x?x8xf32>
+  return
+}

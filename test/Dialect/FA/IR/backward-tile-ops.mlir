@@ -41,3 +41,28 @@ func.func @row_dot(%do: tensor<64x128xbf16>, %o: tensor<64x128xbf16>) -> tensor<
   %d = fa.row_dot %do, %o : tensor<64x128xbf16>, tensor<64x128xbf16> -> tensor<64xf32, #rows>
   return %d : tensor<64xf32, #rows>
 }
+
+// -----
+
+// The atomic dQ's ops: K^T as a transposed view of the shared K tile (the
+// `transposed` flag of #fa.block_shared), and the addition into the f32
+// dQ buffer.
+// CHECK-LABEL: func @atomic_dq
+// CHECK: %[[KT:.*]] = fa.transpose %{{.*}} : tensor<32x64xf16, #shared> -> tensor<64x32xf16, #shared_t>
+// CHECK: %[[DQT:.*]] = fa.pv %[[KT]], %{{.*}}, %{{.*}} : tensor<64x32xf16, #shared_t>, tensor<32x16xf16, #shared>, tensor<64x16xf32, #acc_w2>
+// CHECK: fa.accumulate_rows %[[DQT]] into %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] rows(%{{.*}}) {transposed} : tensor<64x16xf32, #acc_w2>, memref<?x4x?x64xf32>
+// CHECK: fa.transpose %{{.*}} : tensor<16x8xf32> -> tensor<8x16xf32>
+// CHECK: fa.accumulate_rows %{{.*}} into %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] rows(%{{.*}}) : tensor<16x8xf32>, memref<2x4x16x8xf32>
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+#shared_t = #fa.block_shared<atom = #fa.mma_sync, transposed = true>
+func.func @atomic_dq(%k: tensor<32x64xf16, #shared>, %ds: tensor<32x16xf16, #shared>,
+                     %acc: tensor<64x16xf32, #acc>, %ws: memref<?x4x?x64xf32>,
+                     %t: tensor<16x8xf32>, %ws2: memref<2x4x16x8xf32>, %i: index) {
+  %kt = fa.transpose %k : tensor<32x64xf16, #shared> -> tensor<64x32xf16, #shared_t>
+  %dqt = fa.pv %kt, %ds, %acc : tensor<64x32xf16, #shared_t>, tensor<32x16xf16, #shared>, tensor<64x16xf32, #acc>
+  fa.accumulate_rows %dqt into %ws[%i, %i, %i] rows(%i) {transposed} : tensor<64x16xf32, #acc>, memref<?x4x?x64xf32>
+  %tt = fa.transpose %t : tensor<16x8xf32> -> tensor<8x16xf32>
+  fa.accumulate_rows %t into %ws2[%i, %i, %i] rows(%i) : tensor<16x8xf32>, memref<2x4x16x8xf32>
+  return
+}

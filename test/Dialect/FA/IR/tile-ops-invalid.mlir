@@ -534,7 +534,7 @@ func.func @pv_value_dynamic(%p: tensor<128x64xf16>, %v: tensor<64x?xf16>, %acc: 
 
 // P is an A operand: an acc tile needs fa.convert_layout first.
 func.func @pv_p_acc(%p: tensor<128x64xf16, #acc>, %v: tensor<64x64xf16, #shared>, %acc: tensor<128x64xf32, #acc>) {
-  // expected-error @+1 {{'fa.pv' op P must have the layout #fa.warp_rows<operand_a> once the op has layouts, got 'tensor<128x64xf16, #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>>'}}
+  // expected-error @+1 {{'fa.pv' op P must have the layout #fa.warp_rows<operand_a> or #fa.block_shared once the op has layouts, got 'tensor<128x64xf16, #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>>'}}
   %r = fa.pv %p, %v, %acc : tensor<128x64xf16, #acc>, tensor<64x64xf16, #shared>, tensor<128x64xf32, #acc>
   return
 }

@@ -177,12 +177,34 @@ def FA_BlockSharedAttr : FA_Attr<"BlockShared", "block_shared",
     tiles, and Q when it is re-read for every K/V block): it is copied into
     shared memory once, cooperatively, in the layout of `atom`.
 
+    With `transposed = true` an `[R, C]` tile is the transpose of the
+    `[C, R]` tile stored there: element `(r, c)` is where element `(c, r)` of
+    the stored tile is (`fa.transpose` of a shared tile is a view, not a
+    copy). The atom reads it with transposing loads (`#fa.mma_sync`:
+    `ldmatrix.trans` for an A operand).
+
     ```mlir
     tensor<64x128xf16, #fa.block_shared<atom = #fa.mma_sync>>
+    tensor<128x64xf16, #fa.block_shared<atom = #fa.mma_sync, transposed = true>>
     ```
   }];
-  let parameters = (ins "::mlir::fa::MmaAtomAttrInterface":$atom);
-  let assemblyFormat = "`<` `atom` `=` $atom `>`";
+  let parameters = (ins "::mlir::fa::MmaAtomAttrInterface":$atom,
+                        DefaultValuedParameter<"bool", "false">:$transposed);
+  let builders = [
+    AttrBuilder<(ins "::mlir::fa::MmaAtomAttrInterface":$atom), [{
+      return $_get($_ctxt, atom, false);
+    }]>
+  ];
+  let assemblyFormat = "`<` struct(params) `>`";
+  let extraClassDeclaration = [{
+    /// The shape of the tile as stored: `shape`, or reversed when transposed.
+    ::llvm::SmallVector<int64_t> storedShape(::llvm::ArrayRef<int64_t> shape) const {
+      ::llvm::SmallVector<int64_t> stored(shape.begin(), shape.end());
+      if (getTransposed())
+        std::reverse(stored.begin(), stored.end());
+      return stored;
+    }
+  }];
 }
 
 #endif // FA_ATTRS_TD

@@ -609,6 +609,58 @@ def FA_RowDotOp : FA_TileOp<"row_dot"> {
   let hasVerifier = 1;
 }
 
+def FA_TransposeOp : FA_TileOp<"transpose"> {
+  let summary = "the transpose of a tile";
+  let description = [{
+    `result[c, r] = source[r, c]`. The backward's atomic dQ form multiplies
+    `dQ^T += K^T dS^T` in the dK/dV nest, whose K tile is stored key by key.
+    With layouts the operand is a shared tile and the result the same shared
+    memory read transposed (`#fa.block_shared<..., transposed = true>`): a
+    view, no copy; on the CPU it is a `linalg.transpose`.
+
+    ```mlir
+    %kt = fa.transpose %k : tensor<64x128xf16> -> tensor<128x64xf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $source attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_AccumulateRowsOp : FA_Op<"accumulate_rows",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "add a tile into rows of an f32 buffer, atomically";
+  let description = [{
+    For `r < rows`: `buffer[batch, head, row_start + r, c] += tile[r, c]`
+    for every column `c`, or with `transposed`, `+= tile[c, r]` (the tile's
+    columns are the buffer's rows). Concurrent instances (iterations of a
+    parallel loop nest, thread blocks on the GPU) may add into the same
+    rows: each addition is atomic, their order is unspecified, so the sums
+    are not bitwise reproducible.
+
+    FlashAttention-2's dQ: every K/V block of the dK/dV nest adds its
+    `dS K` into an f32 `[B, Hq, Nq, D]` workspace, which a last nest rounds
+    to dQ. On the GPU one `red.global.add.f32` per element the thread holds
+    (`#fa.warp_rows<acc>` tile); on the CPU a loop of `memref.atomic_rmw`.
+
+    ```mlir
+    fa.accumulate_rows %dqt into %ws[%b, %h, %q0] rows(%n) {transposed}
+        : tensor<64x16xf32>, memref<?x4x?x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$tile, AnyMemRef:$buffer,
+                       Index:$batch, Index:$head, Index:$row_start,
+                       Index:$rows, UnitAttr:$transposed);
+  let assemblyFormat = [{
+    $tile `into` $buffer `[` $batch `,` $head `,` $row_start `]`
+    `rows` `(` $rows `)` attr-dict `:` type($tile) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Split-KV (flash-decoding)
 //===----------------------------------------------------------------------===//

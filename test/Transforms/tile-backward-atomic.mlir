@@ -1,0 +1,93 @@
+// RUN: fa-opt %s -split-input-file --fa-tile-backward="block-m=32 block-n=16 dkdv-block-m=16 dq=atomic" | FileCheck %s
+// RUN: fa-opt %s -split-input-file --fa-tile-backward | FileCheck %s --check-prefix=AUTO
+// RUN: fa-opt %s -split-input-file --fa-tile-backward="dq=deterministic" | FileCheck %s --check-prefix=DET
+
+// FlashAttention-2's dQ (dq=atomic): the D nest also zeroes an f32
+// [B, Hq, Nq, D] buffer (its second shared output); the dK/dV nest, after
+// dK += dS^T Q, multiplies dQ^T = K^T dS^T (fa.transpose of the K tile) and
+// adds it into the buffer's rows of the Q block, through the memref of
+// bufferization.to_buffer; a last nest over (batch, query head, Q block)
+// reads the sums (bufferization.to_tensor) and rounds them into dQ.
+
+// CHECK-LABEL: func @gqa_causal
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<2x4x?x16xf16>, %[[K:[^:]*]]: tensor<2x2x?x16xf16>
+// CHECK-SAME: %[[DQ0:[^:]*]]: tensor<2x4x?x16xf16>, %[[DK0:[^:]*]]: tensor<2x2x?x16xf16>, %[[DV0:[^:]*]]: tensor<2x2x?x16xf16>)
+// CHECK: %[[DINIT:.*]] = tensor.empty({{.*}}) : tensor<?x4x?xf32>
+// CHECK: %[[SINIT:.*]] = tensor.empty({{.*}}) : tensor<?x4x?x16xf32>
+// CHECK: %[[D:.*]]:2 = scf.forall ({{.*}}) shared_outs(%{{.*}} = %[[DINIT]], %[[SOUT:.*]] = %[[SINIT]])
+// CHECK: fa.row_dot
+// CHECK: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : tensor<32x16xf32>
+// CHECK: %[[ZROWS:.*]] = tensor.extract_slice %[[ZEROS]][0, 0] [%[[N:.*]], 16] [1, 1]
+// CHECK: tensor.parallel_insert_slice %[[ZROWS]] into %[[SOUT]]
+// CHECK: %[[BUF:.*]] = bufferization.to_buffer %[[D]]#1 : tensor<?x4x?x16xf32> to memref<?x4x?x16xf32>
+// CHECK: scf.forall ({{.*}}) shared_outs(%{{.*}} = %[[DK0]], %{{.*}} = %[[DV0]])
+// CHECK: %[[KT:.*]] = tensor.pad
+// CHECK: scf.for
+// CHECK: %[[DS:.*]] = fa.score_grad {{.*}} {transposed}
+// CHECK: %[[DS16:.*]] = arith.truncf %[[DS]] : tensor<16x16xf32> to tensor<16x16xf16>
+// CHECK: fa.pv %[[DS16]], %{{.*}}, %{{.*}} : tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>
+// CHECK: %[[KTR:.*]] = fa.transpose %[[KT]] : tensor<16x16xf16> -> tensor<16x16xf16>
+// CHECK: %[[DQT:.*]] = fa.pv %[[KTR]], %[[DS16]], %{{.*}} : tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>
+// CHECK: fa.accumulate_rows %[[DQT]] into %[[BUF]][%{{.*}}, %[[HEAD:.*]], %[[QSTART:.*]]] rows(%[[QROWS:.*]]) {transposed} : tensor<16x16xf32>, memref<?x4x?x16xf32>
+// CHECK: scf.yield
+// CHECK: %[[SUMS:.*]] = bufferization.to_tensor %[[BUF]] restrict writable : memref<?x4x?x16xf32> to tensor<?x4x?x16xf32>
+// CHECK: scf.forall ({{.*}}) shared_outs(%[[OUT:.*]] = %[[DQ0]])
+// CHECK: %[[ROWS:.*]] = tensor.extract_slice %[[SUMS]]
+// CHECK: %[[TILE:.*]] = tensor.pad %[[ROWS]]
+// CHECK: } : tensor<?x16xf32> to tensor<32x16xf32>
+// CHECK: %[[DQ:.*]] = arith.truncf %[[TILE]] : tensor<32x16xf32> to tensor<32x16xf16>
+// CHECK: tensor.extract_slice %[[DQ]]
+// CHECK: tensor.parallel_insert_slice {{.*}} into %[[OUT]]
+// CHECK-NOT: fa.qk
+// CHECK: return
+
+// Head dim 16 is not a multiple of 64: dq=auto keeps the deterministic
+// Q-outer dQ nest (no buffer).
+// AUTO-LABEL: func @gqa_causal
+// AUTO-NOT: fa.accumulate_rows
+// AUTO-NOT: bufferization.to_buffer
+// AUTO: return
+// DET-LABEL: func @gqa_causal
+// DET-NOT: fa.accumulate_rows
+// DET: return
+func.func @gqa_causal(%q: tensor<2x4x?x16xf16>, %k: tensor<2x2x?x16xf16>, %v: tensor<2x2x?x16xf16>,
+                      %o: tensor<2x4x?x16xf16>, %do: tensor<2x4x?x16xf16>, %lse: tensor<2x4x?xf32>,
+                      %dq0: tensor<2x4x?x16xf16>, %dk0: tensor<2x2x?x16xf16>, %dv0: tensor<2x2x?x16xf16>)
+    -> (tensor<2x4x?x16xf16>, tensor<2x2x?x16xf16>, tensor<2x2x?x16xf16>) {
+  %0:3 = fa.attention_backward
+      ins(%q, %k, %v, %o, %do, %lse : tensor<2x4x?x16xf16>, tensor<2x2x?x16xf16>, tensor<2x2x?x16xf16>,
+                                   tensor<2x4x?x16xf16>, tensor<2x4x?x16xf16>, tensor<2x4x?xf32>)
+      outs(%dq0, %dk0, %dv0 : tensor<2x4x?x16xf16>, tensor<2x2x?x16xf16>, tensor<2x2x?x16xf16>) causal
+      -> tensor<2x4x?x16xf16>, tensor<2x2x?x16xf16>, tensor<2x2x?x16xf16>
+  return %0#0, %0#1, %0#2 : tensor<2x4x?x16xf16>, tensor<2x2x?x16xf16>, tensor<2x2x?x16xf16>
+}
+
+// -----
+
+// Head dim 128, a multiple of 64: dq=auto is the atomic form, with
+// dq=deterministic the Q-outer nest (S and dP recomputed: two more fa.qk).
+// AUTO-LABEL: func @mha_128
+// AUTO: fa.row_dot
+// AUTO: bufferization.to_buffer
+// AUTO-COUNT-2: fa.qk
+// AUTO: fa.transpose {{.*}} : tensor<64x128xf16> -> tensor<128x64xf16>
+// AUTO: fa.pv {{.*}} : tensor<128x64xf16>, tensor<64x32xf16>, tensor<128x32xf32>
+// AUTO: fa.accumulate_rows {{.*}} {transposed} : tensor<128x32xf32>, memref<?x8x?x128xf32>
+// AUTO-NOT: fa.qk
+// AUTO: return
+// DET-LABEL: func @mha_128
+// DET-NOT: fa.accumulate_rows
+// DET-COUNT-4: fa.qk
+// DET-NOT: fa.qk
+// DET: return
+func.func @mha_128(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>,
+                   %o: tensor<?x8x?x128xf16>, %do: tensor<?x8x?x128xf16>, %lse: tensor<?x8x?xf32>,
+                   %dq0: tensor<?x8x?x128xf16>, %dk0: tensor<?x8x?x128xf16>, %dv0: tensor<?x8x?x128xf16>)
+    -> (tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>) {
+  %0:3 = fa.attention_backward
+      ins(%q, %k, %v, %o, %do, %lse : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>,
+                                   tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?xf32>)
+      outs(%dq0, %dk0, %dv0 : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>)
+      -> tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>
+  return %0#0, %0#1, %0#2 : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>
+}
