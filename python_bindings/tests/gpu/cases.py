@@ -60,6 +60,8 @@ BACKWARD_MATRIX = [
     (("f16", 8, 1, 64, False, (64, 16), None), [(2, 200, 200)]),
     (("bf16", 8, 2, 64, True, None, 20.0), [(2, 150, 150)]),
 ]
+# The configuration whose backward also runs in the deterministic form.
+DETERMINISTIC_BACKWARD = BACKWARD_MATRIX[0][0]
 # The training test's model: causal, 4 heads of 64, bf16.
 TRAIN = dict(dtype="bf16", heads=4, head_dim=64, layers=2, vocab=256, seq=128, batch=8,
              steps=50)
@@ -72,10 +74,10 @@ LLAMA = dict(vocab_size=512, hidden_size=256, intermediate_size=512, num_hidden_
 
 
 def kernel_config(dtype, hq, hkv, d, causal, window, softcap, q_len=None, splits=1,
-                  backward=False):
+                  backward=False, deterministic=False):
     return attention_config(dtype, hq, hkv, d, causal=causal, window=window,
                             softcap=softcap is not None, q_len=q_len, splits=splits,
-                            backward=backward)
+                            backward=backward, deterministic=deterministic)
 
 
 def needed_configs():
@@ -94,6 +96,7 @@ def needed_configs():
                for key, q_len, splits in variants]
     for key, _ in BACKWARD_MATRIX:
         configs += [kernel_config(*key), kernel_config(*key, backward=True)]
+    configs.append(kernel_config(*DETERMINISTIC_BACKWARD, backward=True, deterministic=True))
     for config in configs:
         if config.key() not in seen:
             seen.add(config.key())

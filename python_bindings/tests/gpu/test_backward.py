@@ -47,14 +47,21 @@ def params():
     for case, shapes in cases.BACKWARD_MATRIX:
         for shape in shapes:
             for layout in ("bhnd", "bnhd"):
-                dtype, hq, hkv, d, causal, window, cap = case
-                yield pytest.param(case, shape, layout, id="%s-h%dx%d-d%d-%s-w%s-cap%s-%s-%s" % (
-                    dtype, hq, hkv, d, "causal" if causal else "full", window, cap,
-                    "x".join(map(str, shape)), layout))
+                # The deterministic dQ (torch.use_deterministic_algorithms)
+                # on the first configuration's shapes too.
+                modes = (False, True) if case == cases.DETERMINISTIC_BACKWARD else (False,)
+                for deterministic in modes:
+                    dtype, hq, hkv, d, causal, window, cap = case
+                    yield pytest.param(
+                        case, shape, layout, deterministic,
+                        id="%s-h%dx%d-d%d-%s-w%s-cap%s-%s-%s%s" % (
+                            dtype, hq, hkv, d, "causal" if causal else "full", window, cap,
+                            "x".join(map(str, shape)), layout,
+                            "-deterministic" if deterministic else ""))
 
 
-@pytest.mark.parametrize("case, shape, layout", list(params()))
-def test_gradients_against_fp32(case, shape, layout):
+@pytest.mark.parametrize("case, shape, layout, deterministic", list(params()))
+def test_gradients_against_fp32(case, shape, layout, deterministic):
     dtype, hq, hkv, d, causal, window, cap = case
     b, nq, nk = shape
     torch.manual_seed(zlib.crc32(repr((case, shape)).encode()))
@@ -70,7 +77,12 @@ def test_gradients_against_fp32(case, shape, layout):
         return back(fa_mlir.attention(to(q_), to(k_), to(v_), causal=causal, window=window,
                                       softcap=cap, layout=layout))
 
-    got = grads_of(ours, q, k, v, do)
+    previous = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(deterministic)
+    try:
+        got = grads_of(ours, q, k, v, do)
+    finally:
+        torch.use_deterministic_algorithms(previous)
     ref = grads_of(lambda *t: attention(*t, causal, window, cap, torch.float32),
                    q.float(), k.float(), v.float(), do.float())
     low = grads_of(lambda *t: attention(*t, causal, window, cap, dt), q, k, v, do)
@@ -81,7 +93,6 @@ def test_gradients_against_fp32(case, shape, layout):
         assert err <= 2 * base + 1e-5, "%s: max error %.3g, torch's %.3g" % (name, err, base)
 
 
-@pytest.mark.cuda_only
 def _gradient_runs(n=3):
     torch.manual_seed(3)
     q, k, v = (torch.randn(2, 8, 300, 64, device="cuda", dtype=torch.bfloat16).requires_grad_()
@@ -92,6 +103,7 @@ def _gradient_runs(n=3):
             for _ in range(n)]
 
 
+@pytest.mark.cuda_only
 def test_backward_is_deterministic_under_torch_deterministic_mode():
     previous = torch.are_deterministic_algorithms_enabled()
     torch.use_deterministic_algorithms(True)
@@ -103,6 +115,7 @@ def test_backward_is_deterministic_under_torch_deterministic_mode():
         assert all(torch.equal(a, b) for a, b in zip(runs[0], run))
 
 
+@pytest.mark.cuda_only
 def test_atomic_dq_leaves_dk_dv_reproducible_and_dq_close():
     runs = _gradient_runs()
     for run in runs[1:]:
