@@ -60,7 +60,12 @@ public:
     // Above d = 192 the dQ nest's K/V ring does not fit 64-key blocks.
     if (this->blockN == 0)
       this->blockN = d <= 192 ? 64 : 32;
-    atomicQueryGrad = dqMode == "atomic" || (dqMode == "auto" && headDim % 64 == 0);
+    // auto: the atomic form where its dQ^T tile fits 4 warps of 16 rows
+    // (head dims that are multiples of 64) and its registers do not make
+    // the dK/dV kernel spill more (above 128 they do: 7 KB at 256 on sm_80).
+    atomicQueryGrad =
+        dqMode == "atomic" ||
+        (dqMode == "auto" && headDim % 64 == 0 && headDim <= 128);
   }
 
   /// Builds the three nests; returns dQ, dK, dV.

@@ -6,7 +6,7 @@
 // dq=deterministic: D, dK/dV, dQ); at 32 and 96 (the deterministic form,
 // which dq=auto picks there); and with a window and a soft cap at d = 128. (Above 128 the dK/dV kernel's
 // two [64, d] f32 accumulators leave too few registers: 20 bytes of spills
-// at d = 160 on sm_80, 52-516 at 192 and 256; docs/backward.md.) The default tiles of --fa-tile-backward: 64 x 64,
+// at d = 160 on sm_80, 124-712 at 192 and 256; docs/backward.md.) The default tiles of --fa-tile-backward: 64 x 64,
 // and 64 key rows x 32 query columns in the dK/dV nest above d = 64
 // (with 64 columns the dK/dV kernel spills 16-76 bytes at d = 128).
 

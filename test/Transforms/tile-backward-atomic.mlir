@@ -64,8 +64,8 @@ func.func @gqa_causal(%q: tensor<2x4x?x16xf16>, %k: tensor<2x2x?x16xf16>, %v: te
 
 // -----
 
-// Head dim 128, a multiple of 64: dq=auto is the atomic form, with
-// dq=deterministic the Q-outer nest (S and dP recomputed: two more fa.qk).
+// Head dim 128: dq=auto is the atomic form, with dq=deterministic the
+// Q-outer nest (S and dP recomputed: two more fa.qk).
 // AUTO-LABEL: func @mha_128
 // AUTO: fa.row_dot
 // AUTO: bufferization.to_buffer
@@ -90,4 +90,29 @@ func.func @mha_128(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: ten
       outs(%dq0, %dk0, %dv0 : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>)
       -> tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>
   return %0#0, %0#1, %0#2 : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>
+}
+
+// -----
+
+// Head dim 256, a multiple of 64 but above 128: dq=auto is deterministic
+// (the atomic form's dQ^T registers would make the dK/dV kernel spill
+// more).
+// AUTO-LABEL: func @mha_256
+// AUTO-NOT: fa.accumulate_rows
+// AUTO: return
+// DET-LABEL: func @mha_256
+// DET-NOT: fa.accumulate_rows
+// DET: return
+// CHECK-LABEL: func @mha_256
+// CHECK: fa.accumulate_rows
+func.func @mha_256(%q: tensor<?x2x?x256xbf16>, %k: tensor<?x2x?x256xbf16>, %v: tensor<?x2x?x256xbf16>,
+                   %o: tensor<?x2x?x256xbf16>, %do: tensor<?x2x?x256xbf16>, %lse: tensor<?x2x?xf32>,
+                   %dq0: tensor<?x2x?x256xbf16>, %dk0: tensor<?x2x?x256xbf16>, %dv0: tensor<?x2x?x256xbf16>)
+    -> (tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>) {
+  %0:3 = fa.attention_backward
+      ins(%q, %k, %v, %o, %do, %lse : tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>,
+                                   tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?xf32>)
+      outs(%dq0, %dk0, %dv0 : tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>)
+      -> tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>
+  return %0#0, %0#1, %0#2 : tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>
 }

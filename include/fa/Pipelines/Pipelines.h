@@ -70,7 +70,7 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "dq): 'atomic' (FlashAttention-2's f32 buffer, added "
                      "into by the dK/dV kernel), 'deterministic' (its own "
                      "kernel, bitwise reproducible), 'auto' (atomic for "
-                     "head dims that are multiples of 64)"),
+                     "head dims 64 and 128)"),
       llvm::cl::init("auto")};
   PassOptions::Option<int64_t> splits{
       *this, "splits",

@@ -308,9 +308,11 @@ def FATileBackward : Pass<"fa-tile-backward"> {
          K)`, stored once. S and dP are computed twice (7 matmuls per tile
          pair), and in exchange every sum is taken in a fixed order: the
          gradients are bitwise reproducible (docs/backward.md).
-       * `auto` (the default): `atomic` when the head dim is a multiple of
-         64 (the dQ^T tile puts the head dim on the rows of 4 warps of 16
-         rows on the GPU), `deterministic` otherwise.
+       * `auto` (the default): `atomic` at head dims 64 and 128 (the dQ^T
+         tile puts the head dim on the rows of 4 warps of 16 rows on the
+         GPU: multiples of 64; above 128 its registers make the dK/dV
+         kernel spill more, 7 KB at 256 on sm_80), `deterministic`
+         otherwise.
 
     dK and dV are always summed over the query heads of a group in a fixed
     order. The scale is folded into dS, so the accumulators are the
@@ -364,8 +366,8 @@ def FATileBackward : Pass<"fa-tile-backward"> {
     Option<"dqMode", "dq", "std::string", /*default=*/"\"auto\"",
            "How dQ is accumulated: 'atomic' (added into an f32 buffer by "
            "the dK/dV nest, then rounded), 'deterministic' (its own "
-           "Q-outer nest, bitwise reproducible), 'auto' (atomic for head "
-           "dims that are multiples of 64)">
+           "Q-outer nest, bitwise reproducible), 'auto' (atomic at head "
+           "dims 64 and 128)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -357,7 +357,18 @@ LogicalResult Outliner::classifyCaptured() {
                memref && isAccumulatedBuffer(v, accumulated) && memref.getRank() >= 1 &&
                memref.getLayout().isIdentity()) {
       // A buffer the nest adds into (the atomic dQ's sums): read and
-      // written in place.
+      // written in place. The plan names it through the tensor it is the
+      // buffer of (a workspace, or the caller's tensor).
+      Value root = v;
+      while (auto cast = root.getDefiningOp<memref::CastOp>())
+        root = cast.getSource();
+      if (!isa<BlockArgument>(root) &&
+          !root.getDefiningOp<bufferization::ToBufferOp>())
+        return error() << "the buffer fa.accumulate_rows adds into must be "
+                          "an argument of the function or a "
+                          "bufferization.to_buffer of a tensor (a workspace "
+                          "or the caller's), got "
+                       << v;
       memrefParams.push_back(v);
     } else if (t.isIntOrIndex()) {
       indexValues.push_back(v);

@@ -85,3 +85,64 @@ func.func @row_dot_without_layout(%do: tensor<1x1x?x16xf16>, %o: tensor<1x1x?x16
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x1x?xf32>
 }
+
+// -----
+
+// The atomic dQ's buffer must be something the launch plan can name: an
+// argument, or the buffer of a tensor (a workspace); not host memory the
+// function allocates.
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @accumulate_into_alloc(%n: index, %out: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  %ws = memref.alloc(%n) : memref<1x1x?x32xf32>
+  // expected-error @+1 {{fa-lower-to-gpu: the buffer fa.accumulate_rows adds into must be an argument of the function or a bufferization.to_buffer of a tensor (a workspace or the caller's)}}
+  %r = scf.forall (%b, %h, %qb) in (1, 1, 1) shared_outs(%o = %out) -> (tensor<1x1x?x32xf16>) {
+    %c0 = arith.constant 0 : index
+    %z = arith.constant dense<1.0> : tensor<32x32xf32, #acc>
+    fa.accumulate_rows %z into %ws[%b, %h, %c0] rows(%n) : tensor<32x32xf32, #acc>, memref<1x1x?x32xf32>
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf16>
+}
+
+// -----
+
+// A tile without a layout (a nest --fa-map-warps did not map) cannot be
+// added: which thread holds which element is not said.
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @accumulate_without_layout(%ws: memref<1x1x?x32xf32>, %n: index, %out: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  %r = scf.forall (%b, %h, %qb) in (1, 1, 1) shared_outs(%o = %out) -> (tensor<1x1x?x32xf16>) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %w = arith.constant dense<1.0> : tensor<32x32xf32, #acc>
+    %z = arith.constant dense<1.0> : tensor<32x32xf32>
+    // expected-error @+2 {{fa-lower-to-gpu: accumulates an acc tile held by warps, got 'tensor<32x32xf32>'}}
+    // expected-error @+1 {{failed to legalize operation 'fa.accumulate_rows'}}
+    fa.accumulate_rows %z into %ws[%b, %h, %c0] rows(%c16) : tensor<32x32xf32>, memref<1x1x?x32xf32>
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf16>
+}
+
+// -----
+
+// Into shared memory only 16-bit acc tiles go (the atomic dQ's dS^T).
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+func.func @f32_into_shared(%ws: memref<1x1x?x32xf32>, %n: index, %out: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  %r = scf.forall (%b, %h, %qb) in (1, 1, 1) shared_outs(%o = %out) -> (tensor<1x1x?x32xf16>) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %z = arith.constant dense<1.0> : tensor<32x32xf32, #acc>
+    %a = arith.constant dense<1.0> : tensor<32x32xf16, #acc>
+    %oa = fa.convert_layout %a : tensor<32x32xf16, #acc> -> tensor<32x32xf16, #fa.warp_rows<operand_a, num_warps = 2, atom = #fa.mma_sync>>
+    // expected-error @+2 {{fa-lower-to-gpu: a tile goes into shared memory from 16-bit acc fragments, not 'tensor<32x32xf16, #fa.warp_rows<operand_a, num_warps = 2, atom = #fa.mma_sync>>' -> 'tensor<32x32xf16, #fa.block_shared<atom = #fa.mma_sync>>'}}
+    // expected-error @+1 {{failed to legalize operation 'fa.convert_layout'}}
+    %s = fa.convert_layout %oa : tensor<32x32xf16, #fa.warp_rows<operand_a, num_warps = 2, atom = #fa.mma_sync>> -> tensor<32x32xf16, #shared>
+    fa.accumulate_rows %z into %ws[%b, %h, %c0] rows(%c16) : tensor<32x32xf32, #acc>, memref<1x1x?x32xf32>
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf16>
+}
