@@ -110,9 +110,11 @@ def bench(plans, configs, repeats, variants=()):
     rows = []
     for d, h in ((64, 32), (128, 16)):
         for causal in (False, True):
-            cfg = next(c for c in configs if c["d"] == d and c["dtype"] == "bf16" and
-                       c["hq"] == c["hkv"] == 4 and c["causal"] == causal and not c["window"]
-                       and not c["softcap"])
+            cfg = next((c for c in configs if c["d"] == d and c["dtype"] == "bf16" and
+                        c["hq"] == c["hkv"] == 4 and c["causal"] == causal and not c["window"]
+                        and not c["softcap"]), None)
+            if cfg is None:
+                continue  # Not among the --only configurations.
             for n in (1024, 2048, 4096, 8192):
                 b = 16384 // n
                 torch.manual_seed(0)
@@ -128,7 +130,8 @@ def bench(plans, configs, repeats, variants=()):
                                         lse=lse.view(b * h // 4, 4, n), dq=qv(dq), dk=qv(dk),
                                         dv=qv(dv))
                 ours = call(plans[cfg["name"]])
-                peers = {vname: call(vplans[cfg["name"]]) for vname, vplans in variants}
+                peers = {vname: call(vplans[cfg["name"]]) for vname, vplans in variants
+                         if cfg["name"] in vplans}
                 for name, backend in (("flash", SDPBackend.FLASH_ATTENTION),
                                       ("cudnn", SDPBackend.CUDNN_ATTENTION)):
                     leaves = [t.detach().requires_grad_() for t in (q, k, v)]
@@ -197,7 +200,9 @@ def main():
         for spec in a.variants:
             vname, vdir = spec.split("=", 1)
             variants.append((vname, {c["name"]: Plan(os.path.join(vdir, c["name"]), "bwd_kernel")
-                                     for c in configs}))
+                                     for c in configs
+                                     if os.path.isfile(os.path.join(vdir, c["name"],
+                                                                    "bwd_kernel.json"))}))
         out["bench"] = bench(plans, configs, a.repeats, variants)
     if a.json:
         with open(a.json, "w") as f:

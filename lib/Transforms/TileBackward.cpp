@@ -53,19 +53,27 @@ public:
     // d = 128, 32 beat 16 by 5 % (2 blocks per SM either way) and 64
     // spills; above, 16 keep the spills small (ptxas-backward.mlir).
     int64_t d = std::max(headDim, valueDim);
-    kvBlockM = keyValueBlockM;
-    if (kvBlockM == 0)
-      kvBlockM = std::max<int64_t>(d > 64 && d <= 128 ? blockM / 2 : blockM / 4,
-                                   std::min<int64_t>(blockM, 16));
-    // Above d = 192 the dQ nest's K/V ring does not fit 64-key blocks.
-    if (this->blockN == 0)
-      this->blockN = d <= 192 ? 64 : 32;
     // auto: the atomic form where its dQ^T tile fits 4 warps of 16 rows
     // (head dims that are multiples of 64) and its registers do not make
     // the dK/dV kernel spill more (above 128 they do: 7 KB at 256 on sm_80).
     atomicQueryGrad =
         dqMode == "atomic" ||
         (dqMode == "auto" && headDim % 64 == 0 && headDim <= 128);
+    // The atomic form up to d = 64 has no dQ nest to share block-n with:
+    // 128 keys (32 rows per warp, two m-tiles: twice the independent MMA
+    // chains of each product) by 32 query columns, 250 registers, measured
+    // 1.19-1.25x faster than 64 x 16 (docs/performance.md, "Wider dK/dV
+    // tiles for the atomic dQ"). Not with a soft cap, whose capped scores
+    // (kept for dS) make that kernel spill (112-124 bytes).
+    bool wideKeyBlocks = atomicQueryGrad && d <= 64 && !op.getSoftcap();
+    kvBlockM = keyValueBlockM;
+    if (kvBlockM == 0)
+      kvBlockM = std::max<int64_t>(
+          (d > 64 && d <= 128) || wideKeyBlocks ? blockM / 2 : blockM / 4,
+          std::min<int64_t>(blockM, 16));
+    // Above d = 192 the dQ nest's K/V ring does not fit 64-key blocks.
+    if (this->blockN == 0)
+      this->blockN = wideKeyBlocks ? 128 : d <= 192 ? 64 : 32;
   }
 
   /// Builds the three nests; returns dQ, dK, dV.

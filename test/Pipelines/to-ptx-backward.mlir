@@ -7,13 +7,13 @@
 // RUN: not fa-opt %s --split-input-file --fa-to-ptx="block-m=128 block-n=32" --mlir-print-ir-after=fa-tile-backward -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCKS
 // RUN: not fa-opt %s --split-input-file --fa-to-ptx="dq=sometimes" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-DQ
 
-// block-m and block-n reach the backward's tiling: 32 key rows by 32 query
-// columns (a quarter of block-m at d = 64) in the dK/dV nest, 128 queries
-// by 32 keys in the rounding nest of dQ.
+// block-m and block-n reach the backward's tiling: 32 key rows by 64 query
+// columns (half of block-m: the atomic form's width at d = 64) in the dK/dV
+// nest, 128 queries in the D and rounding nests.
 // BLOCKS-LABEL: func.func @backward
 // BLOCKS: fa.row_dot {{.*}} -> tensor<128xf32>
-// BLOCKS: fa.qk {{.*}} -> tensor<32x32xf32>
-// BLOCKS: fa.pv {{.*}} : tensor<64x32xbf16>, tensor<32x32xbf16>, tensor<64x32xf32>
+// BLOCKS: fa.qk {{.*}} -> tensor<32x64xf32>
+// BLOCKS: fa.pv {{.*}} : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32>
 // BLOCKS-NOT: fa.qk
 // BLOCKS: } : tensor<?x64xf32> to tensor<128x64xf32>
 
@@ -24,9 +24,10 @@
 // atomic one: (1) D = rowsum(dO * O) into a workspace ([B, Hq, Nq] f32, in
 // the sizes of do), which also zeroes the dq_accum workspace ([B, Hq, Nq,
 // 64] f32); (2) dK/dV, one thread block per batch, key/value head and
-// 64-key block, which also adds every block's dS K into dq_accum; (3) dQ =
+// 128-key block, which also adds every block's dS K into dq_accum; (3) dQ =
 // dq_accum rounded, one thread block per batch, query head and 64-query
-// block. The caller passes q, k, v, o, do, lse and the three gradients.
+// block. (The dK/dV kernel's blocks are 128 keys by 32 query columns:
+// the atomic form's default at head dims up to 64.) The caller passes q, k, v, o, do, lse and the three gradients.
 
 // FILES: backward_kernel.json
 // FILES-NEXT: backward_kernel.ptx
@@ -145,10 +146,10 @@
 // L3: fa.probs_from_lse {{.*}} {transposed}
 // L3: %[[DS:.*]] = fa.score_grad {{.*}} {transposed}
 // L3: %[[DS16:.*]] = arith.truncf %[[DS]]
-// L3: %[[DSS:.*]] = fa.convert_layout %[[DS16]] : tensor<64x16xbf16, #acc_w4> -> tensor<64x16xbf16, #shared>
-// L3: %[[KT:.*]] = fa.transpose %{{.*}} : tensor<64x64xbf16, #shared> -> tensor<64x64xbf16, #shared_t>
-// L3: %[[DQT:.*]] = fa.pv %[[KT]], %[[DSS]], %{{.*}} : tensor<64x64xbf16, #shared_t>, tensor<64x16xbf16, #shared>, tensor<64x16xf32, #acc_w4>
-// L3: fa.accumulate_rows %[[DQT]] into %[[BUF]][{{.*}}] rows(%{{.*}}) {transposed} : tensor<64x16xf32, #acc_w4>
+// L3: %[[DSS:.*]] = fa.convert_layout %[[DS16]] : tensor<128x32xbf16, #acc_w4> -> tensor<128x32xbf16, #shared>
+// L3: %[[KT:.*]] = fa.transpose %{{.*}} : tensor<128x64xbf16, #shared> -> tensor<64x128xbf16, #shared_t>
+// L3: %[[DQT:.*]] = fa.pv %[[KT]], %[[DSS]], %{{.*}} : tensor<64x128xbf16, #shared_t>, tensor<128x32xbf16, #shared>, tensor<64x32xf32, #acc_w4>
+// L3: fa.accumulate_rows %[[DQT]] into %[[BUF]][{{.*}}] rows(%{{.*}}) {transposed} : tensor<64x32xf32, #acc_w4>
 // L3: %[[SUMS:.*]] = bufferization.to_tensor %[[BUF]]
 // L3: tensor.extract_slice %[[SUMS]]
 // L3: } : tensor<?x64xf32> to tensor<64x64xf32, #acc_w4>

@@ -356,12 +356,13 @@ def FATileBackward : Pass<"fa-tile-backward"> {
            "columns of the dK/dV nest's tiles), 1..1024">,
     Option<"blockN", "block-n", "int64_t", /*default=*/"0",
            "Key rows per tile (rows of the dK/dV nest's blocks, columns of "
-           "the dQ nest's tiles), 1..1024; 0: 64 up to head dim 192, 32 "
+           "the dQ nest's tiles), 1..1024; 0: 128 for the atomic dQ up to "
+           "head dim 64 without a soft cap, else 64 up to head dim 192, 32 "
            "above">,
     Option<"keyValueBlockM", "dkdv-block-m", "int64_t", /*default=*/"0",
            "Query columns of the dK/dV nest's tiles, 1..1024; 0: half of "
-           "block-m for head dims 65-128, a quarter otherwise, at least 16 "
-           "(measured: "
+           "block-m for head dims 65-128 and for the atomic dQ's 128-key "
+           "blocks, a quarter otherwise, at least 16 (measured: "
            "docs/performance.md)">,
     Option<"dqMode", "dq", "std::string", /*default=*/"\"auto\"",
            "How dQ is accumulated: 'atomic' (added into an f32 buffer by "
