@@ -1,9 +1,11 @@
 //===- TileBackward.cpp - fa.attention_backward -> three tile loop nests --===//
 //
 // The GPU form of the FlashAttention-2 backward: the D preprocessing, the
-// K/V-outer nest that accumulates dK and dV, and a Q-outer nest for dQ, each
-// an scf.forall of tile ops (one kernel each). See the pass description in
-// Passes.td and docs/backward.md.
+// K/V-outer nest that accumulates dK and dV, and dQ either added into an
+// f32 buffer by that nest (atomic; a last nest rounds it) or computed by a
+// Q-outer nest of its own (deterministic), each an scf.forall of tile ops
+// (one kernel each). See the pass description in Passes.td and
+// docs/backward.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -124,6 +126,12 @@ private:
   /// scores the softmax saw.
   Value scoreMods(Value s, Value rowStart, Value colStart, bool transposed);
 
+  /// Heads, rows (dim 2) and batches (dim 0) of a [B, H, N, ...] tensor.
+  struct RowSizes {
+    int64_t heads;
+    Value rows, batches;
+  };
+  RowSizes rowSizesOf(Value t);
   /// The D nest; with the atomic dQ also the zeroed f32 dQ buffer.
   std::pair<Value, Value> buildRowDot();
   /// The dK/dV nest; with `dqBuffer`, it adds dS K into it.
@@ -210,15 +218,18 @@ Value BackwardTiler::scoreMods(Value s, Value rowStart, Value colStart,
   return maskOp.getResult();
 }
 
+BackwardTiler::RowSizes BackwardTiler::rowSizesOf(Value t) {
+  auto size = [&](int64_t dim) {
+    return getValueOrCreateConstantIndexOp(
+        b, loc, tensor::getMixedSize(b, loc, t, dim));
+  };
+  return {cast<ShapedType>(t.getType()).getDimSize(1), size(2), size(0)};
+}
+
 std::pair<Value, Value> BackwardTiler::buildRowDot() {
   // Sizes from dO, which the nest reads (a kernel computes its bounds from
   // its own arguments).
-  Value gradOut = op.getGradOut();
-  int64_t numHeads = cast<ShapedType>(gradOut.getType()).getDimSize(1);
-  Value rowsTotal = getValueOrCreateConstantIndexOp(
-      b, loc, tensor::getMixedSize(b, loc, gradOut, 2));
-  Value batches = getValueOrCreateConstantIndexOp(
-      b, loc, tensor::getMixedSize(b, loc, gradOut, 0));
+  auto [numHeads, rowsTotal, batches] = rowSizesOf(op.getGradOut());
   SmallVector<OpFoldResult> sizes = {batches, b.getIndexAttr(numHeads),
                                      rowsTotal};
   SmallVector<Value> inits = {tensor::EmptyOp::create(b, loc, sizes, f32)};
@@ -418,12 +429,7 @@ Value BackwardTiler::buildQueryNest(Value rowDot) {
 Value BackwardTiler::buildRoundingNest(Value dqSums) {
   // Sizes from dQ, which the nest writes (its grid is then the caller's
   // sizes, not the workspace's).
-  Value gradQuery = op.getGradQuery();
-  int64_t numHeads = cast<ShapedType>(gradQuery.getType()).getDimSize(1);
-  Value rowsTotal = getValueOrCreateConstantIndexOp(
-      b, loc, tensor::getMixedSize(b, loc, gradQuery, 2));
-  Value batches = getValueOrCreateConstantIndexOp(
-      b, loc, tensor::getMixedSize(b, loc, gradQuery, 0));
+  auto [numHeads, rowsTotal, batches] = rowSizesOf(op.getGradQuery());
   OpBuilder::InsertionGuard guard(b);
   scf::ForallOp forall = makeForall(numHeads, rowsTotal, blockM,
                                     op.getGradQuery(), batches);
