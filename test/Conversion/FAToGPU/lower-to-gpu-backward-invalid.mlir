@@ -146,3 +146,24 @@ func.func @f32_into_shared(%ws: memref<1x1x?x32xf32>, %n: index, %out: tensor<1x
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x1x?x32xf16>
 }
+
+// -----
+
+// fa.transpose lowers as a view of a shared tile only; a tile in
+// registers has no such view.
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @transpose_without_layout(%ws: memref<1x1x?x32xf32>, %out: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  %r = scf.forall (%b, %h, %qb) in (1, 1, 1) shared_outs(%o = %out) -> (tensor<1x1x?x32xf16>) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %w = arith.constant dense<1.0> : tensor<32x32xf32, #acc>
+    %t = arith.constant dense<1.0> : tensor<32x32xf16>
+    // expected-error @+2 {{fa-lower-to-gpu: transposes shared tiles (#fa.block_shared) only, got 'tensor<32x32xf16>'}}
+    // expected-error @+1 {{failed to legalize operation 'fa.transpose'}}
+    %tt = fa.transpose %t : tensor<32x32xf16> -> tensor<32x32xf16>
+    fa.accumulate_rows %w into %ws[%b, %h, %c0] rows(%c16) : tensor<32x32xf32, #acc>, memref<1x1x?x32xf32>
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf16>
+}
