@@ -305,10 +305,11 @@ bool mlir::fa::isBackwardLoopNest(scf::ForallOp forall) {
 LogicalResult mlir::fa::mapBackwardWarps(scf::ForallOp forall,
                                          int64_t numWarps) {
   if (numWarps == 0) {
-    // At most 8 warps, each owning whole 16-row tiles of every tile whose
-    // rows warps split.
+    // At most 4 warps (8 measured slower for 128-row nests:
+    // docs/performance.md, "Wider dK/dV tiles"), each owning whole 16-row
+    // tiles of every tile whose rows warps split.
     SmallVector<Value> tiles = warpSplitTiles(forall);
-    numWarps = 8;
+    numWarps = 4;
     while (numWarps > 1 && llvm::any_of(tiles, [&](Value t) {
              return rowsOf(t) % (16 * numWarps) != 0;
            }))
