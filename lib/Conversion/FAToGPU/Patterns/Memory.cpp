@@ -66,11 +66,9 @@ struct LowerSyncTileLoad : OpConversionPattern<tensor::PadOp> {
       return getValueOrCreateConstantIndexOp(b, loc, ofr);
     };
     if (intoRegisters) {
-      // The atomic dQ's f32 sums, read by the nest that rounds them.
+      // The atomic dQ's f32 sums, read by the nest that rounds them (a
+      // matched tile load's padding value is a constant).
       Value pad = op.getConstantPaddingValue();
-      if (!pad)
-        return op.emitOpError("fa-lower-to-gpu: a tile loaded into "
-                              "registers must be padded with a constant");
       b.replaceOpWithMultiple(
           op, {kernel.atom.loadAccTile(
                   b, loc, source,
