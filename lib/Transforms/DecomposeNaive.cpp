@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -36,15 +37,17 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /// The scores of fa.attention and fa.attention_backward, one definition for
 /// both: S = scale * Q K^T, or the soft cap c * tanh(scale * Q K^T / c),
 /// with -inf for the keys a row does not see (AttentionMath.h). f32,
-/// [B, Hq, Nq, Nk]. `qSizes` are Q's sizes, `nk` is Nk, `negInf` an f32
-/// -inf constant, all the caller's.
+/// [B, Hq, Nq, Nk]. `qSizes` are Q's sizes, `k` the keys [B, Hkv, Nk, D],
+/// `nk` is Nk, `negInf` an f32 -inf constant, all the caller's. With
+/// `lengths` (fa.attention's key_lengths), sequence b sees only its first
+/// n_b keys, and the diagonal is its own.
 template <typename OpTy>
 Value buildScores(RewriterBase &rewriter, LinalgBuilder &lb, OpTy op,
-                  ArrayRef<OpFoldResult> qSizes, OpFoldResult nk,
-                  Value negInf) {
+                  Value k, ArrayRef<OpFoldResult> qSizes, OpFoldResult nk,
+                  Value negInf, Value lengths = Value()) {
   Location loc = op.getLoc();
   MLIRContext *ctx = rewriter.getContext();
-  Value q = op.getQuery(), k = op.getKey();
+  Value q = op.getQuery();
 
   AffineExpr d0, d1, d2, d3, d4;
   bindDims(ctx, d0, d1, d2, d3, d4);
@@ -68,12 +71,12 @@ Value buildScores(RewriterBase &rewriter, LinalgBuilder &lb, OpTy op,
   // S *= scale (or the soft cap, which applies the scale inside), then the
   // mask: -inf for the keys row i does not see (AttentionMath.h).
   auto [left, right] = op.getVisibleWindow();
+  Value numQueries = getValueOrCreateConstantIndexOp(rewriter, loc, qSizes[2]);
+  Value numKeys = getValueOrCreateConstantIndexOp(rewriter, loc, nk);
   semantics::MaskSpec mask;
-  if (left || right)
-    mask = semantics::MaskSpec::forWindow(
-        rewriter, loc,
-        getValueOrCreateConstantIndexOp(rewriter, loc, qSizes[2]),
-        getValueOrCreateConstantIndexOp(rewriter, loc, nk), left, right);
+  if ((left || right) && !lengths)
+    mask = semantics::MaskSpec::forWindow(rewriter, loc, numQueries, numKeys,
+                                          left, right);
   double scaleValue = op.getEffectiveScale();
   Value scale = lb.f32Constant(scaleValue), capScale, cap;
   if (std::optional<APFloat> c = op.getSoftcap()) {
@@ -87,13 +90,72 @@ Value buildScores(RewriterBase &rewriter, LinalgBuilder &lb, OpTy op,
         Value scaled =
             cap ? semantics::softcap(nb, l, args[0], capScale, cap)
                 : arith::MulFOp::create(nb, l, args[0], scale).getResult();
-        if (mask.causalOffset || mask.windowOffset) {
+        semantics::MaskSpec rowMask = mask;
+        if (lengths) {
+          // Sequence b's own key count and diagonal.
+          Value n = semantics::sequenceKeyCount(
+              nb, l, lengths, linalg::IndexOp::create(nb, l, 0), numKeys);
+          rowMask = semantics::MaskSpec::forWindow(nb, l, numQueries, n, left,
+                                                   right);
+          rowMask.keyLimit = n;
+        }
+        if (rowMask.keyLimit || rowMask.causalOffset || rowMask.windowOffset) {
           Value i = linalg::IndexOp::create(nb, l, 2);
           Value j = linalg::IndexOp::create(nb, l, 3);
-          Value hidden = semantics::isHidden(nb, l, i, j, mask);
+          Value hidden = semantics::isHidden(nb, l, i, j, rowMask);
           scaled = arith::SelectOp::create(nb, l, hidden, negInf, scaled);
         }
         LinalgBuilder::yield(nb, l, scaled);
+      });
+}
+
+/// The keys (or values) of a paged fa.attention as a dense [B, Hkv,
+/// max_pages * page_size, D] tensor: row j of sequence b is row
+/// j mod page_size of page table[b, j / page_size] of `pool`, for the
+/// sequence's keys (j < n_b); 0 past them, where the table is not read.
+Value gatherPages(RewriterBase &rewriter, LinalgBuilder &lb, AttentionOp op,
+                  Value pool, OpFoldResult batchSize, Value capacity) {
+  Location loc = op.getLoc();
+  auto poolTy = cast<RankedTensorType>(pool.getType());
+  Type elemTy = poolTy.getElementType();
+  SmallVector<OpFoldResult> sizes = {
+      batchSize, rewriter.getIndexAttr(poolTy.getDimSize(2)), capacity,
+      rewriter.getIndexAttr(poolTy.getDimSize(3))};
+  Value init = tensor::EmptyOp::create(rewriter, loc, sizes, elemTy);
+  Value table = op.getBlockTable(), lengths = op.getKeyLengths();
+  int64_t pageSize = op.getPageSize();
+  AffineExpr d0, d1, d2, d3;
+  bindDims(rewriter.getContext(), d0, d1, d2, d3);
+  return lb.generic(
+      init, {}, {lb.map(4, {d0, d1, d2, d3})},
+      {kParallel, kParallel, kParallel, kParallel},
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        // (linalg.index only directly in the body, not in the scf.if.)
+        Value batch = linalg::IndexOp::create(nb, l, 0);
+        Value head = linalg::IndexOp::create(nb, l, 1);
+        Value key = linalg::IndexOp::create(nb, l, 2);
+        Value col = linalg::IndexOp::create(nb, l, 3);
+        Value n =
+            semantics::sequenceKeyCount(nb, l, lengths, batch, capacity);
+        Value inSequence =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, key, n);
+        auto read = scf::IfOp::create(
+            nb, l, inSequence,
+            [&](OpBuilder &tb, Location tl) {
+              auto [page, row] =
+                  semantics::pageOfKey(tb, tl, table, batch, key, pageSize);
+              Value x = tensor::ExtractOp::create(
+                  tb, tl, pool,
+                  ValueRange{page, row, head, col});
+              scf::YieldOp::create(tb, tl, x);
+            },
+            [&](OpBuilder &eb, Location el) {
+              scf::YieldOp::create(
+                  eb, el,
+                  arith::ConstantOp::create(eb, el, eb.getZeroAttr(elemTy))
+                      .getResult());
+            });
+        LinalgBuilder::yield(nb, l, read.getResult(0));
       });
 }
 
@@ -102,10 +164,24 @@ SmallVector<Value> decompose(RewriterBase &rewriter, AttentionOp op) {
   Location loc = op.getLoc();
   LinalgBuilder lb(rewriter, loc);
   MLIRContext *ctx = rewriter.getContext();
-  Value v = op.getValue();
+  Value k = op.getKey(), v = op.getValue();
   SmallVector<OpFoldResult> qSizes =
       tensor::getMixedSizes(rewriter, loc, op.getQuery());
-  OpFoldResult nk = tensor::getMixedSize(rewriter, loc, op.getKey(), 2);
+  OpFoldResult nk;
+  if (op.isPaged()) {
+    // The paged cache as dense keys and values: the textbook computation
+    // below then reads them like any other.
+    Value pages = getValueOrCreateConstantIndexOp(
+        rewriter, loc, tensor::getMixedSize(rewriter, loc, op.getBlockTable(), 1));
+    Value capacity = arith::MulIOp::create(
+        rewriter, loc, pages,
+        arith::ConstantIndexOp::create(rewriter, loc, op.getPageSize()));
+    k = gatherPages(rewriter, lb, op, k, qSizes[0], capacity);
+    v = gatherPages(rewriter, lb, op, v, qSizes[0], capacity);
+    nk = capacity;
+  } else {
+    nk = tensor::getMixedSize(rewriter, loc, k, 2);
+  }
   OpFoldResult dv = tensor::getMixedSize(rewriter, loc, v, 3);
   SmallVector<OpFoldResult> rowSizes = {qSizes[0], qSizes[1], qSizes[2]};
 
@@ -118,7 +194,8 @@ SmallVector<Value> decompose(RewriterBase &rewriter, AttentionOp op) {
   Value zero = lb.f32Constant(0.0);
   Value negInf = lb.f32Constant(-kInf);
 
-  Value scores = buildScores(rewriter, lb, op, qSizes, nk, negInf);
+  Value scores =
+      buildScores(rewriter, lb, op, k, qSizes, nk, negInf, op.getKeyLengths());
 
   // M = rowmax(S).
   Value rowMax = lb.generic(
@@ -219,7 +296,7 @@ SmallVector<Value> decompose(RewriterBase &rewriter, AttentionBackwardOp op) {
   };
   // S: the forward's scores, capped and masked exactly as fa.attention's.
   Value negInf = lb.f32Constant(-kInf);
-  Value scores = buildScores(rewriter, lb, op, qSizes, nk, negInf);
+  Value scores = buildScores(rewriter, lb, op, k, qSizes, nk, negInf);
 
   // P = exp(S - LSE): 0 for hidden keys (S = -inf) and for rows that see no
   // key (LSE = -inf).

@@ -124,7 +124,7 @@ bool sameLoads(PipelinedLoop a, PipelinedLoop b) {
     return false;
   Value ivA = a.loop.getInductionVar(), ivB = b.loop.getInductionVar();
   for (auto [la, lb] : llvm::zip(ga.loads, gb.loads))
-    if (la.source() != lb.source() ||
+    if (la.source() != lb.source() || la.alongHeads != lb.alongHeads ||
         la.pad.getResult().getType() != lb.pad.getResult().getType())
       return false;
   for (auto [x, y] : {std::pair{ga.batch, gb.batch},
@@ -213,7 +213,9 @@ FailureOr<Value> KVPipeliner::issue(PipelinedLoop pl, Value k,
   return AsyncLoadOp::create(
              rewriter, loc, FutureType::get(rewriter.getContext(), tiles),
              sources, *batch, *head, *row, *rows, slot,
-             rewriter.getI64IntegerAttr(stages), inRange)
+             rewriter.getI64IntegerAttr(stages), inRange,
+             pl.group.loads.front().alongHeads ? rewriter.getUnitAttr()
+                                               : UnitAttr())
       .getResult();
 }
 
@@ -389,10 +391,6 @@ LogicalResult KVPipeliner::run() {
     if (groups.size() != 1)
       return loop.emitError("fa-pipeline-kv: the shared tiles of a K/V loop "
                             "must be loaded at the same batch, head and rows");
-    if (llvm::any_of(groups.front().loads,
-                     [](const TileLoad &l) { return l.alongHeads; }))
-      return loop.emitError("fa-pipeline-kv: the K/V tiles of a loop are "
-                            "rows of one head, not rows along the heads");
     std::optional<int64_t> step = getConstantIntValue(loop.getStep());
     if (!step || *step <= 0)
       return loop.emitError("fa-pipeline-kv: a K/V loop needs a constant "

@@ -205,7 +205,8 @@ LogicalResult raise(RewriterBase &rewriter, const AttentionMatch &m) {
   oSizes[3] = tensor::getMixedSize(rewriter, loc, v, 3);
   Value init = tensor::EmptyOp::create(rewriter, loc, oSizes, elemType);
   auto attention = AttentionOp::create(
-      rewriter, loc, TypeRange{init.getType()}, q, k, v, ValueRange{init},
+      rewriter, loc, TypeRange{init.getType()}, q, k, v, /*key_lengths=*/Value(),
+      /*block_table=*/Value(), ValueRange{init},
       rewriter.getF32FloatAttr(static_cast<float>(m.scale)),
       m.causal ? rewriter.getUnitAttr() : UnitAttr(), IntegerAttr(),
       IntegerAttr(), FloatAttr());

@@ -127,15 +127,34 @@ LogicalResult KVSplitter::split() {
   if (lseArg)
     lseIndex = lseArg.getArgNumber() - forall.getRank();
 
-  // Before the forall: the chunk size and the workspaces.
+  // The keys the chunks cover: Nk (dim 2 of K) or, with a K/V cache, the
+  // sequence's own count, the key limit of the masks, which the loop nest
+  // computes per batch (paged K/V tiles are rows along dim 1 of a pool).
+  Value keyLimit;
+  for (KVLoop &kv : t.kvLoops)
+    if (kv.mask && kv.mask.getKeyLimit())
+      keyLimit = kv.mask.getKeyLimit();
+  bool perSequence =
+      keyLimit && forall.getRegion().isAncestor(keyLimit.getParentRegion());
+  if (!perSequence && t.kvLoops.front().key.alongHeads)
+    return forall.emitError("fa-split-kv: a loop nest over a paged K/V "
+                            "cache needs the key limit of its masks");
+
+  // Before the forall: the chunk size (unless per sequence, below) and the
+  // workspaces.
   b.setInsertionPoint(forall);
   Value numSplits = index(splits);
-  Value keys = getValueOrCreateConstantIndexOp(
-      b, loc, tensor::getMixedSize(b, loc, t.kvLoops.front().key.source(), 2));
-  Value blocks = arith::CeilDivUIOp::create(b, loc, keys, index(blockN));
-  Value chunk = arith::MulIOp::create(
-      b, loc, arith::CeilDivUIOp::create(b, loc, blocks, numSplits),
-      index(blockN));
+  auto chunkOf = [&](Value keys) -> Value {
+    Value blocks = arith::CeilDivUIOp::create(b, loc, keys, index(blockN));
+    return arith::MulIOp::create(
+        b, loc, arith::CeilDivUIOp::create(b, loc, blocks, numSplits),
+        index(blockN));
+  };
+  Value chunk;
+  if (!perSequence)
+    chunk = chunkOf(getValueOrCreateConstantIndexOp(
+        b, loc,
+        tensor::getMixedSize(b, loc, t.kvLoops.front().key.source(), 2)));
 
   Value outInit = forall.getOutputs()[outIndex];
   auto outTy = cast<RankedTensorType>(outInit.getType());
@@ -173,8 +192,13 @@ LogicalResult KVSplitter::split() {
   Value iv = body->getArgument(2);
   Value qBlock = arith::DivUIOp::create(b, loc, iv, numSplits);
   Value s = arith::RemUIOp::create(b, loc, iv, numSplits);
-  Value lo = arith::MulIOp::create(b, loc, s, chunk);
-  Value hi = arith::AddIOp::create(b, loc, lo, chunk);
+  auto chunkBounds = [&](Value chunk) -> std::pair<Value, Value> {
+    Value lo = arith::MulIOp::create(b, loc, s, chunk);
+    return {lo, arith::AddIOp::create(b, loc, lo, chunk)};
+  };
+  Value lo, hi;
+  if (!perSequence)
+    std::tie(lo, hi) = chunkBounds(chunk);
   Value splitBatch = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, s, batch), body->getArgument(0));
 
@@ -192,6 +216,8 @@ LogicalResult KVSplitter::split() {
   // All are computed before the first loop, where --fa-pipeline-kv issues
   // the chain's first loads.
   b.setInsertionPoint(first);
+  if (perSequence)
+    std::tie(lo, hi) = chunkBounds(chunkOf(keyLimit));
   DenseMap<Value, Value> clamped;
   auto clamp = [&](Value bound) {
     Value &c = clamped[bound];

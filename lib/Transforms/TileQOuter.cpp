@@ -85,6 +85,9 @@ private:
   SmallVector<Value> kvStep(Value qTile, Value batch, Value kvHead,
                             Value qStart, Value kStart, Value numKeys,
                             ValueRange state);
+  /// The mask's diagonal offsets for `numKeys` keys (causalOffset,
+  /// windowOffset).
+  void buildMaskOffsets(Value numQueries, Value numKeys);
 
   RewriterBase &b;
   Location loc;
@@ -142,10 +145,27 @@ SmallVector<Value> QOuterTiler::kvStep(Value qTile, Value batch, Value kvHead,
   // The last K/V block may be partial: load min(block-n, Nk - k0) rows.
   Value remaining = arith::SubIOp::create(b, loc, numKeys, kStart);
   Value kRows = arith::MinSIOp::create(b, loc, index(blockN), remaining);
-  Value kTile = loadTile(op.getKey(), batch, kvHead, kStart, kRows, blockN,
-                         headDim);
-  Value vTile = loadTile(op.getValue(), batch, kvHead, kStart, kRows, blockN,
-                         valueDim);
+  Value kTile, vTile;
+  if (op.isPaged()) {
+    // A K/V block lies in one page (block-n divides the page size): rows
+    // [row, row + kRows) of head kvHead of page `page` of the pools, a
+    // slice along dim 1 like the packed GQA rows.
+    auto [page, row] = fa::semantics::pageOfKey(
+        b, loc, op.getBlockTable(), batch, kStart, op.getPageSize());
+    // A block that is a whole page starts it (kStart is a multiple of
+    // block-n): no row to carry.
+    if (blockN == op.getPageSize())
+      row = index(0);
+    kTile = loadTile(op.getKey(), page, row, kvHead, kRows, blockN, headDim,
+                     /*alongHeads=*/true);
+    vTile = loadTile(op.getValue(), page, row, kvHead, kRows, blockN,
+                     valueDim, /*alongHeads=*/true);
+  } else {
+    kTile = loadTile(op.getKey(), batch, kvHead, kStart, kRows, blockN,
+                     headDim);
+    vTile = loadTile(op.getValue(), batch, kvHead, kStart, kRows, blockN,
+                     valueDim);
+  }
 
   auto scoresTy = RankedTensorType::get({blockM, blockN}, f32);
   Value s = fa::QKOp::create(b, loc, scoresTy, qTile, kTile);
@@ -164,6 +184,17 @@ SmallVector<Value> QOuterTiler::kvStep(Value qTile, Value batch, Value kvHead,
       fa::RescaleOp::create(b, loc, acc.getType(), acc, softmax.getAlpha());
   Value newAcc = fa::PVOp::create(b, loc, acc.getType(), p, vTile, rescaled);
   return {softmax.getNewMax(), softmax.getNewSum(), newAcc};
+}
+
+void QOuterTiler::buildMaskOffsets(Value numQueries, Value numKeys) {
+  // Bottom-right alignment: query row i sees keys j with
+  // i + (Nk - Nq) - left <= j <= i + (Nk - Nq) + right.
+  auto [left, right] = op.getVisibleWindow();
+  fa::semantics::MaskSpec mask = fa::semantics::MaskSpec::forWindow(
+      b, loc, numQueries, numKeys, left, right,
+      [&](int64_t v) { return index(v); });
+  causalOffset = mask.causalOffset;
+  windowOffset = mask.windowOffset;
 }
 
 SmallVector<Value> QOuterTiler::build() {
@@ -191,20 +222,22 @@ SmallVector<Value> QOuterTiler::build() {
   };
   OpFoldResult batchSize = tensor::getMixedSize(b, loc, q, 0);
   Value numQueries = size(q, 2);
-  Value numKeys = size(k, 2);
+  // The keys: Nk, or with a K/V cache each sequence's own count (computed
+  // per batch in the loop nest) of at most the cache's capacity.
+  Value numKeys =
+      op.isPaged()
+          ? arith::MulIOp::create(b, loc, size(op.getBlockTable(), 1),
+                                  index(op.getPageSize()))
+                .getResult()
+          : size(k, 2);
+  Value capacity = numKeys;
   // The rows the Q blocks cover: the queries of one head, or with pack-gqa
   // the heads of one group (at the single query).
   int64_t groupSize = op.getGroupSize();
   Value numRows = packGqa ? index(groupSize) : numQueries;
   Value numQBlocks = arith::CeilDivUIOp::create(b, loc, numRows, index(blockM));
-  // Bottom-right alignment: query row i sees keys j with
-  // i + (Nk - Nq) - left <= j <= i + (Nk - Nq) + right.
-  auto [left, right] = op.getVisibleWindow();
-  fa::semantics::MaskSpec mask = fa::semantics::MaskSpec::forWindow(
-      b, loc, numQueries, numKeys, left, right,
-      [&](int64_t v) { return index(v); });
-  causalOffset = mask.causalOffset;
-  windowOffset = mask.windowOffset;
+  if (!op.getKeyLengths())
+    buildMaskOffsets(numQueries, numKeys);
 
   // The forall's heads: query heads, or with pack-gqa key/value heads.
   int64_t gridHeads = packGqa ? numHeads / groupSize : numHeads;
@@ -217,6 +250,12 @@ SmallVector<Value> QOuterTiler::build() {
 
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(forall.getTerminator());
+  if (Value lengths = op.getKeyLengths()) {
+    // This sequence's keys, and its own diagonal.
+    numKeys =
+        fa::semantics::sequenceKeyCount(b, loc, lengths, batch, capacity);
+    buildMaskOffsets(numQueries, numKeys);
+  }
   // Row r of the block is query row qStart + r of query head `head`, or with
   // pack-gqa query 0 of query head `head` + r.
   Value rowStart = arith::MulIOp::create(b, loc, qBlock, index(blockM));
@@ -319,12 +358,15 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
            << d << " and " << dv << " (auto-blocks covers up to 256): give "
            << "block-m and block-n";
   std::optional<int64_t> left = op.getWindowLeft();
-  if (left && *left >= 0) {
+  bool windowed = left && *left >= 0;
+  auto useWindowTiles = [&] {
     if (tiles->windowBlockM)
       tiles->blockM = tiles->windowBlockM;
     if (tiles->windowBlockN)
       tiles->blockN = tiles->windowBlockN;
-  }
+  };
+  if (windowed)
+    useWindowTiles();
   // The rows of a Q block: queries, or with pack-gqa the heads of a group.
   int64_t numQueries = packGqa
                            ? op.getGroupSize()
@@ -336,6 +378,18 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
         tiles->blockM = rows;
         break;
       }
+  // A K/V cache's per-sequence key count (and page lookups) are live like
+  // a window's left bound: with the table's Q block, the table's window
+  // tiles (with the others, 8 bytes of spills at d = 96 on sm_80, at
+  // d = 128 with 256-key pages on sm_90 and with a dense cache on sm_80;
+  // none with these). A shrunk Q
+  // block (a decode step) has the registers to spare and keeps its K/V
+  // block (64 keys at d = 128: 1.06-1.16x the GB/s of 32 on H200 decode
+  // steps, docs/performance.md, "Paged K/V caches").
+  if (op.getKeyLengths() && !windowed && tiles->blockM == tableBlockM) {
+    useWindowTiles();
+    tableBlockM = tiles->blockM;
+  }
   // Split-KV's clamped loop bounds are live like a window's left bound: the
   // table's window K/V block where the Q block is the table's (a small Q
   // block has the registers to spare: test/Pipelines/ptxas-split-kv.mlir).
@@ -363,7 +417,20 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
         fits->blockN == deeper.blockN)
       stages = 3;
   }
-  return AutoTiles{fitted->blockM, fitted->blockN, stages};
+  // A paged K/V block is read from one page: the largest K/V block of at
+  // most the table's that divides the page size (the atom's blocks are
+  // multiples of 16).
+  int64_t kvBlock = fitted->blockN;
+  if (op.isPaged()) {
+    int64_t pageSize = op.getPageSize();
+    while (kvBlock > 16 && pageSize % kvBlock != 0)
+      kvBlock /= 2;
+    if (pageSize % kvBlock != 0)
+      return op.emitError("fa-tile-q-outer: page size ")
+             << pageSize << " is not a multiple of 16, the smallest K/V "
+             << "block of the sm_80 atom (a K/V block is read from one page)";
+  }
+  return AutoTiles{fitted->blockM, kvBlock, stages};
 }
 
 struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
@@ -413,6 +480,12 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
         if (failed(picked))
           return signalPassFailure();
         tiles = *picked;
+      }
+      if (op.isPaged() && op.getPageSize() % tiles.blockN != 0) {
+        op.emitError("fa-tile-q-outer: block-n (")
+            << tiles.blockN << ") must divide the page size ("
+            << op.getPageSize() << "): a K/V block is read from one page";
+        return signalPassFailure();
       }
       rewriter.setInsertionPoint(op);
       SmallVector<Value> results =

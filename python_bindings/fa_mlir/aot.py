@@ -53,6 +53,23 @@ def _windows(text):
     return out
 
 
+def _kv_caches(text):
+    """none, lengths (key_lengths) or paged:P (page size P) items, as
+    (key_lengths, page_size) pairs."""
+    out = []
+    for item in text.split(","):
+        if item in ("none", ""):
+            out.append((False, None))
+        elif item == "lengths":
+            out.append((True, None))
+        elif item.startswith("paged:") and item[6:].isdigit() and int(item[6:]) > 0:
+            out.append((True, int(item[6:])))
+        else:
+            raise argparse.ArgumentTypeError(
+                "K/V caches are none, lengths or paged:PAGE_SIZE, got %r" % item)
+    return out
+
+
 def _options(text):
     out = {}
     for item in text.split(","):
@@ -65,15 +82,20 @@ def _options(text):
 def configurations(a):
     """Every distinct configuration the arguments describe."""
     seen, out = set(), []
-    for d, dtype, (hq, hkv), causal, window, softcap, decode, splits in itertools.product(
-            a.head_dims, a.dtypes, a.heads, _YES_NO[a.causal], a.windows, _YES_NO[a.softcap],
-            _YES_NO[a.decode], a.splits):
+    for d, dtype, (hq, hkv), causal, window, softcap, decode, splits, cache in \
+            itertools.product(a.head_dims, a.dtypes, a.heads, _YES_NO[a.causal], a.windows,
+                              _YES_NO[a.softcap], _YES_NO[a.decode], a.splits, a.kv_cache):
         if splits != 1 and not decode:
             continue  # fa_mlir.attention splits decode steps only.
         forward = attention_config(dtype, hq, hkv, d, a.v_head_dim, causal=causal,
                                    window=window, softcap=softcap, chip=a.chip,
                                    options=a.options, q_len=1 if decode else None,
-                                   splits=splits)
+                                   splits=splits, key_lengths=cache[0], page_size=cache[1])
+        if cache[0]:  # A K/V cache: inference only.
+            if a.backward != "yes" and forward.key() not in seen:
+                seen.add(forward.key())
+                out.append(forward)
+            continue
         backward = attention_config(dtype, hq, hkv, d, a.v_head_dim, causal=causal,
                                     window=window, softcap=softcap, chip=a.chip,
                                     options=a.options, backward=True)
@@ -113,6 +135,10 @@ def main(argv=None):
     p.add_argument("--backward", choices=sorted(_YES_NO), default="no",
                    help="also (both) or only (yes) the backward kernels that fa_mlir.attention's "
                         "autograd runs (not for decode steps)")
+    p.add_argument("--kv-cache", type=_kv_caches, default=[(False, None)],
+                   help="comma-separated: none (default), lengths (per-sequence key "
+                        "lengths), paged:P (a paged cache of page size P), as "
+                        "fa_mlir.attention_with_kvcache uses")
     p.add_argument("--chip", default=None, help="sm_80 (default), sm_86, sm_87, sm_89, sm_90")
     p.add_argument("--options", type=_options, default={},
                    help="more fa-to-ptx options, e.g. block-m=64,block-n=64")

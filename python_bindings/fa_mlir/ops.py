@@ -12,6 +12,7 @@ graphs capture its launch; its autograd runs the backward kernels
 """
 import math
 import os
+from typing import Optional
 
 import torch
 
@@ -326,4 +327,203 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     else:
         out, lse = torch.ops.fa_mlir.attention(q, k, v, causal, scale, left, right, softcap,
                                                layout)
+    return (out, lse) if return_lse else out
+
+
+# -- K/V caches (FlashAttention's flash_attn_with_kvcache conventions) -------
+
+def check_cache_inputs(q, k_cache, v_cache, cache_seqlens, block_table):
+    """Checks a K/V-cache call's metadata. Returns (qh, kh, vh, lengths,
+    table): q as a [B, Hq, Nq, D] view, the cache as fa.attention takes it
+    (dense: [B, Hkv, Nk, D] views; paged: the pools [num_pages, page_size,
+    Hkv, D] as they are), the key lengths as an int32 [B] tensor and the
+    block table (or None)."""
+    for name, t in (("q", q), ("k_cache", k_cache), ("v_cache", v_cache)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError("%s must be a torch.Tensor, got %s" % (name, type(t).__name__))
+        if t.device.type not in DEVICE_TYPES:
+            raise ValueError("%s is on %s: fa_mlir runs on CUDA tensors" % (name, t.device))
+        if t.dim() != 4:
+            raise ValueError("%s must have 4 dimensions, got shape %s" % (name, tuple(t.shape)))
+    if q.dtype not in DTYPES:
+        raise TypeError("q has dtype %s: fa_mlir takes float16 or bfloat16" % q.dtype)
+    if k_cache.dtype != q.dtype or v_cache.dtype != q.dtype:
+        raise TypeError("q, k_cache and v_cache must have one dtype, got %s, %s, %s" % (
+            q.dtype, k_cache.dtype, v_cache.dtype))
+    if k_cache.device != q.device or v_cache.device != q.device:
+        raise ValueError("q, k_cache and v_cache must be on one device")
+    b, nq, hq, d = q.shape
+    if k_cache.shape[:3] != v_cache.shape[:3]:
+        raise ValueError("k_cache and v_cache must have the same leading dims, got %s and %s"
+                         % (tuple(k_cache.shape), tuple(v_cache.shape)))
+    hkv = k_cache.shape[2]
+    if hkv == 0 or hq % hkv:
+        raise ValueError("the query heads (%d) must be a multiple of the key/value heads (%d)"
+                         % (hq, hkv))
+    if k_cache.shape[3] != d or v_cache.shape[3] != d:
+        raise ValueError("q, k_cache and v_cache must have one head dim, got %d, %d, %d" % (
+            d, k_cache.shape[3], v_cache.shape[3]))
+    if d not in HEAD_DIMS:
+        raise ValueError("head dim %d is not supported: the kernels take multiples of 16 "
+                         "from 16 to 256" % d)
+    for name, t in (("q", q), ("k_cache", k_cache), ("v_cache", v_cache)):
+        if t.stride(-1) != 1:
+            raise ValueError("%s's last dimension must be contiguous (stride 1), got strides "
+                             "%s" % (name, tuple(t.stride())))
+    if isinstance(cache_seqlens, bool):
+        raise TypeError("cache_seqlens must be an int or an int32 tensor [B]")
+    if isinstance(cache_seqlens, int):
+        lengths = torch.full((b,), cache_seqlens, dtype=torch.int32, device=q.device)
+    elif isinstance(cache_seqlens, torch.Tensor):
+        if cache_seqlens.dtype != torch.int32 or cache_seqlens.dim() != 1 or \
+                cache_seqlens.shape[0] != b:
+            raise ValueError("cache_seqlens must be an int32 tensor of shape [B] = [%d], got "
+                             "%s %s" % (b, cache_seqlens.dtype, tuple(cache_seqlens.shape)))
+        if cache_seqlens.device != q.device:
+            raise ValueError("cache_seqlens must be on q's device (%s), got %s" % (
+                q.device, cache_seqlens.device))
+        lengths = cache_seqlens if cache_seqlens.stride(0) == 1 else cache_seqlens.contiguous()
+    else:
+        raise TypeError("cache_seqlens must be an int or an int32 tensor [B], got %s"
+                        % type(cache_seqlens).__name__)
+    qh = q.transpose(1, 2)
+    if block_table is None:
+        if k_cache.shape[0] != b:
+            raise ValueError("a dense cache has one sequence per batch entry: k_cache has "
+                             "%d, q %d" % (k_cache.shape[0], b))
+        return qh, k_cache.transpose(1, 2), v_cache.transpose(1, 2), lengths, None
+    if not isinstance(block_table, torch.Tensor) or block_table.dtype != torch.int32 or \
+            block_table.dim() != 2 or block_table.shape[0] != b:
+        raise ValueError("block_table must be an int32 tensor [B, max_pages] with B = %d, got "
+                         "%s" % (b, block_table if not isinstance(block_table, torch.Tensor)
+                                 else "%s %s" % (block_table.dtype, tuple(block_table.shape))))
+    if block_table.shape[1] == 0:
+        raise ValueError("block_table needs at least one page per sequence, got shape %s"
+                         % (tuple(block_table.shape),))
+    if block_table.device != q.device:
+        raise ValueError("block_table must be on q's device (%s), got %s" % (
+            q.device, block_table.device))
+    if block_table.stride(-1) != 1:
+        block_table = block_table.contiguous()
+    page_size = k_cache.shape[1]
+    if page_size % 16 or k_cache.shape[0] == 0:
+        raise ValueError("a paged cache needs at least one page and a page size that is a "
+                         "multiple of 16 (a K/V block is read from one page), got k_cache "
+                         "shape %s" % (tuple(k_cache.shape),))
+    return qh, k_cache, v_cache, lengths, block_table
+
+
+def cache_plan_for(dtype, hq, hkv, d, causal, window, capped, q_len, splits, page_size):
+    """The loaded plan of a K/V-cache configuration (memoised like plan_for;
+    page_size None: a dense cache with per-sequence lengths)."""
+    key = ("kv-cache", dtype, hq, hkv, d, causal, window, capped, q_len, splits, page_size)
+    plan = _plans.get(key)
+    if plan is None:
+        config = _kernels.attention_config(
+            dtype, hq, hkv, d, d, causal=causal,
+            window=None if window == (-1, -1) else window, softcap=capped, q_len=q_len,
+            splits=splits, key_lengths=True, page_size=page_size)
+        try:
+            plan = _kernels.default_cache.get(config)
+        except (MissingKernelError, CompilerUnavailableError):
+            if splits != 1:
+                plan = cache_plan_for(dtype, hq, hkv, d, causal, window, capped, q_len, 1,
+                                      page_size)
+            elif q_len is not None:
+                plan = cache_plan_for(dtype, hq, hkv, d, causal, window, capped, None, 1,
+                                      page_size)
+            else:
+                raise
+        _plans[key] = plan
+    return plan
+
+
+def kvcache_impl(q, k_cache, v_cache, cache_seqlens, block_table, causal, scale, window_left,
+                 window_right, softcap):
+    """(O [B, Nq, Hq, D], LSE [B, Hq, Nq]) of attention over a K/V cache."""
+    qh, kh, vh, lengths, table = check_cache_inputs(q, k_cache, v_cache, cache_seqlens,
+                                                    block_table)
+    b, hq, nq, d = qh.shape
+    out = torch.empty((b, nq, hq, d), dtype=q.dtype, device=q.device)
+    lse = torch.empty((b, hq, nq), dtype=torch.float32, device=q.device)
+    paged = table is not None
+    hkv = kh.shape[2] if paged else kh.shape[1]
+    capacity = table.shape[1] * kh.shape[1] if paged else kh.shape[2]
+    if out.numel() == 0:
+        return out, lse
+    if capacity == 0:
+        out.zero_()
+        lse.fill_(float("-inf"))
+        return out, lse
+    capped = softcap > 0.0
+    decode = nq == 1
+    # The split count from the cache's capacity: the lengths are on the GPU.
+    splits = decode_splits(q.device, b, hq, hkv, capacity) if decode and q.is_cuda else 1
+    plan = cache_plan_for(DTYPES[q.dtype], hq, hkv, d, causal, (window_left, window_right),
+                          capped, 1 if decode else None, splits,
+                          kh.shape[1] if paged else None)
+    scalars = attention_scalars(plan.plan, scale, softcap if capped else None)
+    arrays = dict(q=qh, k=kh, v=vh, key_lengths=lengths, o=out.transpose(1, 2), lse=lse)
+    if paged:
+        arrays["block_table"] = table
+    plan(**arrays, **scalars)
+    return out, lse
+
+
+@torch.library.custom_op("fa_mlir::attention_with_kvcache", mutates_args=())
+def kvcache_op(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
+               cache_seqlens: torch.Tensor, block_table: Optional[torch.Tensor], causal: bool,
+               scale: float, window_left: int, window_right: int,
+               softcap: float) -> tuple[torch.Tensor, torch.Tensor]:
+    return kvcache_impl(q, k_cache, v_cache, cache_seqlens, block_table, causal, scale,
+                        window_left, window_right, softcap)
+
+
+@kvcache_op.register_fake
+def _kvcache_fake(q, k_cache, v_cache, cache_seqlens, block_table, causal, scale,
+                  window_left, window_right, softcap):
+    b, nq, hq, d = q.shape
+    return q.new_empty((b, nq, hq, d)), q.new_empty((b, hq, nq), dtype=torch.float32)
+
+
+def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None, *,
+                           causal=False, scale=None, window=None, softcap=None,
+                           return_lse=False):
+    """Attention of new queries over a K/V cache, in FlashAttention's
+    flash_attn_with_kvcache conventions (inference: no autograd).
+
+    q [B, Nq, Hq, D]; the cache either dense, k_cache/v_cache [B, Nk_max,
+    Hkv, D], or paged, [num_pages, page_size, Hkv, D] with block_table
+    (int32 [B, max_pages]: sequence b's key j is row j % page_size of page
+    block_table[b, j // page_size]; page_size a multiple of 16).
+    cache_seqlens: int32 tensor [B] (or one int): sequence b attends to its
+    first cache_seqlens[b] keys (clamped to [0, capacity]); causal and
+    window are aligned to each sequence's own bottom-right corner, as in
+    FlashAttention. The cache must already hold the new keys (no k=/v=
+    append). float16/bfloat16, D a multiple of 16 up to 256.
+
+    Returns O [B, Nq, Hq, D] (and LSE [B, Hq, Nq], float32, with
+    return_lse). Table entries past a sequence's pages are never read.
+    """
+    if not isinstance(causal, bool):
+        raise TypeError("causal must be a bool, got %r" % (causal,))
+    qh, kh, vh, lengths, table = check_cache_inputs(q, k_cache, v_cache, cache_seqlens,
+                                                    block_table)
+    if scale is None:
+        scale = 1.0 / math.sqrt(q.shape[-1])
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (
+            math.isfinite(scale) and scale > 0):
+        raise ValueError("scale must be a positive finite number, got %r" % (scale,))
+    if softcap is None:
+        softcap = 0.0
+    if isinstance(softcap, bool) or not isinstance(softcap, (int, float)) or not (
+            math.isfinite(softcap) and softcap >= 0):
+        raise ValueError("softcap must be None or a positive finite number, got %r" % (softcap,))
+    left, right = _window(window, causal)
+    args = (q, k_cache, v_cache, lengths, table, causal, float(scale), left, right,
+            float(softcap))
+    if _fast_path(q, k_cache, v_cache):
+        out, lse = kvcache_impl(*args)
+    else:
+        out, lse = torch.ops.fa_mlir.attention_with_kvcache(*args)
     return (out, lse) if return_lse else out

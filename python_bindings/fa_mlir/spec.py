@@ -77,6 +77,10 @@ class AttentionSpec:
     bottom-right aligned like causal. softcap: c in c * tanh(scale * s / c).
     backward: the gradient instead (`fa.attention_backward`: Q, K, V, O, dO,
     LSE -> dQ, dK, dV; with_lse is ignored).
+    key_lengths: a K/V cache with per-sequence key counts (`key_lengths`
+    operand, i32 [B]); page_size: a paged cache (`block_table` i32 [B,
+    max_pages], K and V pools [num_pages, page_size, Hkv, D]; implies
+    key_lengths, kv_len must be None).
     """
     q_heads: int
     head_dim: int
@@ -92,6 +96,8 @@ class AttentionSpec:
     scale: Optional[float] = None
     with_lse: bool = True
     backward: bool = False
+    key_lengths: bool = False
+    page_size: Optional[int] = None
 
     def __post_init__(self):
         put = lambda name, value: object.__setattr__(self, name, value)  # frozen
@@ -109,6 +115,15 @@ class AttentionSpec:
         if self.q_heads % self.kv_heads:
             raise ValueError("q_heads (%d) must be a multiple of kv_heads (%d)" % (
                 self.q_heads, self.kv_heads))
+        put("page_size", _positive_int("page_size", self.page_size, allow_none=True))
+        if not isinstance(self.key_lengths, bool):
+            raise TypeError("key_lengths must be a bool")
+        if self.page_size is not None:
+            if self.kv_len is not None:
+                raise ValueError("a paged cache has no kv_len (each sequence has its own)")
+            put("key_lengths", True)
+        if self.key_lengths and self.backward:
+            raise ValueError("a K/V cache (key_lengths, page_size) is for the forward only")
         put("window", _window(self.window, self.causal))
         put("softcap", _positive_float("softcap", self.softcap))
         put("scale", _positive_float("scale", self.scale))
@@ -117,8 +132,14 @@ class AttentionSpec:
     def as_dict(self):
         d = asdict(self)
         d["window"] = list(self.window) if self.window else None
+        # Fields at their defaults are left out: the digests of the
+        # configurations before them stay what they were.
         if not self.backward:
-            del d["backward"]  # The forward's digests stay what they were.
+            del d["backward"]
+        if not self.key_lengths:
+            del d["key_lengths"]
+        if self.page_size is None:
+            del d["page_size"]
         return d
 
     @classmethod
@@ -149,6 +170,10 @@ class AttentionSpec:
         for letter, size in (("b", self.batch), ("q", self.q_len), ("k", self.kv_len)):
             if size is not None:
                 name += "_%s%d" % (letter, size)
+        if self.page_size is not None:
+            name += "_paged%d" % self.page_size
+        elif self.key_lengths:
+            name += "_kvlens"
         if self.backward:
             name += "_bwd"
         elif not self.with_lse:
@@ -165,8 +190,24 @@ class AttentionSpec:
         dim = lambda n: "?" if n is None else str(n)
         b, nq, nk = dim(self.batch), dim(self.q_len), dim(self.kv_len)
         q = "tensor<%sx%dx%sx%dx%s>" % (b, self.q_heads, nq, self.head_dim, self.dtype)
-        k = "tensor<%sx%dx%sx%dx%s>" % (b, self.kv_heads, nk, self.head_dim, self.dtype)
-        v = "tensor<%sx%dx%sx%dx%s>" % (b, self.kv_heads, nk, self.v_head_dim, self.dtype)
+        if self.page_size is not None:
+            # The pools [num_pages, page_size, Hkv, D].
+            k = "tensor<?x%dx%dx%dx%s>" % (self.page_size, self.kv_heads, self.head_dim,
+                                           self.dtype)
+            v = "tensor<?x%dx%dx%dx%s>" % (self.page_size, self.kv_heads, self.v_head_dim,
+                                           self.dtype)
+        else:
+            k = "tensor<%sx%dx%sx%dx%s>" % (b, self.kv_heads, nk, self.head_dim, self.dtype)
+            v = "tensor<%sx%dx%sx%dx%s>" % (b, self.kv_heads, nk, self.v_head_dim, self.dtype)
+        cache_args = cache_ops = ""
+        if self.key_lengths:
+            lens = "tensor<%sxi32>" % b
+            cache_args = ", %%lens: %s" % lens
+            cache_ops = " key_lengths(%%lens : %s)" % lens
+            if self.page_size is not None:
+                table = "tensor<%sx?xi32>" % b
+                cache_args += ", %%table: %s" % table
+                cache_ops += " block_table(%%table : %s)" % table
         o = "tensor<%sx%dx%sx%dx%s>" % (b, self.q_heads, nq, self.v_head_dim, self.dtype)
         lse = "tensor<%sx%dx%sxf32>" % (b, self.q_heads, nq)
         attrs = ""
@@ -191,20 +232,22 @@ class AttentionSpec:
         if self.with_lse:
             outs = "%%o, %%lse : %s, %s" % (o, lse)
             results = "%s, %s" % (o, lse)
-            args = "%%q: %s, %%k: %s, %%v: %s, %%o: %s, %%lse: %s" % (q, k, v, o, lse)
+            args = "%%q: %s, %%k: %s, %%v: %s%s, %%o: %s, %%lse: %s" % (
+                q, k, v, cache_args, o, lse)
             ret = "%0, %1"
             lhs = "%0, %1"
         else:
             outs = "%%o : %s" % o
             results = o
-            args = "%%q: %s, %%k: %s, %%v: %s, %%o: %s" % (q, k, v, o)
+            args = "%%q: %s, %%k: %s, %%v: %s%s, %%o: %s" % (q, k, v, cache_args, o)
             ret = lhs = "%0"
         return ("func.func @{name}({args}) -> ({results}) {{\n"
-                "  {lhs} = fa.attention ins(%q, %k, %v : {q}, {k}, {v}) outs({outs}){attrs}\n"
+                "  {lhs} = fa.attention ins(%q, %k, %v : {q}, {k}, {v}){cache} outs({outs})"
+                "{attrs}\n"
                 "      -> {results}\n"
                 "  return {ret} : {results}\n"
                 "}}\n").format(name=name, args=args, results=results, lhs=lhs, q=q, k=k, v=v,
-                               outs=outs, attrs=attrs, ret=ret)
+                               cache=cache_ops, outs=outs, attrs=attrs, ret=ret)
 
 
 def _mlir_float(x):

@@ -219,3 +219,21 @@ def test_version_names_the_compiler(compiler):
     v = compiler.version()
     assert v.startswith("fa-mlir ") and "LLVM 22" in v and "module " in v
     assert v == compiler.version()
+
+
+def test_paged_cache_plan_names_the_cache_operands(compiler):
+    spec = AttentionSpec(q_heads=32, kv_heads=8, head_dim=128, dtype="bf16", q_len=1,
+                         causal=True, page_size=64)
+    plan = compiler.compile(spec, options={"splits": 2}).plans[0].plan
+    tensors = {t["name"]: t for t in plan["tensors"]}
+    assert list(tensors) == ["q", "k", "v", "key_lengths", "block_table", "o", "lse"]
+    assert tensors["k"]["shape"] == [None, 64, 8, 128]
+    assert tensors["key_lengths"]["dtype"] == "i32" and tensors["key_lengths"]["shape"] == [None]
+    assert tensors["block_table"]["shape"] == [None, None]
+    assert plan["kernels"][0]["params"][3:5] == ["key_lengths", "block_table"]
+
+
+def test_page_size_the_atom_cannot_tile_is_a_compile_error(compiler):
+    spec = AttentionSpec(q_heads=8, kv_heads=2, head_dim=64, dtype="f16", page_size=40)
+    with pytest.raises(CompileError, match="page size 40 is not a multiple of 16"):
+        compiler.compile(spec)

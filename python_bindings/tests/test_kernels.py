@@ -186,3 +186,12 @@ def test_aot_split_kv_decode_kernels(compiler, tmp_path):
     assert aot_command(split).endswith("--decode yes --splits 4")
     with pytest.raises(SystemExit):
         aot.main(["--out", str(tmp_path / "b"), "--splits", "0"])
+
+
+def test_aot_kv_cache_argument():
+    import argparse
+    from fa_mlir.aot import _kv_caches
+    assert _kv_caches("none,lengths,paged:64") == [(False, None), (True, None), (True, 64)]
+    for bad in ("paged:", "paged:x", "paged:0", "pages"):
+        with pytest.raises(argparse.ArgumentTypeError, match="none, lengths or paged"):
+            _kv_caches(bad)

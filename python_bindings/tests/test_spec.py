@@ -90,3 +90,37 @@ def test_descriptions_and_aot_commands_name_the_configuration():
     cmd = aot_command(c)
     assert cmd.startswith("python -m fa_mlir.aot --out DIR --dtypes bf16 --heads 32:8 "
                           "--head-dims 128 --causal no --windows 256:0 --softcap yes")
+
+
+def test_kv_cache_specs():
+    paged = AttentionSpec(q_heads=32, kv_heads=8, head_dim=128, dtype="bf16", q_len=1,
+                          causal=True, page_size=64)
+    assert paged.key_lengths  # A paged cache implies per-sequence lengths.
+    assert paged.function_name() == "fa_d128_bf16_causal_h32x8_q1_paged64"
+    text = paged.mlir()
+    assert "%k: tensor<?x64x8x128xbf16>" in text
+    assert "key_lengths(%lens : tensor<?xi32>) block_table(%table : tensor<?x?xi32>)" in text
+    dense = AttentionSpec(q_heads=8, kv_heads=2, head_dim=64, key_lengths=True)
+    assert dense.function_name().endswith("_kvlens")
+    assert "key_lengths(%lens : tensor<?xi32>) outs(" in dense.mlir()
+    assert "block_table" not in dense.mlir()
+    # The configurations before these fields keep their digests: the
+    # fields at their defaults are not part of as_dict.
+    plain = AttentionSpec(q_heads=8, kv_heads=2, head_dim=64)
+    assert "key_lengths" not in plain.as_dict() and "page_size" not in plain.as_dict()
+    assert AttentionSpec.from_dict(paged.as_dict()) == paged
+    c = attention_config("bf16", 32, 8, 128, q_len=1, key_lengths=True, page_size=256)
+    assert c.key() != attention_config("bf16", 32, 8, 128, q_len=1, key_lengths=True).key()
+    assert "page_size=256" in describe(c)
+    assert "--kv-cache paged:256" in aot_command(c)
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    (dict(page_size=0), ValueError, "page_size must be positive"),
+    (dict(page_size=64, kv_len=128), ValueError, "a paged cache has no kv_len"),
+    (dict(key_lengths=1), TypeError, "key_lengths must be a bool"),
+    (dict(key_lengths=True, backward=True), ValueError, "for the forward only"),
+])
+def test_bad_kv_cache_specs(kwargs, error, words):
+    with pytest.raises(error, match=words):
+        AttentionSpec(q_heads=8, kv_heads=2, head_dim=64, **kwargs)

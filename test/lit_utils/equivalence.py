@@ -108,6 +108,144 @@ def build_module(a, rng):
     return "\n".join(lines) + "\n"
 
 
+def cache_layout(a, rng):
+    """The K/V cache of a --key-lengths run: per-sequence key counts, and
+    with --page-size a shuffled block table over a pool with spare pages.
+    Table entries past a sequence's pages hold a page number far outside
+    the pool: reading one would fault or give garbage."""
+    lengths = a.key_lengths
+    if len(lengths) != a.B:
+        raise SystemExit("--key-lengths needs B (%d) values" % a.B)
+    if not a.page_size:
+        return lengths, None, None
+    ps = a.page_size
+    max_pages = max(1, max((max(n, 0) + ps - 1) // ps for n in lengths))
+    max_pages = max(max_pages, a.Nk and (a.Nk + ps - 1) // ps)
+    needed = sum(max(0, (min(max(n, 0), max_pages * ps) + ps - 1) // ps) for n in lengths)
+    num_pages = needed + 3
+    pages = list(range(num_pages))
+    rng.shuffle(pages)
+    table = []
+    for n in lengths:
+        used = (min(max(n, 0), max_pages * ps) + ps - 1) // ps
+        row = [pages.pop() for _ in range(used)]
+        table.append(row + [1 << 20] * (max_pages - used))
+    return lengths, table, num_pages
+
+
+def build_cache_modules(a, rng):
+    """(candidate, reference) modules of a K/V cache run. The candidate is
+    one fa.attention with key_lengths (and block_table); the reference is
+    one dense fa.attention per sequence on its own keys (gathered here, in
+    Python), printing every O, then every LSE, in the candidate's order."""
+    dv = a.Dv or a.D
+    et = a.dtype
+    lengths, table, num_pages = cache_layout(a, rng)
+    ps = a.page_size
+    capacity = len(table[0]) * ps if table else a.Nk
+    counts = [min(max(n, 0), capacity) for n in lengths]
+
+    def values(shape):
+        count = 1
+        for d in shape:
+            count *= d
+        return [round_to(et, rng.uniform(-a.range, a.range)) for _ in range(count)]
+
+    def constant(lines, name, vals, shape):
+        f32_ty = tensor_type(shape, "f32")
+        if vals:
+            lines.append("  %%%s_f32 = arith.constant dense<%s> : %s" % (name, dense(vals, shape), f32_ty))
+        else:  # A sequence without keys.
+            lines.append("  %%%s_f32 = tensor.empty() : %s" % (name, f32_ty))
+        if et == "f32":
+            lines.append("  %%%s = tensor.cast %%%s_f32 : %s to %s" % (name, name, f32_ty, f32_ty))
+        else:
+            lines.append("  %%%s = arith.truncf %%%s_f32 : %s to %s" % (name, name, f32_ty, tensor_type(shape, et)))
+
+    q_shape = [a.B, a.Hq, a.Nq, a.D]
+    q = values(q_shape)
+    if table:
+        kv_shapes = ([num_pages, ps, a.Hkv, a.D], [num_pages, ps, a.Hkv, dv])
+    else:
+        kv_shapes = ([a.B, a.Hkv, a.Nk, a.D], [a.B, a.Hkv, a.Nk, dv])
+    k, v = values(kv_shapes[0]), values(kv_shapes[1])
+
+    def key_row(vals, shape, b, g, j):
+        """Row (b, g, j) of K or V as the op defines it."""
+        cols = shape[3]
+        if table:
+            page, r = table[b][j // ps], j % ps
+            base = ((page * ps + r) * a.Hkv + g) * cols
+        else:
+            base = ((b * a.Hkv + g) * a.Nk + j) * cols
+        return vals[base:base + cols]
+
+    attrs = (" scale(%r)" % a.scale if a.scale else "") + (" causal" if a.causal else "")
+    if a.window:
+        attrs += " window(%d, %d)" % tuple(a.window)
+    if a.softcap:
+        attrs += " softcap(%r)" % a.softcap
+
+    def printing(lines, vals_and_types):
+        for val, ty in vals_and_types:
+            mty = ty.replace("tensor", "memref")
+            lines.append("  %s_buf = bufferization.to_buffer %s : %s to %s" % (val, val, ty, mty))
+            lines.append("  %s_any = memref.cast %s_buf : %s to memref<*xf32>" % (val, val, mty))
+            lines.append("  call @printMemrefF32(%s_any) : (memref<*xf32>) -> ()" % val)
+
+    def widened(lines, val, shape):
+        if et == "f32":
+            return val
+        lines.append("  %s_f32 = arith.extf %s : %s to %s" % (
+            val, val, tensor_type(shape, et), tensor_type(shape, "f32")))
+        return val + "_f32"
+
+    head = ["func.func private @printMemrefF32(memref<*xf32>)", "", "func.func @main() {"]
+    # The candidate.
+    lines = list(head)
+    constant(lines, "q", q, q_shape)
+    constant(lines, "k", k, kv_shapes[0])
+    constant(lines, "v", v, kv_shapes[1])
+    lines.append("  %%lens = arith.constant dense<%s> : tensor<%dxi32>" % (lengths, a.B))
+    cache = " key_lengths(%%lens : tensor<%dxi32>)" % a.B
+    if table:
+        lines.append("  %%table = arith.constant dense<%s> : tensor<%dx%dxi32>" % (
+            table, a.B, len(table[0])))
+        cache += " block_table(%%table : tensor<%dx%dxi32>)" % (a.B, len(table[0]))
+    o_shape, lse_shape = [a.B, a.Hq, a.Nq, dv], [a.B, a.Hq, a.Nq]
+    o_ty, lse_ty = tensor_type(o_shape, et), tensor_type(lse_shape, "f32")
+    lines += ["  %%o_init = tensor.empty() : %s" % o_ty, "  %%lse_init = tensor.empty() : %s" % lse_ty]
+    lines.append("  %%o, %%lse = fa.attention ins(%%q, %%k, %%v : %s, %s, %s)%s outs(%%o_init, %%lse_init : %s, %s)%s -> %s, %s" % (
+        tensor_type(q_shape, et), tensor_type(kv_shapes[0], et), tensor_type(kv_shapes[1], et),
+        cache, o_ty, lse_ty, attrs, o_ty, lse_ty))
+    printing(lines, [(widened(lines, "%o", o_shape), tensor_type(o_shape, "f32")), ("%lse", lse_ty)])
+    candidate = "\n".join(lines + ["  return", "}"]) + "\n"
+
+    # The reference: sequence b alone, on its n_b keys.
+    lines = list(head)
+    outs = []
+    for b in range(a.B):
+        n = counts[b]
+        qb_shape = [1, a.Hq, a.Nq, a.D]
+        per = a.Hq * a.Nq * a.D
+        constant(lines, "q%d" % b, q[b * per:(b + 1) * per], qb_shape)
+        for name, vals, shape in (("k", k, kv_shapes[0]), ("v", v, kv_shapes[1])):
+            rows = [x for g in range(a.Hkv) for j in range(n) for x in key_row(vals, shape, b, g, j)]
+            constant(lines, "%s%d" % (name, b), rows, [1, a.Hkv, n, shape[3]])
+        ob_shape, lb_shape = [1, a.Hq, a.Nq, dv], [1, a.Hq, a.Nq]
+        ob_ty, lb_ty = tensor_type(ob_shape, et), tensor_type(lb_shape, "f32")
+        lines += ["  %%o_init%d = tensor.empty() : %s" % (b, ob_ty),
+                  "  %%lse_init%d = tensor.empty() : %s" % (b, lb_ty)]
+        lines.append("  %%o%d, %%lse%d = fa.attention ins(%%q%d, %%k%d, %%v%d : %s, %s, %s) outs(%%o_init%d, %%lse_init%d : %s, %s)%s -> %s, %s" % (
+            b, b, b, b, b, tensor_type(qb_shape, et), tensor_type([1, a.Hkv, n, a.D], et),
+            tensor_type([1, a.Hkv, n, dv], et), b, b, ob_ty, lb_ty, attrs, ob_ty, lb_ty))
+        outs.append((widened(lines, "%%o%d" % b, ob_shape), tensor_type(ob_shape, "f32"),
+                     "%%lse%d" % b, lb_ty))
+    printing(lines, [(o, t) for o, t, _, _ in outs] + [(l, t) for _, _, l, t in outs])
+    reference = "\n".join(lines + ["  return", "}"]) + "\n"
+    return candidate, reference
+
+
 def run_module(module, pass_lists, runner_libs):
     """The numbers `module` prints, run once after each list of passes (a
     temporary file holds the module)."""
@@ -172,6 +310,13 @@ def main():
     p.add_argument("--query-home", default="auto", help="--fa-map-warps query-home (with --warps)")
     p.add_argument("--warp-skip", action="store_true",
                    help="also run --fa-warp-block-skip (with --warps)")
+    p.add_argument("--key-lengths", type=int, nargs="+",
+                   help="a K/V cache: key_lengths (one per batch; -1 or more than "
+                        "the capacity are clamped); the reference is then one dense "
+                        "op per sequence on its own keys")
+    p.add_argument("--page-size", type=int, default=0,
+                   help="with --key-lengths: a paged cache of this page size "
+                        "(a shuffled block table; at least Nk keys of capacity)")
     p.add_argument("--range", type=float, default=2.0, help="inputs uniform in [-range, range]")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--atol", type=float, required=True)
@@ -179,7 +324,6 @@ def main():
     p.add_argument("--runner-libs", required=True)
     a = p.parse_args()
 
-    module = build_module(a, random.Random(a.seed))
     tiled = ["--fa-tile-q-outer=block-m=%d block-n=%d%s" % (
         a.block_m, a.block_n, " pack-gqa=true" if a.pack_gqa else "")]
     if a.skip:
@@ -194,6 +338,15 @@ def main():
                   "--fa-pipeline-kv=stages=%d" % a.stages]
         if a.warp_skip:
             tiled.append("--fa-warp-block-skip")
+    if a.key_lengths:
+        # Three ways: the tiled op and the naive op against one dense op
+        # per sequence (both decompositions of the cache checked).
+        candidate, dense_ops = build_cache_modules(a, random.Random(a.seed))
+        naive, actual = run_module(candidate, [[], tiled], a.runner_libs)
+        (reference,) = run_module(dense_ops, [[]], a.runner_libs)
+        status = report(naive, reference, a.atol, a.rtol)
+        return report(actual, reference, a.atol, a.rtol) or status
+    module = build_module(a, random.Random(a.seed))
     reference, actual = run_module(module, [[], tiled], a.runner_libs)
     return report(actual, reference, a.atol, a.rtol)
 

@@ -26,6 +26,13 @@ def FADecomposeNaive : Pass<"fa-decompose-naive"> {
     Rows that see no key give `O = 0` and `LSE = -inf`, like the tiled
     kernels.
 
+    A K/V cache: with `key_lengths`, the mask of sequence `b` also hides the
+    keys past its own count `n_b`, and its diagonal is `i + n_b - Nq`; with
+    `block_table`, a first `linalg.generic` gathers the pages of K and V
+    into dense `[B, Hkv, max_pages * page_size, D]` tensors (reading the
+    table only for keys below `n_b`, inside an `scf.if`), and the steps
+    above read those.
+
     Before:
 
     ```mlir
@@ -72,6 +79,7 @@ def FADecomposeNaive : Pass<"fa-decompose-naive"> {
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
 }

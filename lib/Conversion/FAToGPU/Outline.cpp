@@ -127,6 +127,11 @@ std::optional<StringRef> inputRole(Value tensor,
     for (OpOperand &use : v.getUses()) {
       Operation *user = use.getOwner();
       unsigned n = use.getOperandNumber();
+      // Read element by element: a K/V cache's per-sequence key counts
+      // [B] or its block table [B, max_pages] (AttentionMath.h).
+      if (auto extract = dyn_cast<tensor::ExtractOp>(user); extract && v == tensor)
+        return extract.getIndices().size() == 1 ? StringRef("key_lengths")
+                                                : StringRef("block_table");
       if (isa<tensor::ExtractSliceOp, tensor::PadOp, ConvertLayoutOp>(user) &&
           n == 0) {
         work.push_back({user->getResult(0), -1});
@@ -529,6 +534,21 @@ LogicalResult Outliner::buildKernel() {
           memref::DimOp::create(db, dim.getLoc(), memref, dim.getIndex())
               .getResult());
       dim.erase();
+    }
+  });
+  // tensor.extract of a parameter (a K/V cache's key lengths and block
+  // table) reads the memref's element.
+  kernel.walk([&](tensor::ExtractOp extract) {
+    Value source = extract.getTensor();
+    if (auto cast = source.getDefiningOp<tensor::CastOp>())
+      source = cast.getSource();
+    if (Value memref = kernelBuffer(source)) {
+      OpBuilder eb(extract);
+      extract.replaceAllUsesWith(
+          memref::LoadOp::create(eb, extract.getLoc(), memref,
+                                 extract.getIndices())
+              .getResult());
+      extract.erase();
     }
   });
 

@@ -37,7 +37,8 @@ def _imports():
             raise ImportError(
                 "running fa-mlir kernels needs PyTorch and cuda-python "
                 "(pip install torch cuda-python): %s" % e) from e
-        _DTYPE_NAMES = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32"}
+        _DTYPE_NAMES = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32",
+                        torch.int32: "i32"}
         _TORCH_DTYPES = {name: dtype for dtype, name in _DTYPE_NAMES.items()}
         _cu, _torch = driver, torch
     return _torch, _cu

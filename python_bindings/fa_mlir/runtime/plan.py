@@ -16,7 +16,7 @@ PLAN_FORMAT = "fa-mlir-launch-plan"
 PLAN_VERSION = 1
 # Grid limits of every CUDA GPU: x up to 2^31 - 1 blocks, y and z 65535.
 GRID_LIMITS = (2 ** 31 - 1, 65535, 65535)
-ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i32": 4}
 
 # What the plan needs to know of a tensor. `strides` are in elements, like
 # torch's; `data_ptr` is the address of element [0, ..., 0].

@@ -52,6 +52,27 @@ SPLIT_MATRIX = [
 ]
 MATRIX += SPLIT_MATRIX
 
+# fa_mlir.attention_with_kvcache: (dtype, Hq, Hkv, D, causal, window,
+# softcap, page_size or None for a dense cache) -> list of (B, Nq, Nk_max);
+# each shape runs with three patterns of per-sequence lengths
+# (test_kvcache.py). Decode steps (Nq = 1) take every split count's kernel.
+KV_CACHE_MATRIX = [
+    (("bf16", 32, 8, 128, True, None, None, 64),
+     [(4, 1, 8192), (1, 1, 131072), (16, 1, 2000), (64, 1, 300)]),
+    (("bf16", 32, 4, 128, True, None, None, 256), [(2, 1, 20000), (8, 1, 1)]),
+    (("f16", 8, 2, 64, True, None, None, 16), [(3, 1, 500), (2, 16, 700), (5, 4, 100)]),
+    (("f16", 8, 8, 64, False, None, None, 64), [(2, 1, 1000), (3, 7, 300)]),       # MHA
+    (("bf16", 16, 1, 128, True, None, None, 16), [(2, 1, 3000), (1, 16, 128)]),    # MQA
+    (("f16", 8, 2, 128, True, (256, 0), None, 64), [(2, 1, 5000), (2, 9, 2000)]),  # window
+    (("bf16", 8, 2, 64, True, None, 30.0, 64), [(2, 1, 4000)]),                    # soft cap
+    (("bf16", 32, 8, 128, True, None, None, None), [(4, 1, 8192), (2, 5, 1000)]),  # dense
+    (("f16", 8, 2, 64, False, None, None, None), [(3, 16, 777)]),
+]
+# fa_mlir.attention's kernel for the last one's dense comparison.
+MATRIX.append((KV_CACHE_MATRIX[-1][0][:7], []))
+# The configuration whose decode step runs with every split count forced.
+KV_CACHE_SPLITS = (KV_CACHE_MATRIX[0][0], (2, 1, 100000))
+
 # The backward (fa_mlir.attention's autograd): (key, shapes) as above.
 BACKWARD_MATRIX = [
     (("bf16", 8, 2, 64, True, None, None), [(2, 128, 128), (1, 300, 700), (1, 700, 300)]),
@@ -94,6 +115,14 @@ def needed_configs():
     variants += [(key, 1, s) for key, _ in SPLIT_MATRIX for s in SPLIT_COUNTS if s != 1]
     configs = [kernel_config(*key, q_len=q_len, splits=splits)
                for key, q_len, splits in variants]
+    for key, shapes in KV_CACHE_MATRIX:
+        dtype, hq, hkv, d, causal, window, softcap, page_size = key
+        cache = dict(causal=causal, window=window, softcap=softcap is not None,
+                     key_lengths=True, page_size=page_size)
+        configs.append(attention_config(dtype, hq, hkv, d, **cache))
+        if any(nq == 1 for _, nq, _ in shapes):
+            configs += [attention_config(dtype, hq, hkv, d, q_len=1, splits=s, **cache)
+                        for s in SPLIT_COUNTS]
     for key, _ in BACKWARD_MATRIX:
         configs += [kernel_config(*key), kernel_config(*key, backward=True)]
     configs.append(kernel_config(*DETERMINISTIC_BACKWARD, backward=True, deterministic=True))

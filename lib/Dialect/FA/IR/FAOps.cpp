@@ -54,9 +54,9 @@ static double effectiveScale(std::optional<APFloat> scale, Value query) {
   return 1.0 / std::sqrt(static_cast<double>(d));
 }
 
-static int64_t groupSize(Value query, Value key) {
+static int64_t groupSize(Value query, Value key, unsigned kvHeadDim = 1) {
   int64_t hq = cast<ShapedType>(query.getType()).getShape()[1];
-  int64_t hkv = cast<ShapedType>(key.getType()).getShape()[1];
+  int64_t hkv = cast<ShapedType>(key.getType()).getShape()[kvHeadDim];
   return hq / hkv;
 }
 
@@ -141,13 +141,18 @@ static LogicalResult checkDerivedShape(Operation *op, Value v, StringRef name,
 }
 
 /// Q, K, V, O and (if present) LSE: ranks, element types, static head
-/// counts and head dims, GQA grouping, and the shapes of O and LSE.
+/// counts and head dims, GQA grouping, and the shapes of O and LSE. With
+/// `paged`, K and V are page pools [num_pages, page_size, Hkv, D].
 static LogicalResult verifyAttentionShapes(Operation *op, Value query,
                                            Value key, Value value, Value out,
-                                           Value lse) {
+                                           Value lse, bool paged = false) {
   if (failed(checkRank(op, query, "query", 4, "[B, Hq, Nq, D]")) ||
-      failed(checkRank(op, key, "key", 4, "[B, Hkv, Nk, D]")) ||
-      failed(checkRank(op, value, "value", 4, "[B, Hkv, Nk, Dv]")) ||
+      failed(checkRank(op, key, "key", 4,
+                       paged ? "[num_pages, page_size, Hkv, D]"
+                             : "[B, Hkv, Nk, D]")) ||
+      failed(checkRank(op, value, "value", 4,
+                       paged ? "[num_pages, page_size, Hkv, Dv]"
+                             : "[B, Hkv, Nk, Dv]")) ||
       failed(checkRank(op, out, "out", 4, "[B, Hq, Nq, Dv]")))
     return failure();
   if (lse && failed(checkRank(op, lse, "lse", 3, "[B, Hq, Nq]")))
@@ -167,8 +172,27 @@ static LogicalResult verifyAttentionShapes(Operation *op, Value query,
            << getElementTypeOrSelf(lse.getType());
 
   ArrayRef<int64_t> q = cast<ShapedType>(query.getType()).getShape();
-  ArrayRef<int64_t> k = cast<ShapedType>(key.getType()).getShape();
-  ArrayRef<int64_t> v = cast<ShapedType>(value.getType()).getShape();
+  SmallVector<int64_t> k(cast<ShapedType>(key.getType()).getShape());
+  SmallVector<int64_t> v(cast<ShapedType>(value.getType()).getShape());
+  if (paged) {
+    // The pools: one page size and page count for K and V; below, the
+    // rules of the dense form on [B, Hkv, Nk, D] views (B and Nk unknown).
+    if (!dimsAgree(k[0], v[0]) || k[1] != v[1])
+      return op->emitOpError("key and value pools must have the same pages, "
+                             "got key ")
+             << shapeToString(k) << " and value " << shapeToString(v);
+    if (ShapedType::isDynamic(k[1]) || k[1] <= 0)
+      return op->emitOpError("page_size (dim 1 of the key and value pools) "
+                             "must be static and positive, got key ")
+             << shapeToString(k);
+    if (k[0] == 0)
+      return op->emitOpError("the key and value pools need at least one "
+                             "page, got key ")
+             << shapeToString(k);
+    int64_t dyn = ShapedType::kDynamic;
+    k = {dyn, k[2], dyn, k[3]};
+    v = {dyn, v[2], dyn, v[3]};
+  }
 
   // Static head counts and head dims.
   if (ShapedType::isDynamic(q[3]) || ShapedType::isDynamic(k[3]))
@@ -286,17 +310,61 @@ double AttentionOp::getEffectiveScale() {
   return effectiveScale(getScale(), getQuery());
 }
 
-int64_t AttentionOp::getGroupSize() { return groupSize(getQuery(), getKey()); }
+int64_t AttentionOp::getGroupSize() {
+  return groupSize(getQuery(), getKey(), getKVHeadDim());
+}
+
+int64_t AttentionOp::getPageSize() {
+  assert(isPaged() && "only the paged form has pages");
+  return cast<ShapedType>(getKey().getType()).getDimSize(1);
+}
+
+/// key_lengths [B] and block_table [B, max_pages], both i32.
+static LogicalResult verifyCacheOperands(AttentionOp op) {
+  Value lengths = op.getKeyLengths(), table = op.getBlockTable();
+  ArrayRef<int64_t> q = cast<ShapedType>(op.getQuery().getType()).getShape();
+  if (table && !lengths)
+    return op.emitOpError("block_table needs key_lengths: a page pool holds "
+                          "no sequence lengths of its own");
+  if (lengths) {
+    auto ty = cast<ShapedType>(lengths.getType());
+    if (ty.getRank() != 1 || !ty.getElementType().isSignlessInteger(32))
+      return op.emitOpError("key_lengths must be a rank-1 i32 [B], got ")
+             << lengths.getType();
+    if (!dimsAgree(ty.getDimSize(0), q[0]))
+      return op.emitOpError("key_lengths has ")
+             << ty.getDimSize(0) << " entries for a batch of " << q[0];
+  }
+  if (table) {
+    auto ty = cast<ShapedType>(table.getType());
+    if (ty.getRank() != 2 || !ty.getElementType().isSignlessInteger(32))
+      return op.emitOpError(
+                 "block_table must be a rank-2 i32 [B, max_pages], got ")
+             << table.getType();
+    if (!dimsAgree(ty.getDimSize(0), q[0]))
+      return op.emitOpError("block_table has ")
+             << ty.getDimSize(0) << " rows for a batch of " << q[0];
+    if (ty.getDimSize(1) == 0)
+      return op.emitOpError("block_table needs at least one page per "
+                            "sequence, got ")
+             << table.getType();
+  }
+  return success();
+}
 
 LogicalResult AttentionOp::verify() {
   SmallVector<Value> operands = {getQuery(), getKey(), getValue()};
+  for (Value cache : {getKeyLengths(), getBlockTable()})
+    if (cache)
+      operands.push_back(cache);
   llvm::append_range(operands, getOutputs());
   if (getOutputs().empty() || getOutputs().size() > 2)
     return emitOpError("expects 1 or 2 outputs (O and optionally LSE), got ")
            << getOutputs().size();
   if (failed(verifyForm(*this, operands, getOutputs(), getResults())) ||
+      failed(verifyCacheOperands(*this)) ||
       failed(verifyAttentionShapes(*this, getQuery(), getKey(), getValue(),
-                                   getOut(), getLse())))
+                                   getOut(), getLse(), isPaged())))
     return failure();
   return verifyAttentionAttributes(*this, getScale(), getWindowLeft(),
                                    getWindowRight(), getSoftcap(), getQuery());

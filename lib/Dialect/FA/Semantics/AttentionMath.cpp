@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -49,6 +50,31 @@ MaskSpec MaskSpec::forWindow(OpBuilder &b, Location loc, Value numQueries,
   if (left)
     spec.windowOffset = shifted(-*left);
   return spec;
+}
+
+Value semantics::sequenceKeyCount(OpBuilder &b, Location loc, Value lengths,
+                                  Value batch, Value capacity) {
+  Value length = tensor::ExtractOp::create(b, loc, lengths, batch);
+  Value n = arith::IndexCastOp::create(b, loc, b.getIndexType(), length);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return arith::MinSIOp::create(b, loc,
+                                arith::MaxSIOp::create(b, loc, n, zero),
+                                capacity);
+}
+
+std::pair<Value, Value> semantics::pageOfKey(OpBuilder &b, Location loc,
+                                             Value table, Value batch,
+                                             Value key, int64_t pageSize) {
+  Value size = arith::ConstantIndexOp::create(b, loc, pageSize);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value lastColumn = arith::SubIOp::create(
+      b, loc, tensor::DimOp::create(b, loc, table, 1), one);
+  Value column = arith::MinUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, key, size), lastColumn);
+  Value entry =
+      tensor::ExtractOp::create(b, loc, table, ValueRange{batch, column});
+  Value page = arith::IndexCastOp::create(b, loc, b.getIndexType(), entry);
+  return {page, arith::RemUIOp::create(b, loc, key, size)};
 }
 
 Value semantics::visibleKeysEnd(OpBuilder &b, Location loc, Value row,

@@ -114,3 +114,32 @@ func.func @memref_window_softcap(%q: memref<1x2x?x32xf16>, %k: memref<1x2x?x32xf
                outs(%o : memref<1x2x?x32xf16>) causal window(64, 0) softcap(0.25)
   return
 }
+
+// -----
+
+// A dense K/V cache with per-sequence key counts.
+// CHECK-LABEL: func @key_lengths
+// CHECK-SAME: %[[N:[a-z0-9]+]]: tensor<?xi32>
+// CHECK: fa.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<?x8x1x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>)
+// CHECK-SAME: key_lengths(%[[N]] : tensor<?xi32>) outs(%{{.*}} : tensor<?x8x1x64xf16>) causal -> tensor<?x8x1x64xf16>
+func.func @key_lengths(%q: tensor<?x8x1x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>,
+                       %n: tensor<?xi32>, %o: tensor<?x8x1x64xf16>) -> tensor<?x8x1x64xf16> {
+  %0 = fa.attention ins(%q, %k, %v : tensor<?x8x1x64xf16>, tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>)
+                    key_lengths(%n : tensor<?xi32>) outs(%o : tensor<?x8x1x64xf16>) causal -> tensor<?x8x1x64xf16>
+  return %0 : tensor<?x8x1x64xf16>
+}
+
+// -----
+
+// A paged cache: pools of 64-key pages, read through a block table.
+// CHECK-LABEL: func @paged
+// CHECK-SAME: %[[N:[a-z0-9]+]]: memref<?xi32>, %[[T:[a-z0-9]+]]: memref<?x?xi32>
+// CHECK: fa.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : memref<?x32x1x128xbf16>, memref<?x64x8x128xbf16>, memref<?x64x8x128xbf16>)
+// CHECK-SAME: key_lengths(%[[N]] : memref<?xi32>) block_table(%[[T]] : memref<?x?xi32>) outs(%{{.*}}, %{{.*}} : memref<?x32x1x128xbf16>, memref<?x32x1xf32>){{$}}
+func.func @paged(%q: memref<?x32x1x128xbf16>, %k: memref<?x64x8x128xbf16>, %v: memref<?x64x8x128xbf16>,
+                 %n: memref<?xi32>, %t: memref<?x?xi32>, %o: memref<?x32x1x128xbf16>, %l: memref<?x32x1xf32>) {
+  fa.attention ins(%q, %k, %v : memref<?x32x1x128xbf16>, memref<?x64x8x128xbf16>, memref<?x64x8x128xbf16>)
+               key_lengths(%n : memref<?xi32>) block_table(%t : memref<?x?xi32>)
+               outs(%o, %l : memref<?x32x1x128xbf16>, memref<?x32x1xf32>)
+  return
+}

@@ -16,7 +16,7 @@ include "mlir/IR/OpAsmInterface.td"
 
 def FA_AttentionOp : FA_Op<"attention", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
-    DestinationStyleOpInterface]> {
+    DestinationStyleOpInterface, AttrSizedOperandSegments]> {
   let summary = "scaled dot-product attention: O = softmax(scale * Q K^T) V";
   let description = [{
     Batched multi-head attention with grouped-query (GQA) and multi-query (MQA)
@@ -50,6 +50,22 @@ def FA_AttentionOp : FA_Op<"attention", [
     * `B`, `Nq` and `Nk` may be dynamic; the head counts and head dims `D`,
       `Dv` must be static.
 
+    A K/V cache (FlashAttention's `flash_attn_with_kvcache` conventions):
+
+    * `key_lengths(%lens : tensor<Bxi32>)` gives every sequence its own key
+      count: sequence `b` attends to its first
+      `n_b = clamp(lens[b], 0, capacity)` keys, where the capacity is `Nk`
+      (or, paged, `max_pages * page_size`), and `causal` and `window` are
+      aligned to its own bottom-right corner (`Nk` above becomes `n_b`).
+      Keys past `n_b` are never read.
+    * `block_table(%table : tensor<B x max_pages x i32>)` (needs
+      `key_lengths`) makes K and V a pool of pages,
+      `K : [num_pages, page_size, Hkv, D]`, `V : [num_pages, page_size, Hkv,
+      Dv]` (vLLM's and FlashAttention's layout; `page_size` static): key `j`
+      of sequence `b` is `K[table[b, j / page_size], j mod page_size]`.
+      Table entries past a sequence's `ceil(n_b / page_size)` pages are never
+      read; the ones before must be page numbers in `[0, num_pages)`.
+
     The op follows destination-passing style: `outs` holds `O` and,
     optionally, `LSE`. In tensor form the op returns one tensor per output; in
     memref form it writes the buffers and returns nothing. One-shot
@@ -65,6 +81,18 @@ def FA_AttentionOp : FA_Op<"attention", [
         causal -> tensor<2x8x?x64xf16>, tensor<2x8x?xf32>
     ```
 
+    A decode step over a paged cache (pages of 64 keys, GQA 32:8):
+
+    ```mlir
+    %o = fa.attention
+        ins(%q, %k_pages, %v_pages : tensor<?x32x1x128xbf16>,
+                                     tensor<?x64x8x128xbf16>,
+                                     tensor<?x64x8x128xbf16>)
+        key_lengths(%lens : tensor<?xi32>)
+        block_table(%table : tensor<?x?xi32>)
+        outs(%o_init : tensor<?x32x1x128xbf16>) -> tensor<?x32x1x128xbf16>
+    ```
+
     Memref form, explicit scale, no LSE:
 
     ```mlir
@@ -75,6 +103,8 @@ def FA_AttentionOp : FA_Op<"attention", [
   }];
 
   let arguments = (ins AnyShaped:$query, AnyShaped:$key, AnyShaped:$value,
+                       Optional<AnyShaped>:$key_lengths,
+                       Optional<AnyShaped>:$block_table,
                        Variadic<AnyShaped>:$outputs,
                        OptionalAttr<F32Attr>:$scale,
                        UnitAttr:$causal,
@@ -86,6 +116,8 @@ def FA_AttentionOp : FA_Op<"attention", [
   let assemblyFormat = [{
     `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,`
               type($value) `)`
+    (`key_lengths` `(` $key_lengths^ `:` type($key_lengths) `)`)?
+    (`block_table` `(` $block_table^ `:` type($block_table) `)`)?
     `outs` `(` $outputs `:` type($outputs) `)`
     (`scale` `(` $scale^ `)`)? (`causal` $causal^)?
     (`window` `(` $window_left^ `,` $window_right `)`)?
@@ -104,6 +136,13 @@ def FA_AttentionOp : FA_Op<"attention", [
     double getEffectiveScale();
     /// Hq / Hkv: how many query heads share one key/value head.
     int64_t getGroupSize();
+    /// K and V are pools of pages read through `block_table`.
+    bool isPaged() { return static_cast<bool>(getBlockTable()); }
+    /// The dimension of K and V that indexes the key/value heads: 1, or 2
+    /// for the paged pools [num_pages, page_size, Hkv, D].
+    unsigned getKVHeadDim() { return isPaged() ? 2 : 1; }
+    /// Keys per page (paged form only).
+    int64_t getPageSize();
     /// The keys row i sees, as offsets from the diagonal i + Nk - Nq:
     /// [i + Nk - Nq - left, i + Nk - Nq + right]; nullopt = unbounded side.
     /// `causal` gives right = 0; no mask at all gives (nullopt, nullopt).

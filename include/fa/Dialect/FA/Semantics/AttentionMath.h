@@ -106,6 +106,23 @@ Value isHidden(OpBuilder &b, Location loc, Value row, Value col,
                const MaskSpec &spec);
 
 //===----------------------------------------------------------------------===//
+// K/V caches (fa.attention's key_lengths and block_table)
+//===----------------------------------------------------------------------===//
+
+/// The keys sequence `batch` attends to: clamp(lengths[batch], 0,
+/// capacity), for `lengths` an i32 tensor [B] (index result).
+Value sequenceKeyCount(OpBuilder &b, Location loc, Value lengths, Value batch,
+                       Value capacity);
+
+/// Where key `key` of sequence `batch` is in a page pool: the page
+/// table[batch, key / pageSize] and the row key mod pageSize in it. The
+/// table column is clamped to the table's last (a key past the table, as a
+/// pipelined load issues for a block past the end, reads an entry of the
+/// table, never past it; such a load is never issued). Index results.
+std::pair<Value, Value> pageOfKey(OpBuilder &b, Location loc, Value table,
+                                  Value batch, Value key, int64_t pageSize);
+
+//===----------------------------------------------------------------------===//
 // Score modifiers
 //===----------------------------------------------------------------------===//
 
