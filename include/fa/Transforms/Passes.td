@@ -121,6 +121,17 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
     along the heads. Each K/V tile is then loaded once per group instead of
     `G` times. Other ops are tiled as without the option.
 
+    A K/V cache (`key_lengths`, `block_table`): each forall iteration reads
+    its sequence's key count `n_b = clamp(key_lengths[b], 0, capacity)`,
+    which is the K/V loop's bound, the mask's key limit and its diagonal
+    (`n_b - Nq`); with a block table each K/V block is rows
+    `[j mod page_size, + min(block-n, n_b - j))` of head `h floordiv G` of
+    page `table[b, j / page_size]` of the pools (a slice along dim 1;
+    AttentionMath.h, `pageOfKey`). block-n must divide the page size; with
+    auto-blocks the K/V block is the largest of at most the table's that
+    does (a page size that is not a multiple of 16 is an error), and a Q
+    block of the table's size takes the table's window tiles.
+
     Before:
 
     ```mlir
@@ -556,7 +567,10 @@ def FASplitKV : Pass<"fa-split-kv"> {
       it first) becomes `min(max(x, s * C), (s + 1) * C)`, the same value
       where one loop ends and the next starts, so the loops stay
       consecutive (as `--fa-pipeline-kv` needs), a block stays masked or
-      unmasked as before, and no block is visited twice;
+      unmasked as before, and no block is visited twice; with a K/V cache
+      (the masks' key limit computed in the loop nest, per sequence) `Nk`
+      is the sequence's own key count and `C` is computed per iteration,
+      before the first K/V loop;
     * `fa.finalize` gives the split's partial O in f32 and its LSE, stored
       at batch `s * B + b` of two workspaces `[splits * B, H, Nq, Dv]` and
       `[splits * B, H, Nq]` (a split with no visible key stores `O = 0`,
@@ -838,7 +852,11 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
       the later blocks may stay in flight; the barrier it implies also ends
       every read of the slot the next load overwrites), then `fa.async_load`
       of block `k0 + (S - 1) * block-n` if it is before the end of the last
-      K/V loop. The futures in flight are loop-carried.
+      K/V loop, at indices computed as the block's own are, for that block
+      (side-effect-free index arithmetic and `tensor.extract`: a paged
+      cache's page lookup). The futures in flight are loop-carried.
+    * K/V tiles that are rows along dim 1 (a paged cache's pools
+      `[num_pages, page_size, Hkv, D]`) load with `{along_heads}`.
     * Consecutive K/V loops that load the same tiles the same way (the
       unmasked and masked loops of `--fa-causal-block-skip`) are one
       pipeline: the last iterations of one loop load the first blocks of
