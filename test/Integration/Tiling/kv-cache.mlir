@@ -10,7 +10,7 @@
 // (clamped), Nq > 1 with causal and window (aligned to each sequence's own
 // end), GQA/MQA, decode steps with GQA packing and split-KV (the chunks of
 // each sequence's own keys), page sizes equal to and larger than the K/V
-// block, dense caches with lengths, soft cap, f16/bf16.
+// block, dense caches with lengths, soft cap, f16/bf16, --fa-warp-block-skip.
 //
 // DEFINE: %{eq} = %python %lit_utils/equivalence.py --runner-libs=%mlir_runner_libs
 // DEFINE: %{f32} = --atol 2e-5 --rtol 2e-5
@@ -35,3 +35,4 @@
 // RUN: %{eq} %{bf16} --B 2 --Hq 2 --Hkv 1 --Nq 16 --Nk 64 --D 16 --causal --softcap 10 --block-m 16 --block-n 16 --key-lengths 64 23 --page-size 32 --skip --warps 1
 // RUN: %{eq} %{f16} --B 4 --Hq 2 --Hkv 1 --Nq 1 --Nk 48 --D 16 --block-m 16 --block-n 16 --key-lengths 48 0 16 47 --skip --warps 1 --split-kv 4 --combine-rows 16
 // RUN: %{eq} %{f32} --B 2 --Hq 3 --Hkv 1 --Nq 2 --Nk 32 --D 8 --Dv 16 --block-m 16 --block-n 8 --key-lengths 32 9 --page-size 8 --skip
+// RUN: %{eq} %{f16} --B 2 --Hq 2 --Hkv 1 --Nq 40 --Nk 96 --D 16 --causal --block-m 32 --block-n 16 --key-lengths 96 41 --page-size 16 --skip --warps 2 --warp-skip

@@ -85,3 +85,19 @@ func.func @backward_destinations_become_buffers(
       -> tensor<1x4x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>
   return %0#0, %0#1, %0#2 : tensor<1x4x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>
 }
+
+// -----
+
+// The K/V cache operands are read-only inputs: plain buffers of the
+// function's arguments, no copies.
+// CHECK-LABEL: func @paged
+// CHECK-SAME: (%[[Q:[a-z0-9]+]]: memref<?x4x?x16xf16>, %[[K:[a-z0-9]+]]: memref<?x32x2x16xf16>, %[[V:[a-z0-9]+]]: memref<?x32x2x16xf16>, %[[N:[a-z0-9]+]]: memref<?xi32>, %[[T:[a-z0-9]+]]: memref<?x?xi32>, %[[O:[a-z0-9]+]]: memref<?x4x?x16xf16>)
+// CHECK-NOT: memref.copy
+// CHECK: fa.attention ins(%[[Q]], %[[K]], %[[V]] : memref<?x4x?x16xf16>, memref<?x32x2x16xf16>, memref<?x32x2x16xf16>) key_lengths(%[[N]] : memref<?xi32>) block_table(%[[T]] : memref<?x?xi32>) outs(%[[O]] : memref<?x4x?x16xf16>) causal
+func.func @paged(%q: tensor<?x4x?x16xf16>, %k: tensor<?x32x2x16xf16>, %v: tensor<?x32x2x16xf16>,
+                 %n: tensor<?xi32>, %t: tensor<?x?xi32>, %o: tensor<?x4x?x16xf16>) -> tensor<?x4x?x16xf16> {
+  %r = fa.attention ins(%q, %k, %v : tensor<?x4x?x16xf16>, tensor<?x32x2x16xf16>, tensor<?x32x2x16xf16>)
+           key_lengths(%n : tensor<?xi32>) block_table(%t : tensor<?x?xi32>)
+           outs(%o : tensor<?x4x?x16xf16>) causal -> tensor<?x4x?x16xf16>
+  return %r : tensor<?x4x?x16xf16>
+}
