@@ -92,7 +92,8 @@ MlirOperation faAttentionOpCreate(MlirLocation location, MlirValue query,
   OpBuilder builder(context);
   auto op = fa::AttentionOp::create(
       builder, loc, resultTypes, unwrap(query), unwrap(key), unwrap(value),
-      /*key_lengths=*/Value(), /*block_table=*/Value(), outputs, *scaleAttr, causal, *leftAttr, *rightAttr, *softcapAttr);
+      /*key_lengths=*/Value(), /*block_table=*/Value(),
+      /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(), outputs, *scaleAttr, causal, *leftAttr, *rightAttr, *softcapAttr);
   return wrap(op.getOperation());
 }
 

@@ -41,10 +41,14 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 /// `nk` is Nk, `negInf` an f32 -inf constant, all the caller's. With
 /// `lengths` (fa.attention's key_lengths), sequence b sees only its first
 /// n_b keys, and the diagonal is its own.
+/// With `cuQ` and `cuK` (fa.attention's cu_seqlens), rows and keys are
+/// packed sequences: a row sees only keys of its own sequence, counted from
+/// the sequence's start, with the sequence's own diagonal.
 template <typename OpTy>
 Value buildScores(RewriterBase &rewriter, LinalgBuilder &lb, OpTy op,
                   Value k, ArrayRef<OpFoldResult> qSizes, OpFoldResult nk,
-                  Value negInf, Value lengths = Value()) {
+                  Value negInf, Value lengths = Value(), Value cuQ = Value(),
+                  Value cuK = Value()) {
   Location loc = op.getLoc();
   MLIRContext *ctx = rewriter.getContext();
   Value q = op.getQuery();
@@ -74,9 +78,14 @@ Value buildScores(RewriterBase &rewriter, LinalgBuilder &lb, OpTy op,
   Value numQueries = getValueOrCreateConstantIndexOp(rewriter, loc, qSizes[2]);
   Value numKeys = getValueOrCreateConstantIndexOp(rewriter, loc, nk);
   semantics::MaskSpec mask;
-  if ((left || right) && !lengths)
+  if ((left || right) && !lengths && !cuQ)
     mask = semantics::MaskSpec::forWindow(rewriter, loc, numQueries, numKeys,
                                           left, right);
+  Value numSeqs;
+  if (cuQ)
+    numSeqs = arith::SubIOp::create(
+        rewriter, loc, tensor::DimOp::create(rewriter, loc, cuQ, 0),
+        arith::ConstantIndexOp::create(rewriter, loc, 1));
   double scaleValue = op.getEffectiveScale();
   Value scale = lb.f32Constant(scaleValue), capScale, cap;
   if (std::optional<APFloat> c = op.getSoftcap()) {
@@ -99,7 +108,42 @@ Value buildScores(RewriterBase &rewriter, LinalgBuilder &lb, OpTy op,
                                                    right);
           rowMask.keyLimit = n;
         }
-        if (rowMask.keyLimit || rowMask.causalOffset || rowMask.windowOffset) {
+        if (cuQ) {
+          // The row's sequence, and the key's: a key of another sequence
+          // (or past the last one) is hidden; within the sequence, the
+          // mask on sequence-local rows and keys.
+          Value i = linalg::IndexOp::create(nb, l, 2);
+          Value j = linalg::IndexOp::create(nb, l, 3);
+          auto reader = [](Value cu) {
+            return [cu](OpBuilder &rb, Location rl, Value t) -> Value {
+              return arith::IndexCastOp::create(
+                  rb, rl, rb.getIndexType(),
+                  tensor::ExtractOp::create(rb, rl, cu, t));
+            };
+          };
+          auto readQ = reader(cuQ), readK = reader(cuK);
+          Value seq = semantics::sequenceOfRow(nb, l, readQ, numSeqs, i);
+          Value keySeq = semantics::sequenceOfRow(nb, l, readK, numSeqs, j);
+          Value next =
+              arith::AddIOp::create(nb, l, seq, arith::ConstantIndexOp::create(nb, l, 1));
+          Value qBase = readQ(nb, l, seq);
+          Value kBase = readK(nb, l, seq);
+          Value qEnd = readQ(nb, l, next);
+          Value nq = arith::SubIOp::create(nb, l, qEnd, qBase);
+          Value kEnd = readK(nb, l, next);
+          Value n = arith::SubIOp::create(nb, l, kEnd, kBase);
+          rowMask = semantics::MaskSpec::forWindow(nb, l, nq, n, left, right);
+          rowMask.keyLimit = n;
+          Value otherSeq = arith::CmpIOp::create(
+              nb, l, arith::CmpIPredicate::ne, seq, keySeq);
+          Value localRow = arith::SubIOp::create(nb, l, i, qBase);
+          Value localKey = arith::SubIOp::create(nb, l, j, kBase);
+          Value hidden = arith::OrIOp::create(
+              nb, l, otherSeq,
+              semantics::isHidden(nb, l, localRow, localKey, rowMask));
+          scaled = arith::SelectOp::create(nb, l, hidden, negInf, scaled);
+        } else if (rowMask.keyLimit || rowMask.causalOffset ||
+                   rowMask.windowOffset) {
           Value i = linalg::IndexOp::create(nb, l, 2);
           Value j = linalg::IndexOp::create(nb, l, 3);
           Value hidden = semantics::isHidden(nb, l, i, j, rowMask);
@@ -195,7 +239,8 @@ SmallVector<Value> decompose(RewriterBase &rewriter, AttentionOp op) {
   Value negInf = lb.f32Constant(-kInf);
 
   Value scores =
-      buildScores(rewriter, lb, op, k, qSizes, nk, negInf, op.getKeyLengths());
+      buildScores(rewriter, lb, op, k, qSizes, nk, negInf, op.getKeyLengths(),
+                  op.getCuSeqlensQ(), op.getCuSeqlensK());
 
   // M = rowmax(S).
   Value rowMax = lb.generic(

@@ -509,6 +509,28 @@ struct LowerAccumulateRows : OpRewritePattern<AccumulateRowsOp> {
   }
 };
 
+/// Pattern: fa.varlen_block => the walk over the sequences
+/// (AttentionMath.h, varlenBlock), reading cu_seqlens with tensor.extract.
+struct LowerVarlenBlock : OpRewritePattern<VarlenBlockOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(VarlenBlockOp op,
+                                PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    Value cuSeqlens = op.getCuSeqlens();
+    auto read = [&](OpBuilder &b, Location l, Value i) -> Value {
+      return arith::IndexCastOp::create(
+          b, l, b.getIndexType(), tensor::ExtractOp::create(b, l, cuSeqlens, i));
+    };
+    Value numSeqs = arith::SubIOp::create(
+        rw, loc, tensor::DimOp::create(rw, loc, cuSeqlens, 0),
+        arith::ConstantIndexOp::create(rw, loc, 1));
+    auto [seq, block] = semantics::varlenBlock(rw, loc, read, numSeqs,
+                                               op.getIndex(), op.getBlockRows());
+    rw.replaceOp(op, ValueRange{seq, block});
+    return success();
+  }
+};
+
 struct FADecomposeTilesPass
     : fa::impl::FADecomposeTilesBase<FADecomposeTilesPass> {
   void runOnOperation() override {
@@ -523,7 +545,7 @@ struct FADecomposeTilesPass
     patterns.add<LowerQK, LowerSoftcap, LowerMask, LowerRunningMax, LowerSoftmaxExp,
                  LowerRescale, LowerPV, LowerFinalize, LowerCombineSplits,
                  LowerProbsFromLse, LowerScoreGrad, LowerRowDot, LowerTranspose,
-                 LowerAccumulateRows>(
+                 LowerAccumulateRows, LowerVarlenBlock>(
         &getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }

@@ -206,7 +206,8 @@ LogicalResult raise(RewriterBase &rewriter, const AttentionMatch &m) {
   Value init = tensor::EmptyOp::create(rewriter, loc, oSizes, elemType);
   auto attention = AttentionOp::create(
       rewriter, loc, TypeRange{init.getType()}, q, k, v, /*key_lengths=*/Value(),
-      /*block_table=*/Value(), ValueRange{init},
+      /*block_table=*/Value(), /*cu_seqlens_q=*/Value(),
+      /*cu_seqlens_k=*/Value(), ValueRange{init},
       rewriter.getF32FloatAttr(static_cast<float>(m.scale)),
       m.causal ? rewriter.getUnitAttr() : UnitAttr(), IntegerAttr(),
       IntegerAttr(), FloatAttr());

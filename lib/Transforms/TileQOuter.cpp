@@ -107,6 +107,9 @@ private:
   Value scaleLog2, capScale;
   /// The mask's diagonal offsets (null: that side unbounded).
   Value causalOffset, windowOffset;
+  /// Packed sequences (cu_seqlens): the sequence's first key row, added to
+  /// the K/V tiles' (sequence-local) row starts; null otherwise.
+  Value kvRowBase;
 };
 
 void QOuterTiler::rowSlice(Value batch, Value head, Value start,
@@ -161,10 +164,12 @@ SmallVector<Value> QOuterTiler::kvStep(Value qTile, Value batch, Value kvHead,
     vTile = loadTile(op.getValue(), page, row, kvHead, kRows, blockN,
                      valueDim, /*alongHeads=*/true);
   } else {
-    kTile = loadTile(op.getKey(), batch, kvHead, kStart, kRows, blockN,
-                     headDim);
-    vTile = loadTile(op.getValue(), batch, kvHead, kStart, kRows, blockN,
-                     valueDim);
+    Value row = kvRowBase ? arith::AddIOp::create(b, loc, kvRowBase, kStart)
+                                .getResult()
+                          : kStart;
+    kTile = loadTile(op.getKey(), batch, kvHead, row, kRows, blockN, headDim);
+    vTile =
+        loadTile(op.getValue(), batch, kvHead, row, kRows, blockN, valueDim);
   }
 
   auto scoresTy = RankedTensorType::get({blockM, blockN}, f32);
@@ -236,7 +241,15 @@ SmallVector<Value> QOuterTiler::build() {
   int64_t groupSize = op.getGroupSize();
   Value numRows = packGqa ? index(groupSize) : numQueries;
   Value numQBlocks = arith::CeilDivUIOp::create(b, loc, numRows, index(blockM));
-  if (!op.getKeyLengths())
+  Value numSeqs;
+  if (op.isVarlen()) {
+    // Packed sequences: the Q blocks of all sequences, in order, fewer than
+    // ceil(total_q / block-m) + S (fa.varlen_block finds each one's).
+    numSeqs = arith::SubIOp::create(b, loc, size(op.getCuSeqlensQ(), 0),
+                                    index(1));
+    numQBlocks = arith::AddIOp::create(b, loc, numQBlocks, numSeqs);
+  }
+  if (!op.getKeyLengths() && !op.isVarlen())
     buildMaskOffsets(numQueries, numKeys);
 
   // The forall's heads: query heads, or with pack-gqa key/value heads.
@@ -256,11 +269,45 @@ SmallVector<Value> QOuterTiler::build() {
         fa::semantics::sequenceKeyCount(b, loc, lengths, batch, capacity);
     buildMaskOffsets(numQueries, numKeys);
   }
+  // Packed sequences: this iteration's sequence and its Q block; rows and
+  // keys are counted from the sequence's start (qRowBase, kvRowBase), the
+  // diagonal is its own.
+  Value qRowBase;
+  if (op.isVarlen()) {
+    auto block = fa::VarlenBlockOp::create(
+        b, loc, op.getCuSeqlensQ(), qBlock, b.getI64IntegerAttr(blockM));
+    Value seq = block.getSequence();
+    qBlock = block.getBlock();
+    auto read = [&](Value cu, Value i) -> Value {
+      return arith::IndexCastOp::create(
+          b, loc, b.getIndexType(), tensor::ExtractOp::create(b, loc, cu, i));
+    };
+    Value next = arith::AddIOp::create(b, loc, seq, index(1));
+    auto length = [&](Value cu, Value start) -> Value {
+      return arith::MaxSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, read(cu, next), start),
+          index(0));
+    };
+    qRowBase = read(op.getCuSeqlensQ(), seq);
+    kvRowBase = read(op.getCuSeqlensK(), seq);
+    numQueries = numRows = length(op.getCuSeqlensQ(), qRowBase);
+    numKeys = length(op.getCuSeqlensK(), kvRowBase);
+    buildMaskOffsets(numQueries, numKeys);
+  }
   // Row r of the block is query row qStart + r of query head `head`, or with
   // pack-gqa query 0 of query head `head` + r.
   Value rowStart = arith::MulIOp::create(b, loc, qBlock, index(blockM));
   Value qRows = arith::MinSIOp::create(
       b, loc, index(blockM), arith::SubIOp::create(b, loc, numRows, rowStart));
+  // A Q block past its sequence (or past the last one) has no row and
+  // visits no K/V block.
+  Value loopEnd = numKeys;
+  if (op.isVarlen()) {
+    qRows = arith::MaxSIOp::create(b, loc, qRows, index(0));
+    Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                          qRows, index(0));
+    loopEnd = arith::SelectOp::create(b, loc, hasRows, numKeys, index(0));
+  }
   Value head, kvHead, qStart;
   if (packGqa) {
     kvHead = body->getArgument(1);
@@ -273,8 +320,12 @@ SmallVector<Value> QOuterTiler::build() {
     kvHead = arith::DivUIOp::create(b, loc, head, index(groupSize));
     qStart = rowStart;
   }
+  // Where the block's rows are in Q and O.
+  Value qTensorStart =
+      qRowBase ? arith::AddIOp::create(b, loc, qRowBase, qStart).getResult()
+               : qStart;
   Value qTile =
-      loadTile(q, batch, head, qStart, qRows, blockM, headDim, packGqa);
+      loadTile(q, batch, head, qTensorStart, qRows, blockM, headDim, packGqa);
 
   // The online-softmax state: m = -inf, l = 0, acc = 0.
   auto rowsTy = RankedTensorType::get({blockM}, f32);
@@ -288,7 +339,7 @@ SmallVector<Value> QOuterTiler::build() {
       b, loc, DenseElementsAttr::get(accTy, APFloat(0.0f)));
 
   auto kvLoop = scf::ForOp::create(
-      b, loc, index(0), numKeys, index(blockN), ValueRange{m0, l0, acc0},
+      b, loc, index(0), loopEnd, index(blockN), ValueRange{m0, l0, acc0},
       [&](OpBuilder &, Location, Value kStart, ValueRange state) {
         scf::YieldOp::create(b, loc,
                              kvStep(qTile, batch, kvHead, qStart, kStart,
@@ -317,12 +368,13 @@ SmallVector<Value> QOuterTiler::build() {
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   ValueRange sharedOuts = forall.getRegionIterArgs();
   SmallVector<OpFoldResult> offsets, sizes;
-  rowSlice(batch, head, qStart, qRows, 4, valueDim, packGqa, offsets, sizes);
+  rowSlice(batch, head, qTensorStart, qRows, 4, valueDim, packGqa, offsets,
+           sizes);
   tensor::ParallelInsertSliceOp::create(
       b, loc, oRows, sharedOuts[0], offsets, sizes,
       ArrayRef<OpFoldResult>(SmallVector<OpFoldResult>(4, oneIdx)));
   if (lseRows) {
-    rowSlice(batch, head, qStart, qRows, 3, 0, packGqa, offsets, sizes);
+    rowSlice(batch, head, qTensorStart, qRows, 3, 0, packGqa, offsets, sizes);
     tensor::ParallelInsertSliceOp::create(
         b, loc, lseRows, sharedOuts[1], offsets, sizes,
         ArrayRef<OpFoldResult>(SmallVector<OpFoldResult>(3, oneIdx)));
@@ -378,15 +430,18 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
         tiles->blockM = rows;
         break;
       }
-  // A K/V cache's per-sequence key count (and page lookups) are live like
-  // a window's left bound: with the table's Q block, the table's window
+  // A K/V cache's per-sequence key count (and page lookups), or a packed
+  // sequence's offsets and counts, are live like a window's left bound
+  // (152 bytes of spills at d = 128 on sm_80 with the table's tiles, for
+  // packed sequences): with the table's Q block, the table's window
   // tiles (with the others, 8 bytes of spills at d = 96 on sm_80, at
   // d = 128 with 256-key pages on sm_90 and with a dense cache on sm_80;
   // none with these). A shrunk Q
   // block (a decode step) has the registers to spare and keeps its K/V
   // block (64 keys at d = 128: 1.06-1.16x the GB/s of 32 on H200 decode
   // steps, docs/performance.md, "Paged K/V caches").
-  if (op.getKeyLengths() && !windowed && tiles->blockM == tableBlockM) {
+  if ((op.getKeyLengths() || op.isVarlen()) && !windowed &&
+      tiles->blockM == tableBlockM) {
     useWindowTiles();
     tableBlockM = tiles->blockM;
   }
@@ -472,7 +527,8 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
         continue;
       }
       // pack-gqa applies to single-query GQA/MQA ops only.
-      bool pack = packGqa && q[2] == 1 && op.getGroupSize() > 1;
+      bool pack = packGqa && q[2] == 1 && op.getGroupSize() > 1 &&
+                  !op.isVarlen();
       AutoTiles tiles{blockM, blockN, 0};
       if (autoBlocks) {
         FailureOr<AutoTiles> picked =

@@ -17,7 +17,8 @@ from .spec import AttentionSpec
 
 __version__ = "0.1.0"
 __all__ = ["AttentionSpec", "CompileError", "CompilerUnavailableError", "Diagnostic",
-           "MissingKernelError", "add_kernel_dir", "attention", "attention_with_kvcache"]
+           "MissingKernelError", "add_kernel_dir", "attention", "attention_varlen",
+           "attention_with_kvcache"]
 
 
 def __getattr__(name):
@@ -26,6 +27,9 @@ def __getattr__(name):
     if name == "attention":
         from .ops import attention
         return attention
+    if name == "attention_varlen":
+        from .ops import attention_varlen
+        return attention_varlen
     if name == "attention_with_kvcache":
         from .ops import attention_with_kvcache
         return attention_with_kvcache

@@ -82,11 +82,22 @@ def _options(text):
 def configurations(a):
     """Every distinct configuration the arguments describe."""
     seen, out = set(), []
-    for d, dtype, (hq, hkv), causal, window, softcap, decode, splits, cache in \
+    for d, dtype, (hq, hkv), causal, window, softcap, decode, splits, cache, varlen in \
             itertools.product(a.head_dims, a.dtypes, a.heads, _YES_NO[a.causal], a.windows,
-                              _YES_NO[a.softcap], _YES_NO[a.decode], a.splits, a.kv_cache):
+                              _YES_NO[a.softcap], _YES_NO[a.decode], a.splits, a.kv_cache,
+                              _YES_NO[a.varlen]):
         if splits != 1 and not decode:
             continue  # fa_mlir.attention splits decode steps only.
+        if varlen:
+            # fa_mlir.attention_varlen: packed prefill, no cache, no split.
+            if a.backward != "yes" and not decode and splits == 1 and not cache[0]:
+                config = attention_config(dtype, hq, hkv, d, a.v_head_dim, causal=causal,
+                                          window=window, softcap=softcap, chip=a.chip,
+                                          options=a.options, varlen=True)
+                if config.key() not in seen:
+                    seen.add(config.key())
+                    out.append(config)
+            continue
         forward = attention_config(dtype, hq, hkv, d, a.v_head_dim, causal=causal,
                                    window=window, softcap=softcap, chip=a.chip,
                                    options=a.options, q_len=1 if decode else None,
@@ -139,6 +150,8 @@ def main(argv=None):
                    help="comma-separated: none (default), lengths (per-sequence key "
                         "lengths), paged:P (a paged cache of page size P), as "
                         "fa_mlir.attention_with_kvcache uses")
+    p.add_argument("--varlen", choices=sorted(_YES_NO), default="no",
+                   help="packed sequences (fa_mlir.attention_varlen): yes, no or both")
     p.add_argument("--chip", default=None, help="sm_80 (default), sm_86, sm_87, sm_89, sm_90")
     p.add_argument("--options", type=_options, default={},
                    help="more fa-to-ptx options, e.g. block-m=64,block-n=64")

@@ -125,7 +125,7 @@ class KernelDir:
 def attention_config(dtype, q_heads, kv_heads, head_dim, v_head_dim=None, causal=False,
                      window=None, softcap=False, chip=None, options=None, q_len=None,
                      splits=1, backward=False, deterministic=False, key_lengths=False,
-                     page_size=None):
+                     page_size=None, varlen=False):
     """The kernel configuration fa_mlir.attention runs for these inputs.
 
     B, Nq and Nk are dynamic (Nq static with `q_len`: fa_mlir.attention
@@ -139,11 +139,13 @@ def attention_config(dtype, q_heads, kv_heads, head_dim, v_head_dim=None, causal
     with `deterministic`, its dQ is the bitwise reproducible form (fa-to-ptx
     dq=deterministic) instead of FlashAttention-2's atomic one. `key_lengths`
     and `page_size`: a K/V cache (fa_mlir.attention_with_kvcache), dense
-    with per-sequence lengths or paged."""
+    with per-sequence lengths or paged. `varlen`: sequences packed along N
+    (fa_mlir.attention_varlen)."""
     spec = AttentionSpec(q_heads=q_heads, kv_heads=kv_heads, head_dim=head_dim,
                          v_head_dim=v_head_dim, dtype=dtype, causal=causal, window=window,
                          softcap=1.0 if softcap else None, with_lse=True, q_len=q_len,
-                         backward=backward, key_lengths=key_lengths, page_size=page_size)
+                         backward=backward, key_lengths=key_lengths, page_size=page_size,
+                         varlen=varlen)
     opts = dict(options or {})
     opts["chip"] = chip or opts.get("chip") or os.environ.get("FA_MLIR_CHIP", "sm_80")
     if int(splits) != 1:
@@ -169,6 +171,8 @@ def describe(config):
         text += ", page_size=%d" % s.page_size
     elif s.key_lengths:
         text += ", key_lengths"
+    if s.varlen:
+        text += ", varlen"
     opts = config.pipeline_options()
     text += ", " + ", ".join("%s=%s" % kv for kv in sorted(opts.items()))
     return text
@@ -195,6 +199,8 @@ def aot_command(config):
         cmd += " --kv-cache paged:%d" % s.page_size
     elif s.key_lengths:
         cmd += " --kv-cache lengths"
+    if s.varlen:
+        cmd += " --varlen yes"
     if opts.get("splits", "1") != "1":
         cmd += " --splits %s" % opts["splits"]
     if opts.get("chip", "sm_80") != "sm_80":

@@ -527,3 +527,144 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None,
     else:
         out, lse = torch.ops.fa_mlir.attention_with_kvcache(*args)
     return (out, lse) if return_lse else out
+
+
+# -- Packed sequences (FlashAttention's flash_attn_varlen_func conventions) --
+
+def check_varlen_inputs(q, k, v, cu_seqlens_q, cu_seqlens_k):
+    """Checks a packed call's metadata; returns q, k, v as [1, H, total, D]
+    views (the layout fa.attention with cu_seqlens takes)."""
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError("%s must be a torch.Tensor, got %s" % (name, type(t).__name__))
+        if t.device.type not in DEVICE_TYPES:
+            raise ValueError("%s is on %s: fa_mlir runs on CUDA tensors" % (name, t.device))
+        if t.dim() != 3:
+            raise ValueError("%s must have 3 dimensions [total, H, D], got shape %s" % (
+                name, tuple(t.shape)))
+    if q.dtype not in DTYPES:
+        raise TypeError("q has dtype %s: fa_mlir takes float16 or bfloat16" % q.dtype)
+    if k.dtype != q.dtype or v.dtype != q.dtype:
+        raise TypeError("q, k and v must have one dtype, got %s, %s, %s" % (
+            q.dtype, k.dtype, v.dtype))
+    if k.device != q.device or v.device != q.device:
+        raise ValueError("q, k and v must be on one device")
+    hq, d = q.shape[1], q.shape[2]
+    if k.shape != v.shape:
+        raise ValueError("k and v must have one shape, got %s and %s" % (
+            tuple(k.shape), tuple(v.shape)))
+    hkv = k.shape[1]
+    if hkv == 0 or hq % hkv:
+        raise ValueError("the query heads (%d) must be a multiple of the key/value heads (%d)"
+                         % (hq, hkv))
+    if k.shape[2] != d:
+        raise ValueError("q, k and v must have one head dim, got %d and %d" % (d, k.shape[2]))
+    if d not in HEAD_DIMS:
+        raise ValueError("head dim %d is not supported: the kernels take multiples of 16 "
+                         "from 16 to 256" % d)
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if t.stride(-1) != 1:
+            raise ValueError("%s's last dimension must be contiguous (stride 1), got strides "
+                             "%s" % (name, tuple(t.stride())))
+    cus = []
+    for name, cu in (("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k)):
+        if not isinstance(cu, torch.Tensor) or cu.dtype != torch.int32 or cu.dim() != 1 or \
+                cu.shape[0] < 1:
+            raise ValueError("%s must be an int32 tensor [S + 1], got %s" % (
+                name, cu if not isinstance(cu, torch.Tensor)
+                else "%s %s" % (cu.dtype, tuple(cu.shape))))
+        if cu.device != q.device:
+            raise ValueError("%s must be on q's device (%s), got %s" % (name, q.device,
+                                                                         cu.device))
+        cus.append(cu if cu.stride(0) == 1 else cu.contiguous())
+    if cus[0].shape != cus[1].shape:
+        raise ValueError("cu_seqlens_q and cu_seqlens_k must have one length (S + 1), got "
+                         "%d and %d" % (cus[0].shape[0], cus[1].shape[0]))
+    view = lambda t: t.permute(1, 0, 2).unsqueeze(0)
+    return view(q), view(k), view(v), cus[0], cus[1]
+
+
+def varlen_plan_for(dtype, hq, hkv, d, causal, window, capped):
+    key = ("varlen", dtype, hq, hkv, d, causal, window, capped)
+    plan = _plans.get(key)
+    if plan is None:
+        config = _kernels.attention_config(
+            dtype, hq, hkv, d, d, causal=causal,
+            window=None if window == (-1, -1) else window, softcap=capped, varlen=True)
+        plan = _plans[key] = _kernels.default_cache.get(config)
+    return plan
+
+
+def varlen_impl(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, window_left,
+                window_right, softcap):
+    """(O [total_q, Hq, D], LSE [Hq, total_q]) of packed sequences."""
+    qh, kh, vh, cu_q, cu_k = check_varlen_inputs(q, k, v, cu_seqlens_q, cu_seqlens_k)
+    total_q, hq, d = q.shape
+    out = torch.empty((total_q, hq, d), dtype=q.dtype, device=q.device)
+    lse = torch.empty((1, hq, total_q), dtype=torch.float32, device=q.device)
+    if out.numel() == 0:
+        return out, lse[0]
+    capped = softcap > 0.0
+    plan = varlen_plan_for(DTYPES[q.dtype], hq, kh.shape[1], d, causal,
+                           (window_left, window_right), capped)
+    scalars = attention_scalars(plan.plan, scale, softcap if capped else None)
+    plan(q=qh, k=kh, v=vh, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k,
+         o=out.permute(1, 0, 2).unsqueeze(0), lse=lse, **scalars)
+    return out, lse[0]
+
+
+@torch.library.custom_op("fa_mlir::attention_varlen", mutates_args=())
+def varlen_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlens_q: torch.Tensor,
+              cu_seqlens_k: torch.Tensor, causal: bool, scale: float, window_left: int,
+              window_right: int, softcap: float) -> tuple[torch.Tensor, torch.Tensor]:
+    return varlen_impl(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, window_left,
+                       window_right, softcap)
+
+
+@varlen_op.register_fake
+def _varlen_fake(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, window_left,
+                 window_right, softcap):
+    total_q, hq, d = q.shape
+    return q.new_empty((total_q, hq, d)), q.new_empty((hq, total_q), dtype=torch.float32)
+
+
+def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q=None,
+                     max_seqlen_k=None, *, causal=False, scale=None, window=None,
+                     softcap=None, return_lse=False):
+    """Attention over a batch of sequences of different lengths packed
+    along the tokens, in FlashAttention's flash_attn_varlen_func conventions
+    (forward only, no autograd).
+
+    q [total_q, Hq, D], k and v [total_k, Hkv, D]; cu_seqlens_q and
+    cu_seqlens_k int32 [S + 1] on the device: sequence s is query rows
+    [cu_q[s], cu_q[s + 1]) against keys [cu_k[s], cu_k[s + 1]), both
+    non-decreasing from 0 with cu_q[S] = total_q and cu_k[S] <= total_k (as
+    in FlashAttention, not checked: that would need a device sync). causal
+    and window align to each sequence's own bottom-right corner.
+    max_seqlen_q/max_seqlen_k are accepted for FlashAttention's signature
+    and not needed: the kernel walks the sequences' Q blocks itself, with no
+    work for padding. float16/bfloat16, D a multiple of 16 up to 256.
+
+    Returns O [total_q, Hq, D] (and LSE [Hq, total_q], float32).
+    """
+    if not isinstance(causal, bool):
+        raise TypeError("causal must be a bool, got %r" % (causal,))
+    check_varlen_inputs(q, k, v, cu_seqlens_q, cu_seqlens_k)
+    if scale is None:
+        scale = 1.0 / math.sqrt(q.shape[-1])
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (
+            math.isfinite(scale) and scale > 0):
+        raise ValueError("scale must be a positive finite number, got %r" % (scale,))
+    if softcap is None:
+        softcap = 0.0
+    if isinstance(softcap, bool) or not isinstance(softcap, (int, float)) or not (
+            math.isfinite(softcap) and softcap >= 0):
+        raise ValueError("softcap must be None or a positive finite number, got %r" % (softcap,))
+    left, right = _window(window, causal)
+    args = (q, k, v, cu_seqlens_q, cu_seqlens_k, causal, float(scale), left, right,
+            float(softcap))
+    if _fast_path(q, k, v):
+        out, lse = varlen_impl(*args)
+    else:
+        out, lse = torch.ops.fa_mlir.attention_varlen(*args)
+    return (out, lse) if return_lse else out

@@ -80,7 +80,9 @@ class AttentionSpec:
     key_lengths: a K/V cache with per-sequence key counts (`key_lengths`
     operand, i32 [B]); page_size: a paged cache (`block_table` i32 [B,
     max_pages], K and V pools [num_pages, page_size, Hkv, D]; implies
-    key_lengths, kv_len must be None).
+    key_lengths, kv_len must be None). varlen: sequences packed along N of
+    a batch of one (`cu_seqlens` operands, i32 [S + 1]; batch is 1, q_len
+    and kv_len the packed totals, None for dynamic).
     """
     q_heads: int
     head_dim: int
@@ -98,6 +100,7 @@ class AttentionSpec:
     backward: bool = False
     key_lengths: bool = False
     page_size: Optional[int] = None
+    varlen: bool = False
 
     def __post_init__(self):
         put = lambda name, value: object.__setattr__(self, name, value)  # frozen
@@ -124,6 +127,16 @@ class AttentionSpec:
             put("key_lengths", True)
         if self.key_lengths and self.backward:
             raise ValueError("a K/V cache (key_lengths, page_size) is for the forward only")
+        if not isinstance(self.varlen, bool):
+            raise TypeError("varlen must be a bool")
+        if self.varlen:
+            if self.backward or self.key_lengths:
+                raise ValueError("varlen (packed sequences) is for the forward without a "
+                                 "K/V cache")
+            if self.batch not in (None, 1):
+                raise ValueError("varlen packs the sequences into a batch of one, got "
+                                 "batch=%d" % self.batch)
+            put("batch", 1)
         put("window", _window(self.window, self.causal))
         put("softcap", _positive_float("softcap", self.softcap))
         put("scale", _positive_float("scale", self.scale))
@@ -140,6 +153,8 @@ class AttentionSpec:
             del d["key_lengths"]
         if self.page_size is None:
             del d["page_size"]
+        if not self.varlen:
+            del d["varlen"]
         return d
 
     @classmethod
@@ -174,6 +189,8 @@ class AttentionSpec:
             name += "_paged%d" % self.page_size
         elif self.key_lengths:
             name += "_kvlens"
+        if self.varlen:
+            name += "_varlen"
         if self.backward:
             name += "_bwd"
         elif not self.with_lse:
@@ -200,6 +217,10 @@ class AttentionSpec:
             k = "tensor<%sx%dx%sx%dx%s>" % (b, self.kv_heads, nk, self.head_dim, self.dtype)
             v = "tensor<%sx%dx%sx%dx%s>" % (b, self.kv_heads, nk, self.v_head_dim, self.dtype)
         cache_args = cache_ops = ""
+        if self.varlen:
+            cu = "tensor<?xi32>"
+            cache_args = ", %%cu_q: %s, %%cu_k: %s" % (cu, cu)
+            cache_ops = " cu_seqlens(%%cu_q, %%cu_k : %s, %s)" % (cu, cu)
         if self.key_lengths:
             lens = "tensor<%sxi32>" % b
             cache_args = ", %%lens: %s" % lens

@@ -237,3 +237,13 @@ def test_page_size_the_atom_cannot_tile_is_a_compile_error(compiler):
     spec = AttentionSpec(q_heads=8, kv_heads=2, head_dim=64, dtype="f16", page_size=40)
     with pytest.raises(CompileError, match="page size 40 is not a multiple of 16"):
         compiler.compile(spec)
+
+
+def test_varlen_plan_names_the_offsets(compiler):
+    spec = AttentionSpec(q_heads=32, kv_heads=8, head_dim=128, dtype="bf16", causal=True,
+                         varlen=True)
+    plan = compiler.compile(spec).plans[0].plan
+    assert [t["name"] for t in plan["tensors"]] == [
+        "q", "k", "v", "cu_seqlens_q", "cu_seqlens_k", "o", "lse"]
+    grid = plan["kernels"][0]["grid"]
+    assert grid[0]["op"] == "add" and grid[1:] == [32, 1]

@@ -124,3 +124,19 @@ def test_kv_cache_specs():
 def test_bad_kv_cache_specs(kwargs, error, words):
     with pytest.raises(error, match=words):
         AttentionSpec(q_heads=8, kv_heads=2, head_dim=64, **kwargs)
+
+
+def test_varlen_specs():
+    s = AttentionSpec(q_heads=32, kv_heads=8, head_dim=128, dtype="bf16", causal=True,
+                      varlen=True)
+    assert s.batch == 1 and s.function_name().endswith("_b1_varlen")
+    assert "cu_seqlens(%cu_q, %cu_k : tensor<?xi32>, tensor<?xi32>)" in s.mlir()
+    assert "%q: tensor<1x32x?x128xbf16>" in s.mlir()
+    assert "varlen" not in AttentionSpec(q_heads=8, head_dim=64).as_dict()
+    assert AttentionSpec.from_dict(s.as_dict()) == s
+    c = attention_config("bf16", 32, 8, 128, causal=True, varlen=True)
+    assert ", varlen" in describe(c) and "--varlen yes" in aot_command(c)
+    with pytest.raises(ValueError, match="batch of one"):
+        AttentionSpec(q_heads=8, head_dim=64, varlen=True, batch=2)
+    with pytest.raises(ValueError, match="without a K/V cache"):
+        AttentionSpec(q_heads=8, head_dim=64, varlen=True, page_size=64)

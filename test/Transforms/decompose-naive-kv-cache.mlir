@@ -71,3 +71,33 @@ func.func @dense_lengths(%q: tensor<?x2x?x16xf16>, %k: tensor<?x1x?x16xf16>, %v:
            key_lengths(%n : tensor<?xi32>) outs(%o : tensor<?x2x?x16xf16>) -> tensor<?x2x?x16xf16>
   return %r : tensor<?x2x?x16xf16>
 }
+
+// -----
+
+// Packed sequences (cu_seqlens): the score mask finds the sequences of the
+// row and of the key (AttentionMath.h, sequenceOfRow: how many cu[t] <=
+// the row), hides every key of another sequence, and masks the rest on
+// sequence-local rows and keys with the sequence's own counts.
+// CHECK-LABEL: func @varlen
+// CHECK-SAME: %[[CQ:[a-z0-9]+]]: tensor<3xi32>, %[[CK:[a-z0-9]+]]: tensor<3xi32>
+// CHECK: linalg.generic
+// CHECK: %[[I:.*]] = linalg.index 2 : index
+// CHECK: %[[J:.*]] = linalg.index 3 : index
+// CHECK: %[[SEQ:.*]] = scf.for
+// CHECK:   tensor.extract %[[CQ]]
+// CHECK:   arith.cmpi sle, %{{.*}}, %[[I]] : index
+// CHECK: %[[KSEQ:.*]] = scf.for
+// CHECK:   tensor.extract %[[CK]]
+// CHECK:   arith.cmpi sle, %{{.*}}, %[[J]] : index
+// CHECK: %[[OTHER:.*]] = arith.cmpi ne, %[[SEQ]], %[[KSEQ]] : index
+// CHECK: %[[ROW:.*]] = arith.subi %[[I]], %{{.*}} : index
+// CHECK: %[[KEY:.*]] = arith.subi %[[J]], %{{.*}} : index
+// CHECK: %[[HID:.*]] = arith.cmpi sge, %[[KEY]], %{{.*}} : index
+// CHECK: arith.ori %[[OTHER]], %[[HID]] : i1
+func.func @varlen(%q: tensor<1x2x9x16xf32>, %k: tensor<1x1x12x16xf32>, %v: tensor<1x1x12x16xf32>,
+                  %cq: tensor<3xi32>, %ck: tensor<3xi32>, %o: tensor<1x2x9x16xf32>) -> tensor<1x2x9x16xf32> {
+  %r = fa.attention ins(%q, %k, %v : tensor<1x2x9x16xf32>, tensor<1x1x12x16xf32>, tensor<1x1x12x16xf32>)
+           cu_seqlens(%cq, %ck : tensor<3xi32>, tensor<3xi32>)
+           outs(%o : tensor<1x2x9x16xf32>) causal -> tensor<1x2x9x16xf32>
+  return %r : tensor<1x2x9x16xf32>
+}

@@ -246,6 +246,117 @@ def build_cache_modules(a, rng):
     return candidate, reference
 
 
+def build_varlen_modules(a, rng):
+    """(candidate, reference) modules of a --seqlens-q/--seqlens-k run: one
+    fa.attention with cu_seqlens over sequences packed along N (B = 1; K
+    and V have --extra-keys unused rows at the end), and one dense
+    fa.attention per sequence on its own rows and keys, both printing each
+    non-empty sequence's O, then each one's LSE."""
+    dv = a.Dv or a.D
+    et = a.dtype
+    nqs, nks = a.seqlens_q, a.seqlens_k
+    if len(nqs) != len(nks):
+        raise SystemExit("--seqlens-q and --seqlens-k need one length per sequence")
+    cu_q = [sum(nqs[:i]) for i in range(len(nqs) + 1)]
+    cu_k = [sum(nks[:i]) for i in range(len(nks) + 1)]
+    total_q, total_k = cu_q[-1], cu_k[-1] + a.extra_keys
+
+    def values(count):
+        return [round_to(et, rng.uniform(-a.range, a.range)) for _ in range(count)]
+
+    def constant(lines, name, vals, shape):
+        f32_ty = tensor_type(shape, "f32")
+        if vals:
+            lines.append("  %%%s_f32 = arith.constant dense<%s> : %s" % (name, dense(vals, shape), f32_ty))
+        else:
+            lines.append("  %%%s_f32 = tensor.empty() : %s" % (name, f32_ty))
+        if et == "f32":
+            lines.append("  %%%s = tensor.cast %%%s_f32 : %s to %s" % (name, name, f32_ty, f32_ty))
+        else:
+            lines.append("  %%%s = arith.truncf %%%s_f32 : %s to %s" % (name, name, f32_ty, tensor_type(shape, et)))
+
+    # Packed [1, H, total, D] (row-major: head, then row).
+    q = values(a.Hq * total_q * a.D)
+    k = values(a.Hkv * total_k * a.D)
+    v = values(a.Hkv * total_k * dv)
+
+    def rows(vals, heads, total, cols, start, n):
+        return [x for h in range(heads)
+                for x in vals[(h * total + start) * cols:(h * total + start + n) * cols]]
+
+    attrs = (" scale(%r)" % a.scale if a.scale else "") + (" causal" if a.causal else "")
+    if a.window:
+        attrs += " window(%d, %d)" % tuple(a.window)
+    if a.softcap:
+        attrs += " softcap(%r)" % a.softcap
+
+    def print_lines(lines, val, ty):
+        mty = ty.replace("tensor", "memref")
+        lines.append("  %s_buf = bufferization.to_buffer %s : %s to %s" % (val, val, ty, mty))
+        lines.append("  %s_any = memref.cast %s_buf : %s to memref<*xf32>" % (val, val, mty))
+        lines.append("  call @printMemrefF32(%s_any) : (memref<*xf32>) -> ()" % val)
+
+    head = ["func.func private @printMemrefF32(memref<*xf32>)", "", "func.func @main() {"]
+    seqs = [s for s in range(len(nqs)) if nqs[s] > 0]
+    # The candidate.
+    lines = list(head)
+    qs, ks, vs = [1, a.Hq, total_q, a.D], [1, a.Hkv, total_k, a.D], [1, a.Hkv, total_k, dv]
+    constant(lines, "q", q, qs)
+    constant(lines, "k", k, ks)
+    constant(lines, "v", v, vs)
+    n = len(cu_q)
+    lines.append("  %%cuq = arith.constant dense<%s> : tensor<%dxi32>" % (cu_q, n))
+    lines.append("  %%cuk = arith.constant dense<%s> : tensor<%dxi32>" % (cu_k, n))
+    os_, ls_ = [1, a.Hq, total_q, dv], [1, a.Hq, total_q]
+    o_ty, l_ty = tensor_type(os_, et), tensor_type(ls_, "f32")
+    lines += ["  %%o_init = tensor.empty() : %s" % o_ty, "  %%lse_init = tensor.empty() : %s" % l_ty]
+    lines.append("  %%o, %%lse = fa.attention ins(%%q, %%k, %%v : %s, %s, %s) cu_seqlens(%%cuq, %%cuk : tensor<%dxi32>, tensor<%dxi32>) outs(%%o_init, %%lse_init : %s, %s)%s -> %s, %s" % (
+        tensor_type(qs, et), tensor_type(ks, et), tensor_type(vs, et), n, n, o_ty, l_ty, attrs, o_ty, l_ty))
+    o_val = "%o"
+    if et != "f32":
+        lines.append("  %%o_f32 = arith.extf %%o : %s to %s" % (o_ty, tensor_type(os_, "f32")))
+        o_val = "%o_f32"
+    for s in seqs:
+        ty = tensor_type([1, a.Hq, nqs[s], dv], "f32")
+        lines.append("  %%os%d = tensor.extract_slice %s[0, 0, %d, 0] [1, %d, %d, %d] [1, 1, 1, 1] : %s to %s" % (
+            s, o_val, cu_q[s], a.Hq, nqs[s], dv, tensor_type(os_, "f32"), ty))
+        print_lines(lines, "%%os%d" % s, ty)
+    for s in seqs:
+        ty = tensor_type([1, a.Hq, nqs[s]], "f32")
+        lines.append("  %%ls%d = tensor.extract_slice %%lse[0, 0, %d] [1, %d, %d] [1, 1, 1] : %s to %s" % (
+            s, cu_q[s], a.Hq, nqs[s], l_ty, ty))
+        print_lines(lines, "%%ls%d" % s, ty)
+    candidate = "\n".join(lines + ["  return", "}"]) + "\n"
+
+    # The reference: each sequence alone.
+    lines = list(head)
+    outs = []
+    for s in seqs:
+        sq, sk = [1, a.Hq, nqs[s], a.D], [1, a.Hkv, nks[s], a.D]
+        sv = [1, a.Hkv, nks[s], dv]
+        constant(lines, "q%d" % s, rows(q, a.Hq, total_q, a.D, cu_q[s], nqs[s]), sq)
+        constant(lines, "k%d" % s, rows(k, a.Hkv, total_k, a.D, cu_k[s], nks[s]), sk)
+        constant(lines, "v%d" % s, rows(v, a.Hkv, total_k, dv, cu_k[s], nks[s]), sv)
+        so, sl = [1, a.Hq, nqs[s], dv], [1, a.Hq, nqs[s]]
+        ot, lt = tensor_type(so, et), tensor_type(sl, "f32")
+        lines += ["  %%o_init%d = tensor.empty() : %s" % (s, ot),
+                  "  %%lse_init%d = tensor.empty() : %s" % (s, lt)]
+        lines.append("  %%o%d, %%lse%d = fa.attention ins(%%q%d, %%k%d, %%v%d : %s, %s, %s) outs(%%o_init%d, %%lse_init%d : %s, %s)%s -> %s, %s" % (
+            s, s, s, s, s, tensor_type(sq, et), tensor_type(sk, et), tensor_type(sv, et),
+            s, s, ot, lt, attrs, ot, lt))
+        val = "%%o%d" % s
+        if et != "f32":
+            lines.append("  %s_f32 = arith.extf %s : %s to %s" % (val, val, ot, tensor_type(so, "f32")))
+            val += "_f32"
+        outs.append((val, tensor_type(so, "f32"), "%%lse%d" % s, lt))
+    for val, ty, _, _ in outs:
+        print_lines(lines, val, ty)
+    for _, _, val, ty in outs:
+        print_lines(lines, val, ty)
+    reference = "\n".join(lines + ["  return", "}"]) + "\n"
+    return candidate, reference
+
+
 def run_module(module, pass_lists, runner_libs):
     """The numbers `module` prints, run once after each list of passes (a
     temporary file holds the module)."""
@@ -317,6 +428,12 @@ def main():
     p.add_argument("--page-size", type=int, default=0,
                    help="with --key-lengths: a paged cache of this page size "
                         "(a shuffled block table; at least Nk keys of capacity)")
+    p.add_argument("--seqlens-q", type=int, nargs="+",
+                   help="packed sequences (cu_seqlens): each sequence's query count; "
+                        "the reference is one dense op per sequence")
+    p.add_argument("--seqlens-k", type=int, nargs="+", help="with --seqlens-q: key counts")
+    p.add_argument("--extra-keys", type=int, default=0,
+                   help="with --seqlens-q: unused key rows after the last sequence's")
     p.add_argument("--range", type=float, default=2.0, help="inputs uniform in [-range, range]")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--atol", type=float, required=True)
@@ -338,6 +455,12 @@ def main():
                   "--fa-pipeline-kv=stages=%d" % a.stages]
         if a.warp_skip:
             tiled.append("--fa-warp-block-skip")
+    if a.seqlens_q:
+        candidate, per_sequence = build_varlen_modules(a, random.Random(a.seed))
+        naive, actual = run_module(candidate, [[], tiled], a.runner_libs)
+        (reference,) = run_module(per_sequence, [[]], a.runner_libs)
+        status = report(naive, reference, a.atol, a.rtol)
+        return report(actual, reference, a.atol, a.rtol) or status
     if a.key_lengths:
         # Three ways: the tiled op and the naive op against one dense op
         # per sequence (both decompositions of the cache checked).

@@ -127,11 +127,24 @@ std::optional<StringRef> inputRole(Value tensor,
     for (OpOperand &use : v.getUses()) {
       Operation *user = use.getOwner();
       unsigned n = use.getOperandNumber();
-      // Read element by element: a K/V cache's per-sequence key counts
-      // [B] or its block table [B, max_pages] (AttentionMath.h).
-      if (auto extract = dyn_cast<tensor::ExtractOp>(user); extract && v == tensor)
-        return extract.getIndices().size() == 1 ? StringRef("key_lengths")
-                                                : StringRef("block_table");
+      // Read element by element: packed sequences' offsets (cu_seqlens;
+      // the queries' walked by fa.varlen_block, the keys' read at the
+      // sequence it finds), a K/V cache's per-sequence key counts [B] or
+      // its block table [B, max_pages] (AttentionMath.h).
+      if (isa<VarlenBlockOp>(user) && v == tensor)
+        return StringRef("cu_seqlens_q");
+      if (auto extract = dyn_cast<tensor::ExtractOp>(user); extract && v == tensor) {
+        if (extract.getIndices().size() == 2)
+          return StringRef("block_table");
+        if (llvm::any_of(tensor.getUsers(), llvm::IsaPred<VarlenBlockOp>))
+          return StringRef("cu_seqlens_q");
+        Value index = extract.getIndices().front();
+        if (auto add = index.getDefiningOp<arith::AddIOp>())
+          index = add.getLhs();
+        if (index.getDefiningOp<VarlenBlockOp>())
+          return StringRef("cu_seqlens_k");
+        return StringRef("key_lengths");
+      }
       if (isa<tensor::ExtractSliceOp, tensor::PadOp, ConvertLayoutOp>(user) &&
           n == 0) {
         work.push_back({user->getResult(0), -1});

@@ -73,6 +73,20 @@ MATRIX.append((KV_CACHE_MATRIX[-1][0][:7], []))
 # The configuration whose decode step runs with every split count forced.
 KV_CACHE_SPLITS = (KV_CACHE_MATRIX[0][0], (2, 1, 100000))
 
+# fa_mlir.attention_varlen: (dtype, Hq, Hkv, D, causal, window, softcap)
+# -> list of (query lengths, key lengths) per case; "mixed:S:MAX" draws S
+# sequences of 1..MAX queries (test_varlen.py).
+VARLEN_MATRIX = [
+    (("bf16", 32, 8, 128, True, None, None),
+     [([128, 1, 700, 0, 2048], [128, 1, 700, 5, 2048]), ([300, 17], [1000, 17]), "mixed:8:8192"]),
+    (("f16", 8, 2, 64, True, None, None),
+     [([64, 65, 1, 200], [64, 65, 0, 100]), "mixed:16:2048", "mixed:3:100"]),
+    (("f16", 8, 8, 64, False, None, None), [([33, 500, 7], [90, 500, 3]), "mixed:5:3000"]),
+    (("bf16", 16, 1, 128, True, None, None), [([1000, 10], [1000, 10])]),                # MQA
+    (("bf16", 8, 2, 64, True, (128, 0), None), [([1000, 300, 2], [1000, 500, 2])]),      # window
+    (("f16", 8, 2, 64, True, None, 30.0), [([257, 64], [257, 128])]),                    # soft cap
+]
+
 # The backward (fa_mlir.attention's autograd): (key, shapes) as above.
 BACKWARD_MATRIX = [
     (("bf16", 8, 2, 64, True, None, None), [(2, 128, 128), (1, 300, 700), (1, 700, 300)]),
@@ -123,6 +137,10 @@ def needed_configs():
         if any(nq == 1 for _, nq, _ in shapes):
             configs += [attention_config(dtype, hq, hkv, d, q_len=1, splits=s, **cache)
                         for s in SPLIT_COUNTS]
+    for key, _ in VARLEN_MATRIX:
+        dtype, hq, hkv, d, causal, window, softcap = key
+        configs.append(attention_config(dtype, hq, hkv, d, causal=causal, window=window,
+                                        softcap=softcap is not None, varlen=True))
     for key, _ in BACKWARD_MATRIX:
         configs += [kernel_config(*key), kernel_config(*key, backward=True)]
     configs.append(kernel_config(*DETERMINISTIC_BACKWARD, backward=True, deterministic=True))

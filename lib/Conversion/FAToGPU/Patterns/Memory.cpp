@@ -9,6 +9,7 @@
 
 #include "KernelLowering.h"
 
+#include "fa/Dialect/FA/Semantics/AttentionMath.h"
 #include "fa/Transforms/TiledAttention.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -237,6 +238,32 @@ struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
   KernelContext &kernel;
 };
 
+/// Pattern: fa.varlen_block => the walk over the sequences
+/// (AttentionMath.h, varlenBlock), every thread reading cu_seqlens, a
+/// kernel argument, with plain loads.
+struct LowerVarlenBlock : OpConversionPattern<VarlenBlockOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(VarlenBlockOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    Value cu = kernelBuffer(op.getCuSeqlens());
+    if (!cu)
+      return op.emitOpError("fa-lower-to-gpu: cu_seqlens must be a kernel "
+                            "argument");
+    Location loc = op.getLoc();
+    auto read = [&](OpBuilder &rb, Location l, Value i) -> Value {
+      return arith::IndexCastOp::create(rb, l, rb.getIndexType(),
+                                        memref::LoadOp::create(rb, l, cu, i));
+    };
+    Value numSeqs = arith::SubIOp::create(
+        b, loc, memref::DimOp::create(b, loc, cu, 0), cidx(b, loc, 1));
+    auto [seq, block] = semantics::varlenBlock(
+        b, loc, read, numSeqs, adaptor.getIndex(), op.getBlockRows());
+    b.replaceOp(op, ValueRange{seq, block});
+    return success();
+  }
+};
+
 /// Pattern: a tile held by warps materialized as a whole (no
 /// tensor.extract_slice) => a diagnostic: the rows to store are not known.
 struct RejectWholeTileStore
@@ -259,5 +286,6 @@ void mlir::fa::populateMemoryPatterns(const TypeConverter &converter,
                                       RewritePatternSet &patterns) {
   patterns.add<LowerSyncTileLoad, LowerAsyncLoad, LowerAwait, LowerTileStore>(
       converter, patterns.getContext(), kernel);
-  patterns.add<RejectWholeTileStore>(converter, patterns.getContext());
+  patterns.add<RejectWholeTileStore, LowerVarlenBlock>(converter,
+                                                       patterns.getContext());
 }

@@ -352,9 +352,44 @@ static LogicalResult verifyCacheOperands(AttentionOp op) {
   return success();
 }
 
+/// cu_seqlens_q and cu_seqlens_k: i32 [S + 1], sequences packed along N of
+/// a batch of one.
+static LogicalResult verifyVarlenOperands(AttentionOp op) {
+  Value cuQ = op.getCuSeqlensQ(), cuK = op.getCuSeqlensK();
+  if (static_cast<bool>(cuQ) != static_cast<bool>(cuK))
+    return op.emitOpError("cu_seqlens needs both arrays, cu_seqlens(q, k)");
+  if (!cuQ)
+    return success();
+  if (op.getKeyLengths())
+    return op.emitOpError("cu_seqlens (packed sequences) and key_lengths "
+                          "(a K/V cache) cannot be combined");
+  for (Value cu : {cuQ, cuK}) {
+    auto ty = cast<ShapedType>(cu.getType());
+    if (ty.getRank() != 1 || !ty.getElementType().isSignlessInteger(32))
+      return op.emitOpError("cu_seqlens must be rank-1 i32 [S + 1], got ")
+             << cu.getType();
+    if (ty.getDimSize(0) == 0)
+      return op.emitOpError("cu_seqlens needs S + 1 >= 1 entries, got ")
+             << cu.getType();
+  }
+  if (!dimsAgree(cast<ShapedType>(cuQ.getType()).getDimSize(0),
+                 cast<ShapedType>(cuK.getType()).getDimSize(0)))
+    return op.emitOpError("cu_seqlens arrays must have one length, got ")
+           << cuQ.getType() << " and " << cuK.getType();
+  SmallVector<Value> packed = {op.getQuery(), op.getKey(), op.getValue()};
+  llvm::append_range(packed, op.getOutputs());
+  for (Value v : packed)
+    if (cast<ShapedType>(v.getType()).getDimSize(0) != 1)
+      return op.emitOpError("with cu_seqlens the sequences are packed along "
+                            "N of a batch of one: dim 0 must be 1, got ")
+             << v.getType();
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   SmallVector<Value> operands = {getQuery(), getKey(), getValue()};
-  for (Value cache : {getKeyLengths(), getBlockTable()})
+  for (Value cache : {getKeyLengths(), getBlockTable(), getCuSeqlensQ(),
+                      getCuSeqlensK()})
     if (cache)
       operands.push_back(cache);
   llvm::append_range(operands, getOutputs());
@@ -362,9 +397,10 @@ LogicalResult AttentionOp::verify() {
     return emitOpError("expects 1 or 2 outputs (O and optionally LSE), got ")
            << getOutputs().size();
   if (failed(verifyForm(*this, operands, getOutputs(), getResults())) ||
-      failed(verifyCacheOperands(*this)) ||
       failed(verifyAttentionShapes(*this, getQuery(), getKey(), getValue(),
-                                   getOut(), getLse(), isPaged())))
+                                   getOut(), getLse(), isPaged())) ||
+      failed(verifyCacheOperands(*this)) ||
+      failed(verifyVarlenOperands(*this)))
     return failure();
   return verifyAttentionAttributes(*this, getScale(), getWindowLeft(),
                                    getWindowRight(), getSoftcap(), getQuery());

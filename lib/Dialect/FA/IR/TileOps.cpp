@@ -182,6 +182,16 @@ LogicalResult QKOp::verify() {
                               {getScores(), "scores", kAcc}});
 }
 
+LogicalResult VarlenBlockOp::verify() {
+  auto ty = cast<ShapedType>(getCuSeqlens().getType());
+  if (ty.getRank() != 1 || !ty.getElementType().isSignlessInteger(32))
+    return emitOpError("cu_seqlens must be rank-1 i32 [S + 1], got ")
+           << getCuSeqlens().getType();
+  if (getBlockRows() <= 0)
+    return emitOpError("block_rows must be positive, got ") << getBlockRows();
+  return success();
+}
+
 LogicalResult MaskOp::verify() {
   if (failed(checkTile(*this, getScores().getType(), "scores", 2, true)))
     return failure();

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -75,6 +76,60 @@ std::pair<Value, Value> semantics::pageOfKey(OpBuilder &b, Location loc,
       tensor::ExtractOp::create(b, loc, table, ValueRange{batch, column});
   Value page = arith::IndexCastOp::create(b, loc, b.getIndexType(), entry);
   return {page, arith::RemUIOp::create(b, loc, key, size)};
+}
+
+Value semantics::sequenceOfRow(OpBuilder &b, Location loc, CuSeqlensReader cu,
+                               Value numSeqs, Value row) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  auto loop = scf::ForOp::create(
+      b, loc, one, arith::AddIOp::create(b, loc, numSeqs, one), one,
+      ValueRange{zero},
+      [&](OpBuilder &lb, Location l, Value t, ValueRange count) {
+        // (One op per statement: the IR's order is then the source's.)
+        Value start = cu(lb, l, t);
+        Value started = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sle,
+                                              start, row);
+        Value inc = arith::ExtUIOp::create(lb, l, lb.getI64Type(), started);
+        Value next = arith::AddIOp::create(
+            lb, l, count[0],
+            arith::IndexCastOp::create(lb, l, lb.getIndexType(), inc));
+        scf::YieldOp::create(lb, l, next);
+      });
+  return loop.getResult(0);
+}
+
+std::pair<Value, Value> semantics::varlenBlock(OpBuilder &b, Location loc,
+                                               CuSeqlensReader cu,
+                                               Value numSeqs, Value index,
+                                               int64_t blockRows) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value rows = arith::ConstantIndexOp::create(b, loc, blockRows);
+  // iter_args: the first block of sequence s, the sequence and block found.
+  auto loop = scf::ForOp::create(
+      b, loc, zero, numSeqs, one, ValueRange{zero, zero, index},
+      [&](OpBuilder &lb, Location l, Value s, ValueRange state) {
+        // (One op per statement: the IR's order is then the source's.)
+        Value first = state[0];
+        Value start = cu(lb, l, s);
+        Value next = arith::AddIOp::create(lb, l, s, one);
+        Value stop = cu(lb, l, next);
+        Value diff = arith::SubIOp::create(lb, l, stop, start);
+        Value length = arith::MaxSIOp::create(lb, l, diff, zero);
+        Value blocks = arith::CeilDivUIOp::create(lb, l, length, rows);
+        Value end = arith::AddIOp::create(lb, l, first, blocks);
+        Value fromFirst = arith::CmpIOp::create(
+            lb, l, arith::CmpIPredicate::uge, index, first);
+        Value beforeEnd =
+            arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult, index, end);
+        Value inside = arith::AndIOp::create(lb, l, fromFirst, beforeEnd);
+        Value seq = arith::SelectOp::create(lb, l, inside, s, state[1]);
+        Value local = arith::SubIOp::create(lb, l, index, first);
+        Value block = arith::SelectOp::create(lb, l, inside, local, state[2]);
+        scf::YieldOp::create(lb, l, ValueRange{end, seq, block});
+      });
+  return {loop.getResult(1), loop.getResult(2)};
 }
 
 Value semantics::visibleKeysEnd(OpBuilder &b, Location loc, Value row,

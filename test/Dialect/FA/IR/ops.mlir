@@ -143,3 +143,17 @@ func.func @paged(%q: memref<?x32x1x128xbf16>, %k: memref<?x64x8x128xbf16>, %v: m
                outs(%o, %l : memref<?x32x1x128xbf16>, memref<?x32x1xf32>)
   return
 }
+
+// -----
+
+// Sequences packed along N (cu_seqlens).
+// CHECK-LABEL: func @varlen
+// CHECK-SAME: %[[CQ:[a-z0-9]+]]: tensor<?xi32>, %[[CK:[a-z0-9]+]]: tensor<?xi32>
+// CHECK: fa.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<1x8x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>)
+// CHECK-SAME: cu_seqlens(%[[CQ]], %[[CK]] : tensor<?xi32>, tensor<?xi32>) outs(%{{.*}} : tensor<1x8x?x64xf16>) causal
+func.func @varlen(%q: tensor<1x8x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>,
+                  %cq: tensor<?xi32>, %ck: tensor<?xi32>, %o: tensor<1x8x?x64xf16>) -> tensor<1x8x?x64xf16> {
+  %0 = fa.attention ins(%q, %k, %v : tensor<1x8x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>)
+                    cu_seqlens(%cq, %ck : tensor<?xi32>, tensor<?xi32>) outs(%o : tensor<1x8x?x64xf16>) causal -> tensor<1x8x?x64xf16>
+  return %0 : tensor<1x8x?x64xf16>
+}

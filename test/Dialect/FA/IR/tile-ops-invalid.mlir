@@ -830,3 +830,19 @@ func.func @warp_row_range_scalar(%t: tensor<f32>) {
   %first, %count = fa.warp_row_range %t : tensor<f32>
   return
 }
+
+// -----
+
+func.func @varlen_block_cu_f32(%cu: tensor<?xf32>, %i: index) {
+  // expected-error @+1 {{cu_seqlens must be rank-1 i32 [S + 1], got 'tensor<?xf32>'}}
+  %s, %b = fa.varlen_block %cu[%i] block_rows(16) : tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @varlen_block_rows(%cu: tensor<?xi32>, %i: index) {
+  // expected-error @+1 {{block_rows must be positive, got 0}}
+  %s, %b = fa.varlen_block %cu[%i] block_rows(0) : tensor<?xi32>
+  return
+}

@@ -267,3 +267,12 @@ func.func @warp_row_range(%m: tensor<128xf32, #rows>, %p: tensor<64x16xf32>) -> 
   %first2, %count2 = fa.warp_row_range %p : tensor<64x16xf32>
   return %first, %count, %first2, %count2 : index, index, index, index
 }
+
+// -----
+
+// CHECK-LABEL: func @varlen_block
+// CHECK: %{{.*}}, %{{.*}} = fa.varlen_block %{{.*}}[%{{.*}}] block_rows(128) : tensor<?xi32>
+func.func @varlen_block(%cu: tensor<?xi32>, %i: index) -> (index, index) {
+  %s, %b = fa.varlen_block %cu[%i] block_rows(128) : tensor<?xi32>
+  return %s, %b : index, index
+}

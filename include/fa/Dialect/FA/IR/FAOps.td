@@ -66,6 +66,18 @@ def FA_AttentionOp : FA_Op<"attention", [
       Table entries past a sequence's `ceil(n_b / page_size)` pages are never
       read; the ones before must be page numbers in `[0, num_pages)`.
 
+    Variable-length batches (FlashAttention's `flash_attn_varlen_func`):
+    `cu_seqlens(%cu_q, %cu_k : tensor<(S+1)xi32>, tensor<(S+1)xi32>)` packs
+    `S` sequences along N of a batch of one: Q `[1, Hq, total_q, D]`, K and
+    V `[1, Hkv, total_k, D]`, O `[1, Hq, total_q, Dv]`, LSE `[1, Hq,
+    total_q]` (a packed `[total, H, D]` tensor viewed with strides).
+    Sequence `s` is query rows `[cu_q[s], cu_q[s + 1])` against keys
+    `[cu_k[s], cu_k[s + 1])`; within it, rows and keys are counted from its
+    start, and `causal` and `window` align to its own bottom-right corner.
+    A row sees no key of another sequence. Both arrays must be
+    non-decreasing from 0, with `cu_q[S] = total_q` and `cu_k[S] <=
+    total_k`.
+
     The op follows destination-passing style: `outs` holds `O` and,
     optionally, `LSE`. In tensor form the op returns one tensor per output; in
     memref form it writes the buffers and returns nothing. One-shot
@@ -105,6 +117,8 @@ def FA_AttentionOp : FA_Op<"attention", [
   let arguments = (ins AnyShaped:$query, AnyShaped:$key, AnyShaped:$value,
                        Optional<AnyShaped>:$key_lengths,
                        Optional<AnyShaped>:$block_table,
+                       Optional<AnyShaped>:$cu_seqlens_q,
+                       Optional<AnyShaped>:$cu_seqlens_k,
                        Variadic<AnyShaped>:$outputs,
                        OptionalAttr<F32Attr>:$scale,
                        UnitAttr:$causal,
@@ -118,6 +132,8 @@ def FA_AttentionOp : FA_Op<"attention", [
               type($value) `)`
     (`key_lengths` `(` $key_lengths^ `:` type($key_lengths) `)`)?
     (`block_table` `(` $block_table^ `:` type($block_table) `)`)?
+    (`cu_seqlens` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:`
+                      type($cu_seqlens_q) `,` type($cu_seqlens_k) `)`)?
     `outs` `(` $outputs `:` type($outputs) `)`
     (`scale` `(` $scale^ `)`)? (`causal` $causal^)?
     (`window` `(` $window_left^ `,` $window_right `)`)?
@@ -143,6 +159,8 @@ def FA_AttentionOp : FA_Op<"attention", [
     unsigned getKVHeadDim() { return isPaged() ? 2 : 1; }
     /// Keys per page (paged form only).
     int64_t getPageSize();
+    /// Sequences packed along N (cu_seqlens).
+    bool isVarlen() { return static_cast<bool>(getCuSeqlensQ()); }
     /// The keys row i sees, as offsets from the diagonal i + Nk - Nq:
     /// [i + Nk - Nq - left, i + Nk - Nq + right]; nullopt = unbounded side.
     /// `causal` gives right = 0; no mask at all gives (nullopt, nullopt).
@@ -283,6 +301,34 @@ def FA_AttentionBackwardOp : FA_Op<"attention_backward", [
 
 class FA_TileOp<string mnemonic, list<Trait> traits = []>
     : FA_Op<mnemonic, !listconcat(traits, [Pure])>;
+
+def FA_VarlenBlockOp : FA_TileOp<"varlen_block"> {
+  let summary = "the sequence and Q block of a packed (varlen) loop nest's "
+                "iteration";
+  let description = [{
+    With `S` sequences packed along N (`fa.attention`'s `cu_seqlens`),
+    sequence `s` has `ceil(n_s / block_rows)` Q blocks of `block_rows` rows,
+    `n_s = cu_q[s + 1] - cu_q[s]`; the blocks of all sequences, in order,
+    are numbered from 0. Returns the sequence `s` and the block within it
+    that block `index` is. An index past the last block (the loop nest has
+    `ceil(total_q / block_rows) + S` iterations, a bound of the blocks'
+    count) gives sequence 0 and a block past its rows, which has no row to
+    compute. (`AttentionMath.h`, `varlenBlock`, defines the walk for every
+    lowering.)
+
+    ```mlir
+    %seq, %block = fa.varlen_block %cu_q[%i] block_rows(128) : tensor<?xi32>
+    ```
+  }];
+  let arguments = (ins AnyShaped:$cu_seqlens, Index:$index,
+                       I64Attr:$block_rows);
+  let results = (outs Index:$sequence, Index:$block);
+  let assemblyFormat = [{
+    $cu_seqlens `[` $index `]` `block_rows` `(` $block_rows `)` attr-dict `:`
+    type($cu_seqlens)
+  }];
+  let hasVerifier = 1;
+}
 
 def FA_QKOp : FA_TileOp<"qk"> {
   let summary = "S = Q_i K_j^T for one Q block and one K block";

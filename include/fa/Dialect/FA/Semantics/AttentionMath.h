@@ -123,6 +123,25 @@ std::pair<Value, Value> pageOfKey(OpBuilder &b, Location loc, Value table,
                                   Value batch, Value key, int64_t pageSize);
 
 //===----------------------------------------------------------------------===//
+// Packed sequences (fa.attention's cu_seqlens)
+//===----------------------------------------------------------------------===//
+
+/// Reads element `i` (index) of a cu_seqlens array as an index.
+using CuSeqlensReader = function_ref<Value(OpBuilder &, Location, Value)>;
+
+/// The sequence holding row `row` of a packed dimension: the number of
+/// t in [1, numSeqs] with cu[t] <= row (an scf.for over the sequences).
+Value sequenceOfRow(OpBuilder &b, Location loc, CuSeqlensReader cu,
+                    Value numSeqs, Value row);
+
+/// fa.varlen_block: (sequence, block within it) of the `index`-th Q block
+/// of `blockRows` rows, the blocks of sequences 0, 1, ... in order (an
+/// scf.for over the sequences); (0, index) past the last block.
+std::pair<Value, Value> varlenBlock(OpBuilder &b, Location loc,
+                                    CuSeqlensReader cu, Value numSeqs,
+                                    Value index, int64_t blockRows);
+
+//===----------------------------------------------------------------------===//
 // Score modifiers
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,59 @@
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t" -o /dev/null && FileCheck %s --input-file=%t/varlen_kernel.json
+// RUN: fa-opt %s --fa-to-ptx --mlir-print-ir-after=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=KERNEL
+// REQUIRES: ptxas
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t" -o /dev/null && %ptxas -arch=sm_80 -v %t/varlen_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLS
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90" -o /dev/null && %ptxas -arch=sm_90 -v %t/varlen_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLS
+// RUN: rm -rf %t && sed -e 's/128x/64x/g; s/x128x/x64x/g' %s | fa-opt --fa-to-ptx="output-dir=%t" -o /dev/null && %ptxas -arch=sm_80 -v %t/varlen_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLS
+// RUN: rm -rf %t && sed -e 's/x128x/x64x/g; s/) causal -> /) -> /' %s | fa-opt --fa-to-ptx="output-dir=%t chip=sm_90" -o /dev/null && %ptxas -arch=sm_90 -v %t/varlen_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLS
+
+// Packed sequences (cu_seqlens) through --fa-to-ptx (GQA 32:8, d = 128,
+// bf16, causal): one kernel; the grid's x is ceil(total_q / 128) + S, the
+// sequences' Q blocks in order (S = entries of cu_seqlens_q - 1), y the
+// query heads, z the batch of one; the caller passes both offset arrays
+// (i32), named by how the kernel reads them. The kernel walks the
+// sequences for its Q block (fa.varlen_block: a loop of loads) and reads
+// the offsets with plain loads. No spills (d = 64 and 128, sm_80 and
+// sm_90, the table's window tiles for a packed nest).
+
+// CHECK: "grid": [
+// CHECK-NEXT:  {
+// CHECK-NEXT:    "args": [
+// CHECK-NEXT:      {
+// CHECK-NEXT:        "args": [
+// CHECK-NEXT:          {
+// CHECK-NEXT:            "dim": [
+// CHECK-NEXT:              "q",
+// CHECK-NEXT:              2
+// CHECK:               128
+// CHECK:             "op": "ceildivui"
+// CHECK:                 "cu_seqlens_q",
+// CHECK-NEXT:            0
+// CHECK:             "op": "sub"
+// CHECK:         "op": "add"
+// CHECK:       32,
+// CHECK-NEXT:  1
+// CHECK:   "params": [
+// CHECK-NEXT: "q",
+// CHECK-NEXT: "k",
+// CHECK-NEXT: "v",
+// CHECK-NEXT: "cu_seqlens_q",
+// CHECK-NEXT: "cu_seqlens_k",
+// CHECK-NEXT: "o",
+// CHECK-NEXT: "lse",
+// CHECK:     "dtype": "i32",
+// CHECK-NEXT: "name": "cu_seqlens_q",
+
+// KERNEL: gpu.func @varlen_kernel(%{{.*}}, %{{.*}}, %{{.*}}, %[[CUQ:.*]]: memref<?xi32, strided<[1], offset: ?>>, %[[CUK:.*]]: memref<?xi32, strided<[1], offset: ?>>,
+// KERNEL: scf.for
+// KERNEL:   memref.load %[[CUQ]]
+// KERNEL: memref.load %[[CUK]]
+
+// SPILLS: 0 bytes spill stores, 0 bytes spill loads
+
+func.func @varlen(%q: tensor<1x32x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %v: tensor<1x8x?x128xbf16>,
+                  %cq: tensor<?xi32>, %ck: tensor<?xi32>, %o: tensor<1x32x?x128xbf16>, %l: tensor<1x32x?xf32>) -> (tensor<1x32x?x128xbf16>, tensor<1x32x?xf32>) {
+  %r:2 = fa.attention ins(%q, %k, %v : tensor<1x32x?x128xbf16>, tensor<1x8x?x128xbf16>, tensor<1x8x?x128xbf16>)
+               cu_seqlens(%cq, %ck : tensor<?xi32>, tensor<?xi32>)
+               outs(%o, %l : tensor<1x32x?x128xbf16>, tensor<1x32x?xf32>) causal -> tensor<1x32x?x128xbf16>, tensor<1x32x?xf32>
+  return %r#0, %r#1 : tensor<1x32x?x128xbf16>, tensor<1x32x?xf32>
+}
