@@ -2,7 +2,10 @@
 //
 // Stage L0 -> L1: the Q-outer loop nest of FlashAttention-2. One scf.forall
 // iteration per (batch, query head, Q block), an inner scf.for over K/V blocks
-// that carries (m, l, acc), and one normalisation after the loop.
+// that carries (m, l, acc), and one normalisation after the loop. A K/V
+// cache (key_lengths, block_table) gives each sequence its own key count
+// and, paged, its blocks' pages; packed sequences (cu_seqlens) give each
+// Q block its sequence (fa.varlen_block) and sequence-local rows and keys.
 //
 //===----------------------------------------------------------------------===//
 

@@ -132,6 +132,13 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
     does (a page size that is not a multiple of 16 is an error), and a Q
     block of the table's size takes the table's window tiles.
 
+    Packed sequences (`cu_seqlens`): the forall runs over `ceil(total_q /
+    block-m) + S` Q blocks; `fa.varlen_block` gives each iteration's
+    sequence and its block within it; the sequence's offsets and lengths
+    (from `cu_seqlens`) give the tiles' row offsets and the mask's
+    sequence-local rows, keys, key limit and diagonal; a block past its
+    sequence has no row and a K/V loop with no iteration.
+
     Before:
 
     ```mlir
