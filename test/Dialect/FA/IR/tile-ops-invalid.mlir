@@ -833,9 +833,17 @@ func.func @warp_row_range_scalar(%t: tensor<f32>) {
 
 // -----
 
+func.func @varlen_block_cu_rank2(%cu: tensor<?x2xi32>, %i: index) {
+  // expected-error @+1 {{cu_seqlens must be rank-1 i32 [S + 1], got 'tensor<?x2xi32>'}}
+  %s, %b = fa.varlen_block %cu[%i] block_rows(16) : tensor<?x2xi32>
+  return
+}
+
+// -----
+
 func.func @varlen_block_cu_f32(%cu: tensor<?xf32>, %i: index) {
-  // expected-error @+1 {{cu_seqlens must be rank-1 i32 [S + 1], got 'tensor<?xf32>'}}
-  %s, %b = fa.varlen_block %cu[%i] block_rows(16) : tensor<?xf32>
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit signless integer values}}
+  %s, %b = "fa.varlen_block"(%cu, %i) <{block_rows = 16 : i64}> : (tensor<?xf32>, index) -> (index, index)
   return
 }
 

@@ -320,7 +320,7 @@ def FA_VarlenBlockOp : FA_TileOp<"varlen_block"> {
     %seq, %block = fa.varlen_block %cu_q[%i] block_rows(128) : tensor<?xi32>
     ```
   }];
-  let arguments = (ins AnyShaped:$cu_seqlens, Index:$index,
+  let arguments = (ins RankedTensorOf<[I32]>:$cu_seqlens, Index:$index,
                        I64Attr:$block_rows);
   let results = (outs Index:$sequence, Index:$block);
   let assemblyFormat = [{
