@@ -102,6 +102,26 @@ def _window(window, causal):
     return left, (0 if causal and right != 0 else right)
 
 
+def _options(causal, scale, softcap, window, head_dim):
+    """The call's options as the custom ops take them: (scale, softcap,
+    window_left, window_right), scale 1/sqrt(D) by default, softcap 0.0
+    for none; TypeError/ValueError naming a bad one."""
+    if not isinstance(causal, bool):
+        raise TypeError("causal must be a bool, got %r" % (causal,))
+    if scale is None:
+        scale = 1.0 / math.sqrt(head_dim)
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (
+            math.isfinite(scale) and scale > 0):
+        raise ValueError("scale must be a positive finite number, got %r" % (scale,))
+    if softcap is None:
+        softcap = 0.0
+    if isinstance(softcap, bool) or not isinstance(softcap, (int, float)) or not (
+            math.isfinite(softcap) and softcap >= 0):
+        raise ValueError("softcap must be None or a positive finite number, got %r" % (softcap,))
+    left, right = _window(window, causal)
+    return float(scale), float(softcap), left, right
+
+
 def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None, splits=1):
     """The loaded plan of a configuration (memoised by a plain tuple: the
     configuration's digest is computed on the first call only). `q_len` 1
@@ -307,21 +327,8 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     """
     if dropout_p != 0.0:
         raise NotImplementedError("fa_mlir.attention has no dropout (dropout_p must be 0.0)")
-    if not isinstance(causal, bool):
-        raise TypeError("causal must be a bool, got %r" % (causal,))
     qh, kh, vh = check_inputs(q, k, v, layout)
-    if scale is None:
-        scale = 1.0 / math.sqrt(qh.shape[-1])
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (
-            math.isfinite(scale) and scale > 0):
-        raise ValueError("scale must be a positive finite number, got %r" % (scale,))
-    if softcap is None:
-        softcap = 0.0
-    if isinstance(softcap, bool) or not isinstance(softcap, (int, float)) or not (
-            math.isfinite(softcap) and softcap >= 0):
-        raise ValueError("softcap must be None or a positive finite number, got %r" % (softcap,))
-    left, right = _window(window, causal)
-    scale, softcap = float(scale), float(softcap)
+    scale, softcap, left, right = _options(causal, scale, softcap, window, qh.shape[-1])
     if _fast_path(q, k, v):
         out, lse = _run(q, qh, kh, vh, causal, scale, left, right, softcap, layout)
     else:
@@ -505,23 +512,10 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None,
     Returns O [B, Nq, Hq, D] (and LSE [B, Hq, Nq], float32, with
     return_lse). Table entries past a sequence's pages are never read.
     """
-    if not isinstance(causal, bool):
-        raise TypeError("causal must be a bool, got %r" % (causal,))
     qh, kh, vh, lengths, table = check_cache_inputs(q, k_cache, v_cache, cache_seqlens,
                                                     block_table)
-    if scale is None:
-        scale = 1.0 / math.sqrt(q.shape[-1])
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (
-            math.isfinite(scale) and scale > 0):
-        raise ValueError("scale must be a positive finite number, got %r" % (scale,))
-    if softcap is None:
-        softcap = 0.0
-    if isinstance(softcap, bool) or not isinstance(softcap, (int, float)) or not (
-            math.isfinite(softcap) and softcap >= 0):
-        raise ValueError("softcap must be None or a positive finite number, got %r" % (softcap,))
-    left, right = _window(window, causal)
-    args = (q, k_cache, v_cache, lengths, table, causal, float(scale), left, right,
-            float(softcap))
+    scale, softcap, left, right = _options(causal, scale, softcap, window, q.shape[-1])
+    args = (q, k_cache, v_cache, lengths, table, causal, scale, left, right, softcap)
     if _fast_path(q, k_cache, v_cache):
         out, lse = kvcache_impl(*args)
     else:
@@ -647,22 +641,9 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q=None,
 
     Returns O [total_q, Hq, D] (and LSE [Hq, total_q], float32).
     """
-    if not isinstance(causal, bool):
-        raise TypeError("causal must be a bool, got %r" % (causal,))
     check_varlen_inputs(q, k, v, cu_seqlens_q, cu_seqlens_k)
-    if scale is None:
-        scale = 1.0 / math.sqrt(q.shape[-1])
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (
-            math.isfinite(scale) and scale > 0):
-        raise ValueError("scale must be a positive finite number, got %r" % (scale,))
-    if softcap is None:
-        softcap = 0.0
-    if isinstance(softcap, bool) or not isinstance(softcap, (int, float)) or not (
-            math.isfinite(softcap) and softcap >= 0):
-        raise ValueError("softcap must be None or a positive finite number, got %r" % (softcap,))
-    left, right = _window(window, causal)
-    args = (q, k, v, cu_seqlens_q, cu_seqlens_k, causal, float(scale), left, right,
-            float(softcap))
+    scale, softcap, left, right = _options(causal, scale, softcap, window, q.shape[-1])
+    args = (q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, left, right, softcap)
     if _fast_path(q, k, v):
         out, lse = varlen_impl(*args)
     else:

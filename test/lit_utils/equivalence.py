@@ -87,11 +87,7 @@ def build_module(a, rng):
     else:
         lines += ["  %%o_init = tensor.empty() : %s" % o_ty,
                   "  %%lse_init = tensor.empty() : %s" % lse_ty]
-    attrs = (" scale(%r)" % a.scale if a.scale else "") + (" causal" if a.causal else "")
-    if a.window:
-        attrs += " window(%d, %d)" % tuple(a.window)
-    if a.softcap:
-        attrs += " softcap(%r)" % a.softcap
+    attrs = attention_attrs(a)
     lines.append("  %%o, %%lse = fa.attention ins(%%q, %%k, %%v : %s, %s, %s) outs(%%o_init, %%lse_init : %s, %s)%s -> %s, %s" % (
         tensor_type(shapes["q"], et, dyn), tensor_type(shapes["k"], et, dyn),
         tensor_type(shapes["v"], et, dyn), o_ty, lse_ty, attrs, o_ty, lse_ty))
@@ -106,6 +102,38 @@ def build_module(a, rng):
         lines.append("  call @printMemrefF32(%s_any) : (memref<*xf32>) -> ()" % val)
     lines += ["  return", "}"]
     return "\n".join(lines) + "\n"
+
+
+def append_constant(lines, name, vals, shape, et):
+    """%name: a constant tensor of `shape` holding `vals` (row-major) in
+    element type `et` (an empty tensor when there is no value)."""
+    f32_ty = tensor_type(shape, "f32")
+    if vals:
+        lines.append("  %%%s_f32 = arith.constant dense<%s> : %s" % (name, dense(vals, shape), f32_ty))
+    else:  # A sequence without keys.
+        lines.append("  %%%s_f32 = tensor.empty() : %s" % (name, f32_ty))
+    if et == "f32":
+        lines.append("  %%%s = tensor.cast %%%s_f32 : %s to %s" % (name, name, f32_ty, f32_ty))
+    else:
+        lines.append("  %%%s = arith.truncf %%%s_f32 : %s to %s" % (name, name, f32_ty, tensor_type(shape, et)))
+
+
+def append_print(lines, val, ty):
+    """Prints the f32 tensor `val` of type `ty` with printMemrefF32."""
+    mty = ty.replace("tensor", "memref")
+    lines.append("  %s_buf = bufferization.to_buffer %s : %s to %s" % (val, val, ty, mty))
+    lines.append("  %s_any = memref.cast %s_buf : %s to memref<*xf32>" % (val, val, mty))
+    lines.append("  call @printMemrefF32(%s_any) : (memref<*xf32>) -> ()" % val)
+
+
+def attention_attrs(a):
+    """The op's attribute text for the arguments."""
+    attrs = (" scale(%r)" % a.scale if a.scale else "") + (" causal" if a.causal else "")
+    if a.window:
+        attrs += " window(%d, %d)" % tuple(a.window)
+    if a.softcap:
+        attrs += " softcap(%r)" % a.softcap
+    return attrs
 
 
 def cache_layout(a, rng):
@@ -152,15 +180,7 @@ def build_cache_modules(a, rng):
         return [round_to(et, rng.uniform(-a.range, a.range)) for _ in range(count)]
 
     def constant(lines, name, vals, shape):
-        f32_ty = tensor_type(shape, "f32")
-        if vals:
-            lines.append("  %%%s_f32 = arith.constant dense<%s> : %s" % (name, dense(vals, shape), f32_ty))
-        else:  # A sequence without keys.
-            lines.append("  %%%s_f32 = tensor.empty() : %s" % (name, f32_ty))
-        if et == "f32":
-            lines.append("  %%%s = tensor.cast %%%s_f32 : %s to %s" % (name, name, f32_ty, f32_ty))
-        else:
-            lines.append("  %%%s = arith.truncf %%%s_f32 : %s to %s" % (name, name, f32_ty, tensor_type(shape, et)))
+        append_constant(lines, name, vals, shape, et)
 
     q_shape = [a.B, a.Hq, a.Nq, a.D]
     q = values(q_shape)
@@ -180,18 +200,11 @@ def build_cache_modules(a, rng):
             base = ((b * a.Hkv + g) * a.Nk + j) * cols
         return vals[base:base + cols]
 
-    attrs = (" scale(%r)" % a.scale if a.scale else "") + (" causal" if a.causal else "")
-    if a.window:
-        attrs += " window(%d, %d)" % tuple(a.window)
-    if a.softcap:
-        attrs += " softcap(%r)" % a.softcap
+    attrs = attention_attrs(a)
 
     def printing(lines, vals_and_types):
         for val, ty in vals_and_types:
-            mty = ty.replace("tensor", "memref")
-            lines.append("  %s_buf = bufferization.to_buffer %s : %s to %s" % (val, val, ty, mty))
-            lines.append("  %s_any = memref.cast %s_buf : %s to memref<*xf32>" % (val, val, mty))
-            lines.append("  call @printMemrefF32(%s_any) : (memref<*xf32>) -> ()" % val)
+            append_print(lines, val, ty)
 
     def widened(lines, val, shape):
         if et == "f32":
@@ -265,15 +278,7 @@ def build_varlen_modules(a, rng):
         return [round_to(et, rng.uniform(-a.range, a.range)) for _ in range(count)]
 
     def constant(lines, name, vals, shape):
-        f32_ty = tensor_type(shape, "f32")
-        if vals:
-            lines.append("  %%%s_f32 = arith.constant dense<%s> : %s" % (name, dense(vals, shape), f32_ty))
-        else:
-            lines.append("  %%%s_f32 = tensor.empty() : %s" % (name, f32_ty))
-        if et == "f32":
-            lines.append("  %%%s = tensor.cast %%%s_f32 : %s to %s" % (name, name, f32_ty, f32_ty))
-        else:
-            lines.append("  %%%s = arith.truncf %%%s_f32 : %s to %s" % (name, name, f32_ty, tensor_type(shape, et)))
+        append_constant(lines, name, vals, shape, et)
 
     # Packed [1, H, total, D] (row-major: head, then row).
     q = values(a.Hq * total_q * a.D)
@@ -284,17 +289,7 @@ def build_varlen_modules(a, rng):
         return [x for h in range(heads)
                 for x in vals[(h * total + start) * cols:(h * total + start + n) * cols]]
 
-    attrs = (" scale(%r)" % a.scale if a.scale else "") + (" causal" if a.causal else "")
-    if a.window:
-        attrs += " window(%d, %d)" % tuple(a.window)
-    if a.softcap:
-        attrs += " softcap(%r)" % a.softcap
-
-    def print_lines(lines, val, ty):
-        mty = ty.replace("tensor", "memref")
-        lines.append("  %s_buf = bufferization.to_buffer %s : %s to %s" % (val, val, ty, mty))
-        lines.append("  %s_any = memref.cast %s_buf : %s to memref<*xf32>" % (val, val, mty))
-        lines.append("  call @printMemrefF32(%s_any) : (memref<*xf32>) -> ()" % val)
+    attrs = attention_attrs(a)
 
     head = ["func.func private @printMemrefF32(memref<*xf32>)", "", "func.func @main() {"]
     seqs = [s for s in range(len(nqs)) if nqs[s] > 0]
@@ -320,12 +315,12 @@ def build_varlen_modules(a, rng):
         ty = tensor_type([1, a.Hq, nqs[s], dv], "f32")
         lines.append("  %%os%d = tensor.extract_slice %s[0, 0, %d, 0] [1, %d, %d, %d] [1, 1, 1, 1] : %s to %s" % (
             s, o_val, cu_q[s], a.Hq, nqs[s], dv, tensor_type(os_, "f32"), ty))
-        print_lines(lines, "%%os%d" % s, ty)
+        append_print(lines, "%%os%d" % s, ty)
     for s in seqs:
         ty = tensor_type([1, a.Hq, nqs[s]], "f32")
         lines.append("  %%ls%d = tensor.extract_slice %%lse[0, 0, %d] [1, %d, %d] [1, 1, 1] : %s to %s" % (
             s, cu_q[s], a.Hq, nqs[s], l_ty, ty))
-        print_lines(lines, "%%ls%d" % s, ty)
+        append_print(lines, "%%ls%d" % s, ty)
     candidate = "\n".join(lines + ["  return", "}"]) + "\n"
 
     # The reference: each sequence alone.
@@ -350,9 +345,9 @@ def build_varlen_modules(a, rng):
             val += "_f32"
         outs.append((val, tensor_type(so, "f32"), "%%lse%d" % s, lt))
     for val, ty, _, _ in outs:
-        print_lines(lines, val, ty)
+        append_print(lines, val, ty)
     for _, _, val, ty in outs:
-        print_lines(lines, val, ty)
+        append_print(lines, val, ty)
     reference = "\n".join(lines + ["  return", "}"]) + "\n"
     return candidate, reference
 
