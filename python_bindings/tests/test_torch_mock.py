@@ -182,6 +182,70 @@ def test_fast_path_only_for_plain_eager_calls():
         assert ops._fast_path(y, x, x) == (not ops._NO_FAST_PATH)
 
 
+def _lens(*n):
+    return torch.tensor(n, dtype=torch.int32)
+
+
+@pytest.mark.parametrize("make, error, words", [
+    (lambda: (rand(2, 1, 4, 16), rand(2, 8, 2, 16), rand(2, 8, 2, 16), _lens(3, 4).long(), None),
+     ValueError, r"cache_seqlens must be an int32 tensor of shape \[B\] = \[2\]"),
+    (lambda: (rand(2, 1, 4, 16), rand(2, 8, 2, 16), rand(2, 8, 2, 16), _lens(3), None),
+     ValueError, "cache_seqlens must be an int32 tensor"),
+    (lambda: (rand(2, 1, 4, 16), rand(2, 8, 2, 16), rand(2, 8, 2, 16), 2.5, None),
+     TypeError, "cache_seqlens must be an int or an int32 tensor"),
+    (lambda: (rand(2, 1, 4, 16), rand(3, 8, 2, 16), rand(3, 8, 2, 16), 4, None),
+     ValueError, "a dense cache has one sequence per batch entry"),
+    (lambda: (rand(2, 1, 4, 16), rand(5, 16, 2, 16), rand(5, 16, 2, 16), 4,
+              torch.zeros(2, 0, dtype=torch.int32)),
+     ValueError, "block_table needs at least one page"),
+    (lambda: (rand(2, 1, 4, 16), rand(5, 16, 2, 16), rand(5, 16, 2, 16), 4,
+              torch.zeros(2, 3, dtype=torch.int64)),
+     ValueError, r"block_table must be an int32 tensor \[B, max_pages\]"),
+    (lambda: (rand(2, 1, 4, 16), rand(5, 24, 2, 16), rand(5, 24, 2, 16), 4,
+              torch.zeros(2, 3, dtype=torch.int32)),
+     ValueError, "page size that is a multiple of 16"),
+    (lambda: (rand(2, 1, 4, 16), rand(5, 16, 3, 16), rand(5, 16, 3, 16), 4,
+              torch.zeros(2, 3, dtype=torch.int32)),
+     ValueError, r"query heads \(4\) must be a multiple of the key/value heads \(3\)"),
+    (lambda: (rand(2, 1, 4, 16), rand(5, 16, 2, 16), rand(5, 32, 2, 16), 4,
+              torch.zeros(2, 3, dtype=torch.int32)),
+     ValueError, "same leading dims"),
+])
+def test_bad_cache_inputs_raise_before_any_launch(cpu_kernels, make, error, words):
+    q, k, v, lens, table = make()
+    with pytest.raises(error, match=words):
+        ops.attention_with_kvcache(q, k, v, lens, table)
+    assert not cpu_kernels
+
+
+@pytest.mark.parametrize("make, error, words", [
+    (lambda: (rand(1, 9, 4, 16), rand(9, 2, 16), rand(9, 2, 16), _lens(0, 9), _lens(0, 9)),
+     ValueError, r"q must have 3 dimensions \[total, H, D\]"),
+    (lambda: (rand(9, 4, 16), rand(9, 2, 16), rand(9, 2, 16), _lens(0, 9).long(), _lens(0, 9)),
+     ValueError, r"cu_seqlens_q must be an int32 tensor \[S \+ 1\]"),
+    (lambda: (rand(9, 4, 16), rand(9, 2, 16), rand(9, 2, 16), _lens(0, 9), _lens(0, 4, 9)),
+     ValueError, "must have one length"),
+    (lambda: (rand(9, 4, 16), rand(9, 2, 16), rand(8, 2, 16), _lens(0, 9), _lens(0, 9)),
+     ValueError, "k and v must have one shape"),
+    (lambda: (rand(9, 4, 24), rand(9, 2, 24), rand(9, 2, 24), _lens(0, 9), _lens(0, 9)),
+     ValueError, "head dim 24 is not supported"),
+])
+def test_bad_varlen_inputs_raise_before_any_launch(cpu_kernels, make, error, words):
+    q, k, v, cu_q, cu_k = make()
+    with pytest.raises(error, match=words):
+        ops.attention_varlen(q, k, v, cu_q, cu_k)
+    assert not cpu_kernels
+
+
+def test_cache_and_varlen_options_are_checked_like_attention(cpu_kernels):
+    q, k = rand(2, 1, 4, 16), rand(2, 8, 2, 16)
+    with pytest.raises(ValueError, match="scale must be"):
+        ops.attention_with_kvcache(q, k, k, 4, scale=0.0)
+    with pytest.raises(TypeError, match="causal must be a bool"):
+        ops.attention_varlen(rand(9, 4, 16), rand(9, 2, 16), rand(9, 2, 16), _lens(0, 9),
+                             _lens(0, 9), causal=1)
+
+
 # -- the transformers backend ------------------------------------------------
 
 transformers = pytest.importorskip("transformers")
@@ -318,3 +382,4 @@ def test_decode_step_runs_with_the_reference(cpu_kernels):
     ref, ref_lse = attention_reference(q, k, v, True, 64 ** -0.5)
     assert close(o, ref, torch.float16) and torch.allclose(lse, ref_lse, atol=1e-3)
     assert any(key[-1] == 1 for key in cpu_kernels)
+

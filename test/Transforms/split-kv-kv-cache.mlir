@@ -32,3 +32,9 @@ func.func @paged(%q: tensor<?x8x1x16xf16>, %k: tensor<?x32x2x16xf16>, %v: tensor
            outs(%o : tensor<?x8x1x16xf16>) causal -> tensor<?x8x1x16xf16>
   return %r : tensor<?x8x1x16xf16>
 }
+
+// A paged nest whose masks lost their key limit (the per-sequence count the
+// chunks are cut from): a diagnostic, not chunks of the pool's dim 2.
+// RUN: fa-opt %s --fa-tile-q-outer="block-m=16 block-n=16 pack-gqa=true" | sed 's/ key_limit([^)]*)//' \
+// RUN:   | not fa-opt --fa-split-kv=splits=2 2>&1 | FileCheck %s --check-prefix=NO-LIMIT
+// NO-LIMIT: error: fa-split-kv: a loop nest over a paged K/V cache needs the key limit of its masks
