@@ -18,7 +18,10 @@ V, O and LSE read or written once, over the time (CUDA graphs below 100 us,
 Variants are other builds of the kernels (e.g. `compile_kernels.py --decode
 --options "splits=8" --out build/decode-kv8`): a variant's single-query
 kernel if it has one, else its dynamic-Nq kernel. The dynamic-Nq kernel of
---kernels is timed too when that directory has it.
+--kernels is timed too when that directory has it. `--runtime DIR` times
+the split-KV kernels whose count is a run-time parameter (`--options
+splits=0`) once per count of `--runtime-counts`, as `rt<S>`: one plan, the
+count passed per call.
 """
 import argparse
 import json
@@ -31,6 +34,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import configs
 from bench_features import interleaved, ours
+from bench_features import Plan
 
 
 def sdpa(backend, q, k, v):
@@ -46,6 +50,8 @@ def main():
     p.add_argument("--heads", default="32x4", help="HqxHkv")
     p.add_argument("--head-dim", type=int, default=128)
     p.add_argument("--keys", type=int, nargs="+", default=[1024, 8192, 32768])
+    p.add_argument("--runtime", help="DIR of the splits=0 kernels (run-time split count)")
+    p.add_argument("--runtime-counts", type=int, nargs="+", default=[2, 4, 8, 16, 32])
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--json")
     a = p.parse_args()
@@ -77,8 +83,14 @@ def main():
         for n, dr in (s.split("=", 1) for s in a.variants):
             has_static = os.path.exists(os.path.join(dr, configs.kernel_name(c) + ".json"))
             runs.append((n, dr, c if has_static else dynamic))
+        if a.runtime:
+            rt = Plan(a.runtime, configs.kernel_name(c))
+            for n in a.runtime_counts:
+                runs.append(("rt%d" % n, None,
+                             lambda q, k, v, out, n=n: rt.attention(q, k, v, out,
+                                                                    num_splits=n)[0]))
         for name, directory, config in runs:
-            fn = ours(directory, config)
+            fn = ours(directory, config) if directory else config
             err = (fn(q, k, v, out).float() - ref.float()).abs().max().item()
             if not err <= 2e-2:
                 raise RuntimeError("%s Nk=%d: max |diff| %.3g against SDPA (fp32)" % (name, nk, err))

@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir {
 namespace fa {
@@ -29,6 +31,51 @@ using namespace mlir::fa;
 namespace {
 
 constexpr int64_t kMaxSplits = 1024;
+/// The function argument that holds a run-time split count (`splits=0`).
+constexpr StringLiteral kNumSplitsAttr = "fa.num_splits";
+
+/// The run-time split count of `func`: its index argument marked
+/// `fa.num_splits`, else a new one appended (`%num_splits: index
+/// {fa.num_splits}`); a function called in the module cannot get a new
+/// argument: its callers would not pass it.
+FailureOr<Value> numSplitsArgument(FunctionOpInterface func,
+                                   Operation *user) {
+  Value found;
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    if (!func.getArgAttr(i, kNumSplitsAttr))
+      continue;
+    if (found)
+      return user->emitError("fa-split-kv: function @")
+             << func.getName() << " has two arguments marked "
+             << kNumSplitsAttr;
+    found = func.getArgument(i);
+    if (!found.getType().isIndex())
+      return user->emitError("fa-split-kv: the argument marked ")
+             << kNumSplitsAttr << " must be an index, got "
+             << found.getType();
+  }
+  if (found)
+    return found;
+  Operation *scope = func->getParentOp();
+  std::optional<SymbolTable::UseRange> uses =
+      scope ? SymbolTable::getSymbolUses(func, scope) : std::nullopt;
+  if (scope && (!uses || !uses->empty()))
+    return user->emitError("fa-split-kv: splits=0 (a run-time split count) "
+                           "needs an index argument marked ")
+           << kNumSplitsAttr << " in @" << func.getName()
+           << ", which is called in the module and cannot get a new one";
+  MLIRContext *ctx = func.getContext();
+  auto attrs = DictionaryAttr::get(
+      ctx, {NamedAttribute(StringAttr::get(ctx, kNumSplitsAttr),
+                           UnitAttr::get(ctx))});
+  unsigned index = func.getNumArguments();
+  if (failed(func.insertArgument(index, IndexType::get(ctx), attrs,
+                                 func.getLoc())))
+    return user->emitError("fa-split-kv: cannot add a split-count argument "
+                           "to @")
+           << func.getName();
+  return func.getArgument(index);
+}
 
 /// Whether the results of `forall` already feed fa.combine_splits.
 bool isSplit(scf::ForallOp forall) {
@@ -42,21 +89,24 @@ bool isSplit(scf::ForallOp forall) {
 
 class KVSplitter {
 public:
-  KVSplitter(IRRewriter &rewriter, TiledAttention &tiled, int64_t splits)
-      : b(rewriter), t(tiled), splits(splits), loc(tiled.forall.getLoc()),
-        f32(rewriter.getF32Type()) {}
+  /// `splits` chunks, or with `splits` 0 as many as `runtimeSplits` says
+  /// (at least 1).
+  KVSplitter(IRRewriter &rewriter, TiledAttention &tiled, int64_t splits,
+             Value runtimeSplits)
+      : b(rewriter), t(tiled), splits(splits), runtimeSplits(runtimeSplits),
+        loc(tiled.forall.getLoc()), f32(rewriter.getF32Type()) {}
 
   LogicalResult split();
 
 private:
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  /// `size * splits`, static when `size` is.
+  /// `size * splits`, static when both are.
   OpFoldResult timesSplits(OpFoldResult size) {
-    if (std::optional<int64_t> c = getConstantIntValue(size))
+    if (std::optional<int64_t> c = getConstantIntValue(size); c && splits)
       return b.getIndexAttr(*c * splits);
     return arith::MulIOp::create(
                b, loc, getValueOrCreateConstantIndexOp(b, loc, size),
-               index(splits))
+               numSplits)
         .getResult();
   }
   /// A slice of the new finalize's `tile` like `oldRows`, in f32.
@@ -68,7 +118,9 @@ private:
 
   IRRewriter &b;
   TiledAttention &t;
-  int64_t splits;
+  int64_t splits; // 0: run time.
+  Value runtimeSplits;
+  Value numSplits; // The count as an index value, set by split().
   Location loc;
   Type f32;
 };
@@ -143,7 +195,12 @@ LogicalResult KVSplitter::split() {
   // Before the forall: the chunk size (unless per sequence, below) and the
   // workspaces.
   b.setInsertionPoint(forall);
-  Value numSplits = index(splits);
+  // A run-time count below 1 counts as 1 (no division by zero, no empty
+  // grid); one above the number of K/V blocks leaves splits without keys,
+  // which the merge weighs 0.
+  numSplits = splits ? index(splits)
+                     : arith::MaxSIOp::create(b, loc, runtimeSplits, index(1))
+                           .getResult();
   auto chunkOf = [&](Value keys) -> Value {
     Value blocks = arith::CeilDivUIOp::create(b, loc, keys, index(blockN));
     return arith::MulIOp::create(
@@ -177,6 +234,8 @@ LogicalResult KVSplitter::split() {
       b, loc, ArrayRef<OpFoldResult>(wsSizes).take_front(3), f32);
 
   SmallVector<OpFoldResult> ubs = forall.getMixedUpperBound();
+  // The Q blocks, for the iteration's split and Q block below.
+  Value qBlocks = getValueOrCreateConstantIndexOp(b, loc, ubs[2]);
   ubs[2] = timesSplits(ubs[2]);
   auto split = scf::ForallOp::create(
       b, loc, forall.getMixedLowerBound(), ubs, forall.getMixedStep(),
@@ -187,11 +246,16 @@ LogicalResult KVSplitter::split() {
   Block *body = split.getBody();
   b.eraseOp(body->getTerminator());
 
-  // Iteration i: Q block i / S, split i mod S, keys [lo, lo + chunk).
+  // Iteration i: Q block i mod QB, split i / QB (the Q blocks of one split
+  // are neighbours, as in FlashAttention's split kernel: they read the same
+  // keys), keys [lo, lo + chunk). A decode step has one Q block: split i.
+  // (Dividing by QB, not by S, keeps the index math cheap when S is a
+  // run-time value: QB is static for a static Nq, and ptxas recomputes a
+  // division by a constant instead of keeping its result live.)
   b.setInsertionPointToStart(body);
   Value iv = body->getArgument(2);
-  Value qBlock = arith::DivUIOp::create(b, loc, iv, numSplits);
-  Value s = arith::RemUIOp::create(b, loc, iv, numSplits);
+  Value qBlock = b.createOrFold<arith::RemUIOp>(loc, iv, qBlocks);
+  Value s = b.createOrFold<arith::DivUIOp>(loc, iv, qBlocks);
   auto chunkBounds = [&](Value chunk) -> std::pair<Value, Value> {
     Value lo = arith::MulIOp::create(b, loc, s, chunk);
     return {lo, arith::AddIOp::create(b, loc, lo, chunk)};
@@ -275,10 +339,11 @@ LogicalResult KVSplitter::split() {
 
   // After the forall: [S * B, ...] as [S, B, ...], merged by LSE.
   b.setInsertionPointAfter(split);
-  SmallVector<OpFoldResult> partialShape = {b.getIndexAttr(splits)};
+  SmallVector<OpFoldResult> partialShape = {
+      splits ? OpFoldResult(b.getIndexAttr(splits)) : numSplits};
   llvm::append_range(partialShape, outSizes);
   auto expand = [&](Value ws, int64_t rank) {
-    SmallVector<int64_t> shape = {splits};
+    SmallVector<int64_t> shape = {splits ? splits : ShapedType::kDynamic};
     for (OpFoldResult d : ArrayRef(outSizes).take_front(rank))
       shape.push_back(getConstantIntValue(d).value_or(ShapedType::kDynamic));
     SmallVector<ReassociationIndices> groups = {{0, 1}};
@@ -306,10 +371,10 @@ struct FASplitKVPass : fa::impl::FASplitKVBase<FASplitKVPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    if (splits < 1 || splits > kMaxSplits) {
+    if (splits < 0 || splits > kMaxSplits) {
       mlir::emitError(getOperation()->getLoc())
-          << "fa-split-kv: option splits must be in [1, " << kMaxSplits
-          << "], got " << splits.getValue();
+          << "fa-split-kv: option splits must be in [0, " << kMaxSplits
+          << "] (0: a run-time count), got " << splits.getValue();
       return signalPassFailure();
     }
     if (splits == 1)
@@ -341,7 +406,21 @@ struct FASplitKVPass : fa::impl::FASplitKVBase<FASplitKVPass> {
                          "results feed fa.combine_splits)");
         return signalPassFailure();
       }
-      if (failed(KVSplitter(rewriter, *tiled, splits).split()))
+      Value runtimeSplits;
+      if (splits == 0) {
+        auto func = forall->getParentOfType<FunctionOpInterface>();
+        if (!func) {
+          forall.emitError("fa-split-kv: splits=0 (a run-time split count) "
+                           "needs the loop nest in a function, whose "
+                           "argument holds the count");
+          return signalPassFailure();
+        }
+        FailureOr<Value> arg = numSplitsArgument(func, forall);
+        if (failed(arg))
+          return signalPassFailure();
+        runtimeSplits = *arg;
+      }
+      if (failed(KVSplitter(rewriter, *tiled, splits, runtimeSplits).split()))
         return signalPassFailure();
     }
   }

@@ -76,8 +76,10 @@ private:
   CombineSplitsOp op;
   Location loc;
   int64_t requestedRows;
-  // Filled by tile().
-  int64_t splits = 0, rows = 0;
+  // Filled by tile(). The split count is static or a run-time value
+  // (--fa-split-kv splits=0).
+  OpFoldResult splits;
+  int64_t rows = 0;
   bool alongHeads = false;
   Value batchSize;
 };
@@ -97,11 +99,11 @@ Value CombineTiler::readTile(Value partial, ArrayRef<int64_t> trailing,
     // Split s of batch b at batch s * B + b: S rows of stride B.
     offsets = at;
     sizes = extent;
-    sizes[0] = b.getIndexAttr(splits);
+    sizes[0] = splits;
     strides = {batchSize, one, one};
   } else {
     offsets = {zero};
-    sizes = {b.getIndexAttr(splits)};
+    sizes = {splits};
     llvm::append_range(offsets, at);
     llvm::append_range(sizes, extent);
     strides.assign(offsets.size(), one);
@@ -112,14 +114,16 @@ Value CombineTiler::readTile(Value partial, ArrayRef<int64_t> trailing,
     strides.push_back(one);
   }
   std::optional<int64_t> staticN = getConstantIntValue(nRows);
-  SmallVector<int64_t> sliceShape = {splits,
+  int64_t staticSplits =
+      getConstantIntValue(splits).value_or(ShapedType::kDynamic);
+  SmallVector<int64_t> sliceShape = {staticSplits,
                                      staticN.value_or(ShapedType::kDynamic)};
   llvm::append_range(sliceShape, trailing);
   auto f32 = b.getF32Type();
   auto sliceTy = RankedTensorType::get(sliceShape, f32);
   Value slice = tensor::ExtractSliceOp::create(b, loc, sliceTy, src.source,
                                                offsets, sizes, strides);
-  SmallVector<int64_t> tileShape = {splits, rows};
+  SmallVector<int64_t> tileShape = {staticSplits, rows};
   llvm::append_range(tileShape, trailing);
   Value pad = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(padValue));
   // rows - n more rows, nothing else.
@@ -137,16 +141,21 @@ LogicalResult CombineTiler::tile() {
   auto error = [&]() {
     return op.emitError("fa-tile-combine: ");
   };
-  auto partialTy = cast<RankedTensorType>(op.getPartialOut().getType());
-  splits = partialTy.getDimSize(0);
   int64_t valueDim = outTy.getDimSize(3);
-  if (ShapedType::isDynamic(splits))
-    return error() << "the number of splits must be static, got "
-                   << partialTy;
   if (ShapedType::isDynamic(valueDim))
     return error() << "the value head dim must be static, got " << outTy;
 
   b.setInsertionPoint(op);
+  // The split count: static, or the size --fa-split-kv gave the
+  // tensor.expand_shape, or read off the partial output.
+  auto partialTy = cast<RankedTensorType>(op.getPartialOut().getType());
+  auto expand = op.getPartialOut().getDefiningOp<tensor::ExpandShapeOp>();
+  if (!partialTy.isDynamicDim(0))
+    splits = b.getIndexAttr(partialTy.getDimSize(0));
+  else if (expand)
+    splits = expand.getMixedOutputShape()[0];
+  else
+    splits = tensor::getMixedSize(b, loc, op.getPartialOut(), 0);
   // [B, H, Nq] from what the tiles read: the workspace [S * B, H, Nq, Dv]
   // or the partial output [S, B, H, Nq, Dv] (so that a kernel's grid is
   // arithmetic on the sizes of its own arguments).
@@ -157,7 +166,9 @@ LogicalResult CombineTiler::tile() {
   };
   Value heads, queries;
   if (src.flatSplits) {
-    batchSize = arith::DivUIOp::create(b, loc, size(0), index(splits));
+    Value splitRows = size(0);
+    Value count = getValueOrCreateConstantIndexOp(b, loc, splits);
+    batchSize = arith::DivUIOp::create(b, loc, splitRows, count);
     heads = size(1);
     queries = size(2);
   } else {

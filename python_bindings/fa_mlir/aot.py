@@ -141,8 +141,10 @@ def main(argv=None):
                         "16-row Q blocks (fa_mlir.attention uses them when Nq = 1 and falls "
                         "back to the others when they are missing)")
     p.add_argument("--splits", type=_ints, default=[1],
-                   help="split-KV counts of the decode kernels, comma separated (e.g. "
-                        "1,2,4,8,16,32, what fa_mlir.attention may pick: runtime/splits.py)")
+                   help="split-KV forms of the decode kernels, comma separated: 1 unsplit, "
+                        "0 the split count a run-time parameter (what fa_mlir.attention "
+                        "uses: runtime/splits.py picks the count), S > 1 compiled for S "
+                        "chunks; e.g. 1,0")
     p.add_argument("--backward", choices=sorted(_YES_NO), default="no",
                    help="also (both) or only (yes) the backward kernels that fa_mlir.attention's "
                         "autograd runs (not for decode steps)")
@@ -167,8 +169,8 @@ def main(argv=None):
         return 0
     if not a.out:
         p.error("--out DIR is required")
-    if any(s < 1 or s > 1024 for s in a.splits):
-        p.error("--splits: split counts must be 1 to 1024, got %s" % a.splits)
+    if any(s < 0 or s > 1024 for s in a.splits):
+        p.error("--splits: split counts must be 0 (run time) to 1024, got %s" % a.splits)
 
     from . import compiler
     version = compiler.version()  # CompilerUnavailableError without the module.

@@ -127,9 +127,10 @@ def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None, splits=1
     configuration's digest is computed on the first call only). `q_len` 1
     (a decode step) asks for the kernel compiled for one static query, whose
     Q block is 16 rows instead of 128 (docs/performance.md, "Decode"), and
-    `splits` > 1 for its split-KV form; where a kernel cannot be had (a
-    kernel directory without it and no compiler), the unsplit one, then the
-    dynamic-Nq one, serves."""
+    `splits` 0 for its split-KV form with the split count a run-time
+    parameter (`num_splits`; > 1: the form compiled for that count); where a
+    kernel cannot be had (a kernel directory without it and no compiler),
+    the unsplit one, then the dynamic-Nq one, serves."""
     key = (dtype, hq, hkv, d, dv, causal, window, capped, q_len, splits)
     plan = _plans.get(key)
     if plan is None:
@@ -192,10 +193,23 @@ def _run(q, qh, kh, vh, causal, scale, window_left, window_right, softcap, layou
     decode = nq == 1
     splits = decode_splits(q.device, b, hq, hkv, nk) if decode and q.is_cuda else 1
     plan = plan_for(DTYPES[q.dtype], hq, hkv, d, dv, causal, (window_left, window_right),
-                    capped, q_len=1 if decode else None, splits=splits)
+                    capped, q_len=1 if decode else None, splits=_compiled_splits(splits))
     scalars = attention_scalars(plan.plan, scale, softcap if capped else None)
-    plan(q=qh, k=kh, v=vh, o=oh, lse=lse, **scalars)
+    plan(q=qh, k=kh, v=vh, o=oh, lse=lse, **scalars, **split_scalars(plan.plan, splits))
     return out, lse
+
+
+def _compiled_splits(splits):
+    """The `splits` option of the kernel that runs `splits` chunks: 0 (the
+    count is a run-time parameter, one kernel for every count) or 1."""
+    return 0 if splits > 1 else 1
+
+
+def split_scalars(plan, splits):
+    """{"num_splits": splits} for a plan whose split count is a run-time
+    parameter, else nothing (an unsplit plan, which a kernel directory
+    without the split-KV kernels leaves)."""
+    return {"num_splits": splits} if "num_splits" in plan.scalars else {}
 
 
 @torch.library.custom_op("fa_mlir::attention", mutates_args=())
@@ -467,9 +481,10 @@ def kvcache_impl(q, k_cache, v_cache, cache_seqlens, block_table, causal, scale,
     # The split count from the cache's capacity: the lengths are on the GPU.
     splits = decode_splits(q.device, b, hq, hkv, capacity) if decode and q.is_cuda else 1
     plan = cache_plan_for(DTYPES[q.dtype], hq, hkv, d, causal, (window_left, window_right),
-                          capped, 1 if decode else None, splits,
+                          capped, 1 if decode else None, _compiled_splits(splits),
                           kh.shape[1] if paged else None)
     scalars = attention_scalars(plan.plan, scale, softcap if capped else None)
+    scalars.update(split_scalars(plan.plan, splits))
     arrays = dict(q=qh, k=kh, v=vh, key_lengths=lengths, o=out.transpose(1, 2), lse=lse)
     if paged:
         arrays["block_table"] = table

@@ -185,7 +185,22 @@ def test_aot_split_kv_decode_kernels(compiler, tmp_path):
     assert len(plan["kernels"]) == 2 and sorted(ptx) == sorted(k["name"] for k in plan["kernels"])
     assert aot_command(split).endswith("--decode yes --splits 4")
     with pytest.raises(SystemExit):
-        aot.main(["--out", str(tmp_path / "b"), "--splits", "0"])
+        aot.main(["--out", str(tmp_path / "b"), "--splits", "-1"])
+
+
+def test_aot_run_time_split_count(compiler, tmp_path):
+    """--splits 0: the split-KV decode kernels whose count is the plan's
+    integer input num_splits, one plan for every count (the kernels take
+    what the runtime computes from it)."""
+    from fa_mlir import aot
+    assert aot.main(["--out", str(tmp_path / "a"), "--head-dims", "64", "--dtypes", "f16",
+                     "--heads", "8:2", "--causal", "yes", "--decode", "yes",
+                     "--splits", "0"]) == 0
+    runtime = attention_config("f16", 8, 2, 64, causal=True, q_len=1, splits=0)
+    plan, ptx, _ = KernelDir(tmp_path / "a").lookup(runtime)
+    assert {"name": "num_splits", "dtype": "index", "value": None} in plan["scalars"]
+    computed = {s["name"] for s in plan["scalars"] if isinstance(s["value"], dict)}
+    assert computed and all(k["params"][-1] in computed for k in plan["kernels"])
 
 
 def test_aot_kv_cache_argument():

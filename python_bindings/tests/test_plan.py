@@ -246,6 +246,72 @@ def test_workspace_beyond_the_index_width_is_refused():
         plan.workspace_shapes(shapes)
 
 
+# The same with the count a run-time parameter (--fa-to-ptx splits=0): the
+# integer input num_splits sizes the workspaces and the attention grid; the
+# kernels take what the host computes from it (the chunk of keys, the
+# count), which the runtime computes from the plan's expressions.
+RUNTIME_SPLIT_PLAN = copy.deepcopy(SPLIT_PLAN)
+_S = {"op": "maxsi", "args": [{"scalar": "num_splits"}, 1]}
+RUNTIME_SPLIT_PLAN["scalars"] = [
+    {"name": "num_splits", "dtype": "index", "value": None},
+    RUNTIME_SPLIT_PLAN["scalars"][0],
+    {"name": "index0", "dtype": "index", "value": {
+        "op": "mul", "args": [{"op": "ceildivui", "args": [
+            {"op": "ceildivui", "args": [{"dim": ["k", 2]}, 64]}, _S]}, 64]}},
+    {"name": "index1", "dtype": "index", "value": _S},
+]
+for _w in RUNTIME_SPLIT_PLAN["workspaces"]:
+    _w["shape"][0] = {"op": "mul", "args": [{"dim": ["q", 0]}, _S]}
+RUNTIME_SPLIT_PLAN["kernels"][0]["grid"][0] = {"op": "mul", "args": [1, _S]}
+RUNTIME_SPLIT_PLAN["kernels"][1]["grid"][2] = {
+    "op": "divui", "args": [{"dim": ["partial_o", 0]}, _S]}
+RUNTIME_SPLIT_PLAN["kernels"][0]["params"].append("index0")
+RUNTIME_SPLIT_PLAN["kernels"][1]["params"].append("index1")
+
+
+def test_run_time_split_count():
+    plan = P.LaunchPlan(RUNTIME_SPLIT_PLAN)
+    assert plan.index_scalars == ["num_splits"] and sorted(plan.computed) == ["index0", "index1"]
+    with pytest.raises(ValueError, match="num_splits.*no compile-time value"):
+        plan.scalar_values({})
+    shapes = {n: t.shape for n, t in arrays(b=3, nq=1, nk=1000).items()}
+    for n, s in ((5, 5), (1, 1), (0, 1)):
+        scalars = plan.scalar_values({"num_splits": n})
+        assert scalars["num_splits"] == n and isinstance(scalars["num_splits"], int)
+        assert "index0" not in scalars
+        inputs = {"num_splits": n}
+        ws = plan.workspace_shapes(shapes, inputs)
+        assert ws == {"partial_o": (3 * s, 8, 1, 64), "partial_lse": (3 * s, 8, 1)}
+        grids = dict(shapes, **ws)
+        assert plan.grid(plan.kernels[0], grids, inputs) == (s, 2, 3)
+        assert plan.grid(plan.kernels[1], grids, inputs) == (1, 1, 3)
+        # 16 blocks of 64 keys in chunks of ceil(16 / S) blocks.
+        assert plan.computed_scalars(grids, inputs) == {
+            "index0": -(-16 // s) * 64, "index1": s}
+    a = arrays(b=1, nq=1)
+    a["partial_o"] = contiguous("f32", (4, 8, 1, 64), address=1 << 24)
+    a["partial_lse"] = contiguous("f32", (4, 8, 1), address=1 << 25)
+    values, kinds = plan.params(plan.kernels[1], a, {"index1": 4})
+    assert values[-1] == 4 and kinds[-1] == "index"
+    for bad, error in ((2.5, TypeError), (True, TypeError), ("4", TypeError), (-1, ValueError),
+                       (1 << 40, ValueError)):
+        with pytest.raises(error, match="num_splits"):
+            plan.scalar_values({"num_splits": bad})
+    with pytest.raises(ValueError, match="index0.*computed"):
+        plan.scalar_values({"num_splits": 2, "index0": 64})
+    # An expression naming an integer scalar the plan does not pass.
+    with pytest.raises(P.PlanFormatError, match="unknown integer scalar 'splits'"):
+        P.evaluate({"scalar": "splits"}, shapes, {"num_splits": 2})
+    bad = copy.deepcopy(RUNTIME_SPLIT_PLAN)
+    bad["scalars"][0]["dtype"] = "i64"
+    with pytest.raises(P.PlanFormatError, match="unsupported dtype 'i64'"):
+        P.LaunchPlan(bad)
+    bad = copy.deepcopy(RUNTIME_SPLIT_PLAN)
+    bad["scalars"][1]["value"] = _S  # An f32 scalar with an expression.
+    with pytest.raises(P.PlanFormatError, match="only index scalars are computed"):
+        P.LaunchPlan(bad)
+
+
 def test_split_count_rule():
     from fa_mlir.runtime.splits import choose_splits, decode_thread_blocks
     # GQA 32:4 packed: one thread block per K/V head and sequence.

@@ -6,6 +6,7 @@
 // and bf16, and a dynamic-Nq op at every head dim, causal or not (at
 // d = 128 with the table's window K/V block, 32 keys: with 64, the chunk
 // bounds push it to 8-32 bytes of spills; --fa-tile-q-outer for-split-kv).
+// The kernels with a run-time count (splits=0) too, for decode steps.
 
 // RUN: for hd in 32 64 96 128 160 192 256; do for chip in sm_80 sm_90; do for ty in f16 bf16; do \
 // RUN:   rm -rf %t && sed -e "s/HD/$hd/g; s/TY/$ty/g; s/NQ/1/g" %s \
@@ -13,6 +14,12 @@
 // RUN:   && %ptxas -arch=$chip -v %t/split_kernel.ptx -o /dev/null 2>&1 | FileCheck %s \
 // RUN:   && %ptxas -arch=$chip -v %t/split_kernel_1.ptx -o /dev/null 2>&1 | FileCheck %s || exit 1; \
 // RUN: done; done; done
+// RUN: for hd in 32 64 96 128 160 192 256; do for chip in sm_80 sm_90; do \
+// RUN:   rm -rf %t && sed -e "s/HD/$hd/g; s/TY/bf16/g; s/NQ/1/g" %s \
+// RUN:     | fa-opt --fa-to-ptx="splits=0 output-dir=%t chip=$chip" -o /dev/null \
+// RUN:   && %ptxas -arch=$chip -v %t/split_kernel.ptx -o /dev/null 2>&1 | FileCheck %s \
+// RUN:   && %ptxas -arch=$chip -v %t/split_kernel_1.ptx -o /dev/null 2>&1 | FileCheck %s || exit 1; \
+// RUN: done; done
 // RUN: for hd in 32 64 96 128 160 192 256; do for chip in sm_80 sm_90; do for mask in causal ""; do \
 // RUN:   rm -rf %t && sed -e "s/HD/$hd/g; s/TY/bf16/g; s/NQ/?/g; s/) causal$/) $mask/" %s \
 // RUN:     | fa-opt --fa-to-ptx="splits=3 output-dir=%t chip=$chip" -o /dev/null \

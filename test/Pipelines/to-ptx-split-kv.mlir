@@ -2,7 +2,9 @@
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="splits=4 output-dir=%t" -o /dev/null && ls %t | FileCheck %s --check-prefix=FILES
 // RUN: fa-opt %s --fa-to-ptx="splits=4" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=L3
 // RUN: fa-opt %s --fa-to-ptx="splits=1" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSPLIT
-// RUN: not fa-opt %s --fa-to-ptx="splits=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not fa-opt %s --fa-to-ptx="splits=-2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="splits=0 output-dir=%t" -o /dev/null && FileCheck %s --check-prefix=RUNTIME --input-file=%t/decode_kernel.json
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="splits=0 output-dir=%t" -o /dev/null && FileCheck %s --check-prefix=RUNTIME-PTX --input-file=%t/decode_kernel.ptx
 // RUN: sed -e 's/x1x128/x?x128/g; s/x1xf32/x?xf32/g' %s | fa-opt --fa-to-ptx="splits=2" --mlir-print-ir-after=fa-tile-q-outer -o /dev/null 2>&1 | FileCheck %s --check-prefix=PREFILL
 // RUN: sed -e 's/x1x128/x?x128/g; s/x1xf32/x?xf32/g' %s | fa-opt --fa-to-ptx="splits=1" --mlir-print-ir-after=fa-tile-q-outer -o /dev/null 2>&1 | FileCheck %s --check-prefix=PREFILL-NOSPLIT
 
@@ -88,7 +90,74 @@
 // NOSPLIT: } {fa.kv_stages = 3 : i64, mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
 // NOSPLIT-NOT: fa.combine_splits
 
-// BAD: fa-split-kv: option splits must be in [1, 1024], got 0
+// BAD: fa-split-kv: option splits must be in [0, 1024] (0: a run-time count), got -2
+
+// splits=0: the count is the plan's integer input num_splits (no compiled
+// value), which the attention kernel's grid and the workspaces' shapes name
+// (as max(S, 1)); the kernels take what the host computes from it: the
+// chunk of keys, ceil(ceil(Nk / 64) / S) * 64 (index0), and for the merge
+// S and B = [S * B] / S (index1, index2), which the runtime computes.
+// RUNTIME: "kernels": [
+// RUNTIME:   "grid": [
+// RUNTIME:         "op": "ceildivui"
+// RUNTIME:             "scalar": "num_splits"
+// RUNTIME:           "op": "maxsi"
+// RUNTIME:       "op": "mul"
+// RUNTIME:   "name": "decode_kernel",
+// RUNTIME:   "params": [
+// RUNTIME-NEXT: "q",
+// RUNTIME-NEXT: "k",
+// RUNTIME-NEXT: "v",
+// RUNTIME-NEXT: "partial_o",
+// RUNTIME-NEXT: "partial_lse",
+// RUNTIME-NEXT: "softmax_scale_log2",
+// RUNTIME-NEXT: "index0"
+// RUNTIME:   "name": "decode_kernel_1",
+// RUNTIME:   "params": [
+// RUNTIME-NEXT: "partial_o",
+// RUNTIME-NEXT: "partial_lse",
+// RUNTIME-NEXT: "o",
+// RUNTIME-NEXT: "lse",
+// RUNTIME-NEXT: "index1",
+// RUNTIME-NEXT: "index2"
+// RUNTIME: "scalars": [
+// RUNTIME:   "dtype": "index",
+// RUNTIME-NEXT: "name": "num_splits",
+// RUNTIME-NEXT: "value": null
+// RUNTIME:   "dtype": "f32",
+// RUNTIME-NEXT: "name": "softmax_scale_log2",
+// RUNTIME:   "dtype": "index",
+// RUNTIME-NEXT: "name": "index0",
+// RUNTIME-NEXT: "value": {
+// RUNTIME:                 "dim": [
+// RUNTIME-NEXT:              "k",
+// RUNTIME-NEXT:              2
+// RUNTIME:             64
+// RUNTIME:             "op": "ceildivui"
+// RUNTIME:                 "scalar": "num_splits"
+// RUNTIME:             "op": "maxsi"
+// RUNTIME:           "op": "ceildivui"
+// RUNTIME:         64
+// RUNTIME:       "op": "mul"
+// RUNTIME:   "name": "index1",
+// RUNTIME:   "name": "index2",
+// RUNTIME: "workspaces": [
+// RUNTIME:   "name": "partial_o",
+// RUNTIME:   "shape": [
+// RUNTIME:           "dim": [
+// RUNTIME-NEXT:        "q",
+// RUNTIME-NEXT:        0
+// RUNTIME:             "scalar": "num_splits"
+// RUNTIME:           "op": "maxsi"
+// RUNTIME:       "op": "mul"
+// RUNTIME:     32,
+// The chunk arrives as a 32-bit kernel parameter (index-bitwidth 32): no
+// division in the kernel.
+// RUNTIME-PTX: .entry decode_kernel(
+// RUNTIME-PTX: .param .f32 decode_kernel_param_{{[0-9]+}},
+// RUNTIME-PTX-NEXT: .param .u32 decode_kernel_param_{{[0-9]+}}
+// RUNTIME-PTX-NEXT: )
+// RUNTIME-PTX-NOT: div.u32
 
 // With a dynamic Nq at d = 128 the split kernel takes the table's window
 // K/V block (32 keys; the chunk bounds stay live like a window's), the

@@ -10,7 +10,7 @@
 // CHECK-LABEL: func @paged
 // CHECK-SAME: %{{.*}}: tensor<?xi32>, %[[TABLE:[a-z0-9]+]]: tensor<?x?xi32>
 // CHECK: scf.forall (%[[B:[a-z0-9]+]], %{{.*}}, %[[I:[a-z0-9]+]]) in
-// CHECK: %[[S:.*]] = arith.remui %[[I]], %c3 : index
+// CHECK: %[[S:.*]] = arith.divui %[[I]], %{{.*}} : index
 // CHECK: tensor.extract %{{.*}}[%[[B]]] : tensor<?xi32>
 // CHECK: %[[NK:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
 // CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[NK]], %c16 : index

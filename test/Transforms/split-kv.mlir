@@ -7,12 +7,12 @@
 // After --fa-pipeline-kv the K/V tiles are asynchronous loads the pass
 // does not read: a diagnostic, not a nest silently left unsplit.
 // RUN: not fa-opt %s -split-input-file --fa-tile-q-outer="block-m=16 block-n=16" --fa-causal-block-skip --fa-map-warps=num-warps=1 --fa-schedule-softmax --fa-pipeline-kv=stages=2 --fa-split-kv=splits=2 2>&1 | FileCheck %s --check-prefix=PIPELINED
-// RUN: not fa-opt %s --fa-split-kv=splits=0 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
+// RUN: not fa-opt %s --fa-split-kv=splits=-1 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
 // RUN: not fa-opt %s --fa-split-kv=splits=1025 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
 
 // Split-KV of a decode step (Nq = 1, GQA 8:2, causal), the L2 loop nest of
 // --fa-causal-block-skip as input: the forall's Q-block dimension runs over
-// Q block x split, every K/V loop bound is clamped to the split's keys
+// Q block x split (split-major: Q block i mod QB, split i / QB), every K/V loop bound is clamped to the split's keys
 // [s * C, (s + 1) * C) with C = ceil(ceil(Nk / 16) / 3) * 16, the split's
 // fa.finalize writes f32 O and LSE at batch s * B + b of the workspaces, and
 // fa.combine_splits merges them after the forall.
@@ -20,15 +20,16 @@
 // CHECK-LABEL: func @decode
 // CHECK-SAME: (%[[Q:[^:]*]]: tensor<2x8x1x16xf16>, %[[K:[^:]*]]: tensor<2x2x?x16xf16>
 // CHECK: %[[NK:.*]] = tensor.dim %[[K]], %{{.*}} : tensor<2x2x?x16xf16>
-// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[NK]], %[[C16:.*]] : index
+// CHECK: %[[QBS:.*]] = arith.ceildivui %c1, %[[C16:.*]] : index
+// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[NK]], %[[C16]] : index
 // CHECK: %[[PER:.*]] = arith.ceildivui %[[BLOCKS]], %[[C3:.*]] : index
 // CHECK: %[[CHUNK:.*]] = arith.muli %[[PER]], %{{.*}} : index
 // CHECK: %[[WSO:.*]] = tensor.empty() : tensor<6x8x1x16xf32>
 // CHECK: %[[WSL:.*]] = tensor.empty() : tensor<6x8x1xf32>
-// CHECK: %[[GRID:.*]] = arith.muli %{{.*}}, %[[C3]] : index
+// CHECK: %[[GRID:.*]] = arith.muli %[[QBS]], %[[C3]] : index
 // CHECK: %[[R:.*]]:2 = scf.forall (%[[B:.*]], %[[H:.*]], %[[I:.*]]) in (2, 8, %[[GRID]]) shared_outs(%[[OO:.*]] = %[[WSO]], %[[LO:.*]] = %[[WSL]])
-// CHECK: %[[QB:.*]] = arith.divui %[[I]], %[[C3]] : index
-// CHECK: %[[S:.*]] = arith.remui %[[I]], %[[C3]] : index
+// CHECK: %[[QB:.*]] = arith.remui %[[I]], %[[QBS]] : index
+// CHECK: %[[S:.*]] = arith.divui %[[I]], %[[QBS]] : index
 // CHECK: %[[LOW:.*]] = arith.muli %[[S]], %[[CHUNK]] : index
 // CHECK: %[[HIGH:.*]] = arith.addi %[[LOW]], %[[CHUNK]] : index
 // CHECK: %[[SB0:.*]] = arith.muli %[[S]], %{{.*}} : index
@@ -64,7 +65,7 @@
 // TWICE: error: fa-split-kv: the loop nest is split already (its results feed fa.combine_splits)
 // UNALIGNED: error: fa-split-kv: the K/V loop must start at a whole K/V block (a multiple of 16) to be split into chunks of blocks
 // PIPELINED: error: fa-split-kv: cannot split this loop nest: run the pass on the tiled nest (after --fa-causal-block-skip, before --fa-pipeline-kv)
-// BAD-OPTION: error: fa-split-kv: option splits must be in [1, 1024], got
+// BAD-OPTION: error: fa-split-kv: option splits must be in [0, 1024] (0: a run-time count), got
 
 func.func @decode(%q: tensor<2x8x1x16xf16>, %k: tensor<2x2x?x16xf16>,
                   %v: tensor<2x2x?x16xf16>, %o: tensor<2x8x1x16xf16>,

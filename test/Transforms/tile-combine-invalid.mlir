@@ -1,15 +1,5 @@
 // RUN: fa-opt %s -split-input-file --fa-tile-combine -verify-diagnostics
 
-// The tiles have a static split count.
-func.func @dynamic_splits(%po: tensor<?x2x8x?x64xf32>, %pl: tensor<?x2x8x?xf32>) {
-  // expected-error @+1 {{fa-tile-combine: the number of splits must be static, got 'tensor<?x2x8x?x64xf32>'}}
-  %o, %l = fa.combine_splits %po, %pl : tensor<?x2x8x?x64xf32>, tensor<?x2x8x?xf32>
-      -> tensor<2x8x?x64xf16>, tensor<2x8x?xf32>
-  return
-}
-
-// -----
-
 func.func @dynamic_value_dim(%po: tensor<2x2x8x?x?xf32>, %pl: tensor<2x2x8x?xf32>) {
   // expected-error @+1 {{fa-tile-combine: the value head dim must be static, got 'tensor<2x8x?x?xf16>'}}
   %o, %l = fa.combine_splits %po, %pl : tensor<2x2x8x?x?xf32>, tensor<2x2x8x?xf32>

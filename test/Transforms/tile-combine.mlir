@@ -109,3 +109,23 @@ func.func @tiled(%po: tensor<2x16x64xf32>, %pl: tensor<2x16xf32>)
       -> tensor<16x64xf16, #acc>, tensor<16xf32, #rows>
   return %o, %l : tensor<16x64xf16, #acc>, tensor<16xf32, #rows>
 }
+
+// -----
+
+// A split count known only at run time (--fa-split-kv splits=0), read off
+// the partial output [S, B, H, Nq, Dv] (no expand_shape here): the tiles
+// are [S, rows] with S dynamic.
+// CHECK-LABEL: func @runtime_splits
+// CHECK-SAME: (%[[PO:.*]]: tensor<?x2x8x?x64xf32>, %[[PL:.*]]: tensor<?x2x8x?xf32>)
+// CHECK: %[[S:.*]] = tensor.dim %[[PO]], %c0
+// CHECK: scf.forall
+// CHECK:   %[[OS:.*]] = tensor.extract_slice %[[PO]][0, %{{.*}}, %{{.*}}, %{{.*}}, 0] [%[[S]], 1, 1, %{{.*}}, 64] [1, 1, 1, 1, 1] : tensor<?x2x8x?x64xf32> to tensor<?x?x64xf32>
+// CHECK:   tensor.pad %[[OS]]
+// CHECK:   } : tensor<?x?x64xf32> to tensor<?x64x64xf32>
+// CHECK:   fa.combine_splits {{.*}} : tensor<?x64x64xf32>, tensor<?x64xf32> -> tensor<64x64xf16, #acc_w4>, tensor<64xf32, #rows_w4>
+func.func @runtime_splits(%po: tensor<?x2x8x?x64xf32>, %pl: tensor<?x2x8x?xf32>)
+    -> (tensor<2x8x?x64xf16>, tensor<2x8x?xf32>) {
+  %o, %l = fa.combine_splits %po, %pl : tensor<?x2x8x?x64xf32>, tensor<?x2x8x?xf32>
+      -> tensor<2x8x?x64xf16>, tensor<2x8x?xf32>
+  return %o, %l : tensor<2x8x?x64xf16>, tensor<2x8x?xf32>
+}

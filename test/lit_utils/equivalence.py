@@ -88,9 +88,24 @@ def build_module(a, rng):
         lines += ["  %%o_init = tensor.empty() : %s" % o_ty,
                   "  %%lse_init = tensor.empty() : %s" % lse_ty]
     attrs = attention_attrs(a)
-    lines.append("  %%o, %%lse = fa.attention ins(%%q, %%k, %%v : %s, %s, %s) outs(%%o_init, %%lse_init : %s, %s)%s -> %s, %s" % (
-        tensor_type(shapes["q"], et, dyn), tensor_type(shapes["k"], et, dyn),
-        tensor_type(shapes["v"], et, dyn), o_ty, lse_ty, attrs, o_ty, lse_ty))
+    in_tys = [tensor_type(shapes[n], et, dyn) for n in ("q", "k", "v")]
+    op = "%%o, %%lse = fa.attention ins(%%q, %%k, %%v : %s, %s, %s) outs(%%o_init, %%lse_init : %s, %s)%s -> %s, %s" % (
+        tuple(in_tys) + (o_ty, lse_ty, attrs, o_ty, lse_ty))
+    if a.num_splits is None:
+        lines.append("  " + op)
+    else:
+        # A run-time split count (--fa-split-kv splits=0) is an argument of
+        # the function that holds the op: main passes it.
+        arg_tys = in_tys + [o_ty, lse_ty]
+        callee = ["func.func @attention(%%q: %s, %%k: %s, %%v: %s, %%o_init: %s, %%lse_init: %s, "
+                  "%%num_splits: index {fa.num_splits}) -> (%s, %s) {" % (
+                      tuple(arg_tys) + (o_ty, lse_ty)),
+                  "  " + op, "  return %%o, %%lse : %s, %s" % (o_ty, lse_ty), "}", ""]
+        lines[2:2] = callee
+        lines.append("  %%num_splits = arith.constant %d : index" % a.num_splits)
+        lines.append("  %%o, %%lse = call @attention(%%q, %%k, %%v, %%o_init, %%lse_init, "
+                     "%%num_splits) : (%s, %s, %s, %s, %s, index) -> (%s, %s)" % (
+                         tuple(arg_tys) + (o_ty, lse_ty)))
     o_val = "%o"
     if et != "f32":
         lines.append("  %%o_f32 = arith.extf %%o : %s to %s" % (o_ty, tensor_type(o_shape, "f32", dyn)))
@@ -405,7 +420,11 @@ def main():
     p.add_argument("--pack-gqa", action="store_true",
                    help="--fa-tile-q-outer pack-gqa=true (single-query GQA ops)")
     p.add_argument("--split-kv", type=int, default=1,
-                   help="--fa-split-kv splits (after the block skipping)")
+                   help="--fa-split-kv splits (after the block skipping; 0: the count is "
+                        "the run-time --num-splits)")
+    p.add_argument("--num-splits", type=int,
+                   help="with --split-kv 0: the split count main passes to the function "
+                        "that holds the op (its argument marked fa.num_splits)")
     p.add_argument("--combine-rows", type=int, default=-1,
                    help="with --split-kv: also tile the merge (--fa-tile-combine "
                         "block-m, 0 = its default), as --fa-to-ptx does")
@@ -440,7 +459,11 @@ def main():
         a.block_m, a.block_n, " pack-gqa=true" if a.pack_gqa else "")]
     if a.skip:
         tiled.append("--fa-causal-block-skip")
-    if a.split_kv > 1:
+    if (a.split_kv == 0) != (a.num_splits is not None):
+        p.error("--num-splits goes with --split-kv 0 (a run-time split count)")
+    if a.num_splits is not None and (a.key_lengths or a.seqlens_q):
+        p.error("--num-splits: dense ops only")
+    if a.split_kv != 1:
         tiled.append("--fa-split-kv=splits=%d" % a.split_kv)
         if a.combine_rows >= 0:
             tiled.append("--fa-tile-combine=block-m=%d" % a.combine_rows)

@@ -76,7 +76,8 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
       *this, "splits",
       llvm::cl::desc("Split-KV: the keys of each Q block in this many chunks "
                      "run by separate thread blocks, merged by a second "
-                     "kernel (--fa-split-kv, --fa-tile-combine); 1 = off"),
+                     "kernel (--fa-split-kv, --fa-tile-combine); 1 = off; "
+                     "0 = a run-time count, the launch plan's num_splits"),
       llvm::cl::init(1)};
   PassOptions::Option<bool> warpBlockSkip{
       *this, "warp-block-skip",

@@ -565,9 +565,11 @@ def FASplitKV : Pass<"fa-split-kv"> {
     chunks of whole K/V blocks, each done by its own forall iteration, and
     merges their results with `fa.combine_splits`:
 
-    * the forall's Q-block dimension runs over `ceil(rows / block-m) *
-      splits`; iteration `i` is Q block `i floordiv splits` and split
-      `s = i mod splits` (the grid stays 3-D on the GPU);
+    * the forall's Q-block dimension runs over `QB * splits` with `QB =
+      ceil(rows / block-m)`; iteration `i` is Q block `i mod QB` and split
+      `s = i floordiv QB` (the Q blocks of a split are neighbours and read
+      the same keys, as in FlashAttention's split kernel; the grid stays
+      3-D on the GPU);
     * split `s` covers keys `[s * C, (s + 1) * C)` with `C = ceil(ceil(Nk /
       block-n) / splits) * block-n`: every bound `x` of the chain of K/V
       loops (the unmasked and masked loops of `--fa-causal-block-skip`, run
@@ -584,6 +586,18 @@ def FASplitKV : Pass<"fa-split-kv"> {
       `LSE = -inf`, and gets weight 0);
     * after the forall, the workspaces are viewed as `[splits, B, ...]`
       (`tensor.expand_shape`) and `fa.combine_splits` gives O and LSE.
+
+    `splits = 0` makes the count a run-time value: the function's `index`
+    argument marked `fa.num_splits`, appended as `%num_splits: index
+    {fa.num_splits}` when there is none (a function called in the module
+    must have it already: its callers would not pass a new one). Every
+    value above is then computed from `max(%num_splits, 1)`: the chunk
+    size, the forall's `ceil(rows / block-m) * S`, the workspaces `[S * B,
+    ...]` and their views `[S, B, ...]`, whose split dimension is dynamic.
+    `--fa-lower-to-gpu` makes the argument the launch plan's integer scalar
+    `num_splits`, so one pair of kernels serves every count
+    (docs/launch-plan.md), and a runtime picks the count per call from the
+    GPU it runs on.
 
     `splits = 1` leaves the IR unchanged. The loop bounds of the K/V loops
     must be whole K/V blocks apart from the last (as the tiling and
@@ -611,9 +625,9 @@ def FASplitKV : Pass<"fa-split-kv"> {
     %ws_lse = tensor.empty(%SB) : tensor<?x32x1xf32>
     %r:2 = scf.forall (%b, %h, %i) in (%B, 32, 4)
         shared_outs(%o = %ws_o, %l = %ws_lse) -> (...) {
-      %qb = arith.divui %i, %c4 : index
-      %split = arith.remui %i, %c4 : index
-      %lo = arith.muli %split, %chunk : index
+      // One Q block: iteration %i is split %i (with QB Q blocks, split
+      // %i / QB of Q block %i mod QB).
+      %lo = arith.muli %i, %chunk : index
       %hi = arith.addi %lo, %chunk : index
       %k_lo = arith.minsi (arith.maxsi %c0, %lo), %hi  // (two ops)
       %k_hi = arith.minsi (arith.maxsi %Nk, %lo), %hi
@@ -633,7 +647,8 @@ def FASplitKV : Pass<"fa-split-kv"> {
   let options = [
     Option<"splits", "splits", "int64_t", /*default=*/"1",
            "Number of chunks the keys of each Q block are split into "
-           "(1 to 1024; 1 leaves the IR unchanged)">,
+           "(1 to 1024; 1 leaves the IR unchanged; 0: a run-time count, "
+           "the function's argument marked fa.num_splits)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
@@ -660,7 +675,9 @@ def FATileCombine : Pass<"fa-tile-combine"> {
     `tensor.expand_shape` of `--fa-split-kv`'s `[S * B, H, Nq, Dv]`
     workspace, the tiles read that workspace directly, split `s` at batch
     `s * B + b` (a slice with stride `B`), so both kernels take the same
-    buffer.
+    buffer. The split count may be dynamic (`--fa-split-kv splits=0`): the
+    tiles are then `[?, rows]`, `S` taken from the expand_shape's output
+    shape (or the partial output's dim 0), and the merge loops over it.
 
     Before:
 

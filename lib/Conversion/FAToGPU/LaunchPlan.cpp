@@ -40,11 +40,22 @@ DictionaryAttr LaunchPlan::toAttr(MLIRContext *ctx) const {
          named("shape", b.getArrayAttr(shape)),
          named("output", b.getBoolAttr(t.output))}));
   }
+  // The inputs, then the parameters; an input, or a parameter the caller
+  // passes, has value null; a parameter the runtime computes has its
+  // expression as its value. (A parameter that is an input passed as is is
+  // listed once.)
   SmallVector<Attribute> scalarAttrs;
-  for (const Scalar &s : scalars)
+  llvm::StringSet<> listed;
+  auto addScalar = [&](const Scalar &s) {
+    if (!listed.insert(s.name).second)
+      return;
+    Attribute value = s.expression ? s.expression : s.value;
     scalarAttrs.push_back(b.getDictionaryAttr(
         {named("name", str(s.name)), named("dtype", str(dtypeName(s.type))),
-         named("value", s.value ? s.value : Attribute(b.getUnitAttr()))}));
+         named("value", value ? value : Attribute(b.getUnitAttr()))}));
+  };
+  llvm::for_each(inputs, addScalar);
+  llvm::for_each(scalars, addScalar);
   SmallVector<Attribute> workspaceAttrs;
   for (const Workspace &w : workspaces)
     workspaceAttrs.push_back(b.getDictionaryAttr(
@@ -83,6 +94,11 @@ mlir::fa::gridExpression(Value v,
   APInt constant;
   if (matchPattern(v, m_ConstantInt(&constant)))
     return Attribute(b.getI64IntegerAttr(constant.getSExtValue()));
+  // An integer parameter of the plan (a run-time split count).
+  if (auto it = tensorNames.find(v);
+      it != tensorNames.end() && v.getType().isIntOrIndex())
+    return Attribute(b.getDictionaryAttr(
+        b.getNamedAttr("scalar", b.getStringAttr(it->second))));
   Operation *def = v.getDefiningOp();
   if (!def)
     return failure();
@@ -215,6 +231,15 @@ mlir::fa::mergeLaunchPlans(ArrayRef<LoweredKernel> kernels) {
   for (const LoweredKernel &kernel : kernels)
     for (auto [i, t] : llvm::enumerate(kernel.plan.tensors))
       names[kernel.hostArgs[i]] = names[launchTensorRoot(kernel.hostArgs[i])];
+  // Integer inputs, once per host value: the expressions below name them.
+  for (const LoweredKernel &kernel : kernels)
+    for (auto [input, arg] : llvm::zip(kernel.plan.inputs, kernel.inputArgs)) {
+      if (names.count(arg))
+        continue;
+      names[arg] = unique(input.name);
+      merged.inputs.push_back(
+          LaunchPlan::Scalar{names[arg], input.type, {}, {}});
+    }
   for (size_t u : workspaceUses) {
     Use &use = uses[u];
     auto empty = use.root.getDefiningOp<tensor::EmptyOp>();
@@ -238,17 +263,36 @@ mlir::fa::mergeLaunchPlans(ArrayRef<LoweredKernel> kernels) {
     merged.workspaces.push_back(std::move(w));
   }
 
-  // Scalars, once per host value.
+  // Scalars, once per host value; a computed one re-expressed in the
+  // merged names.
   DenseMap<Value, std::string> scalarNames;
+  unsigned computed = 0;
   for (const LoweredKernel &kernel : kernels) {
     size_t base = kernel.plan.tensors.size();
     for (auto [i, s] : llvm::enumerate(kernel.plan.scalars)) {
       Value v = kernel.hostArgs[base + i];
       if (scalarNames.count(v))
         continue;
-      scalarNames[v] = unique(s.name);
+      // An input passed as is keeps the input's name (and is not a second
+      // scalar of that name).
+      if (auto it = names.find(v);
+          it != names.end() && v.getType().isIntOrIndex()) {
+        scalarNames[v] = it->second;
+        continue;
+      }
+      // (Computed parameters are numbered afresh across the kernels.)
+      scalarNames[v] = unique(s.expression ? "index" + std::to_string(computed++)
+                                           : s.name);
+      Attribute expr;
+      if (s.expression) {
+        FailureOr<Attribute> e = gridExpression(v, names);
+        if (failed(e))
+          return error() << "scalar '" << s.name
+                         << "' is not arithmetic on the sizes of the tensors";
+        expr = *e;
+      }
       merged.scalars.push_back(
-          LaunchPlan::Scalar{scalarNames[v], s.type, s.value});
+          LaunchPlan::Scalar{scalarNames[v], s.type, s.value, expr});
     }
   }
 

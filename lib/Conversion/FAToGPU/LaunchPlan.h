@@ -32,11 +32,14 @@ struct LaunchPlan {
     RankedTensorType type; // static dims are what the kernels were built for
     bool output;
   };
-  /// A scalar kernel parameter.
+  /// A scalar kernel parameter, or an integer input of the plan.
   struct Scalar {
-    std::string name;  // softmax_scale_log2 (or scalar<i>)
-    Type type;
-    Attribute value;   // The compile-time value, or null.
+    std::string name;     // softmax_scale_log2, num_splits, index<i>, ...
+    Type type;            // f32, or index (an integer of index_bitwidth bits)
+    Attribute value;      // The compile-time value, or null.
+    /// For an index parameter the runtime computes: its expression (see
+    /// gridExpression) of the tensors' sizes and the integer inputs.
+    Attribute expression;
   };
   /// A buffer the runtime allocates for the plan's kernels (written by one
   /// kernel, read by a later one), e.g. split-KV's partial results.
@@ -58,7 +61,10 @@ struct LaunchPlan {
   std::string chip;
   unsigned indexBitwidth = 32;
   SmallVector<Tensor> tensors;
-  SmallVector<Scalar> scalars;
+  /// Integer values the caller passes that no kernel takes as they are: the
+  /// grid, workspace and parameter expressions name them (num_splits).
+  SmallVector<Scalar> inputs;
+  SmallVector<Scalar> scalars; // The kernels' scalar parameters.
   SmallVector<Workspace> workspaces;
   SmallVector<Kernel> kernels;
 
@@ -73,6 +79,7 @@ struct LoweredKernel {
   SmallVector<Value> hostArgs;
   SmallVector<Value, 3> grid;
   LaunchPlan plan;
+  SmallVector<Value> inputArgs; // The host values of plan.inputs.
 };
 
 /// The one plan of several kernels launched in order by one function (e.g.
@@ -89,7 +96,7 @@ Value launchTensorRoot(Value v);
 
 /// The host index value `v` (a grid size) as an expression a runtime can
 /// evaluate: an integer, {"dim": [tensor, i]} for a dimension of a named
-/// tensor, or {"op": name, "args": [...]} with name in add, sub, mul,
+/// tensor, {"scalar": name} for a named integer scalar parameter, or {"op": name, "args": [...]} with name in add, sub, mul,
 /// divui, ceildivui, floordivsi, ceildivsi, divsi, remui, remsi, minsi,
 /// maxsi, minui, maxui. Failure for anything else.
 FailureOr<Attribute>

@@ -181,7 +181,8 @@ FailureOr<LoweredKernel> KernelLowering::lower(scf::ForallOp forall) {
     return failure();
   }
   gpu::LaunchFuncOp launch = replaceWithLaunch(*nest);
-  return LoweredKernel{launch, nest->hostArgs, nest->grid, nest->plan};
+  return LoweredKernel{launch, nest->hostArgs, nest->grid, nest->plan,
+                       nest->inputArgs};
 }
 
 /// The kernels of one function where one reads what another writes share

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -260,6 +261,37 @@ std::string uniqueName(std::optional<StringRef> role, StringRef fallback,
   return name;
 }
 
+/// The integer and index arguments of the host function that the index
+/// value `v` is computed from (through scalar arithmetic), e.g. split-KV's
+/// run-time split count in a chunk size.
+void collectIndexArguments(Value v, SetVector<Value> &args) {
+  SmallVector<Value> work = {v};
+  DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!x.getType().isIntOrIndex() || !seen.insert(x).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      if (isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+        args.insert(arg);
+      continue;
+    }
+    for (Value operand : x.getDefiningOp()->getOperands())
+      work.push_back(operand);
+  }
+}
+
+/// The plan's name of an integer argument of the host function: its role
+/// (`num_splits`, --fa-split-kv splits=0), else none.
+std::optional<StringRef> indexArgumentRole(Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  auto func = arg ? dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp())
+                  : FunctionOpInterface();
+  if (func && func.getArgAttr(arg.getArgNumber(), "fa.num_splits"))
+    return StringRef("num_splits");
+  return std::nullopt;
+}
+
 class Outliner {
 public:
   Outliner(scf::ForallOp forall, ModuleOp module, StringRef chip,
@@ -283,6 +315,9 @@ private:
   LogicalResult classifyCaptured();
   LogicalResult buildKernel();
   LogicalResult planGrid();
+  /// Names the integer inputs (indexArgs) not named yet, in the plan's
+  /// inputs and in tensorNames (for expressions).
+  void nameIndexArguments();
 
   scf::ForallOp forall;
   ModuleOp module;
@@ -294,8 +329,33 @@ private:
   SmallVector<gpu::Dimension> dims; // Of each forall induction variable.
   SmallVector<Value> tensorParams, memrefParams, scalarParams, indexValues,
       constants;
-  DenseMap<Value, std::string> tensorNames;
+  // Integer arguments of the host function the nest's index values (or its
+  // grid) are computed from: the plan's integer inputs, which the caller
+  // passes (a run-time split count).
+  SetVector<Value> indexArgs;
+  // Captured index values computed from them (or such an argument itself):
+  // scalar parameters the runtime computes from the plan's expressions, so
+  // that the kernel does not redo host arithmetic on a run-time value (a
+  // division by the split count, e.g., which also costs ptxas a slower K/V
+  // loop: docs/performance.md).
+  SetVector<Value> derivedParams;
+  DenseMap<Value, std::string> tensorNames; // And the integer inputs'.
+  StringSet<> taken;                         // The plan's names.
+  unsigned computedScalars = 0;              // index<i> parameters named.
 };
+
+void Outliner::nameIndexArguments() {
+  for (Value arg : indexArgs) {
+    if (tensorNames.count(arg))
+      continue;
+    std::string name =
+        uniqueName(indexArgumentRole(arg), "input", nest.plan.inputs.size(),
+                   taken);
+    tensorNames[arg] = name;
+    nest.plan.inputs.push_back(LaunchPlan::Scalar{name, arg.getType(), {}, {}});
+    nest.inputArgs.push_back(arg);
+  }
+}
 
 LogicalResult Outliner::readMapping() {
   std::optional<ArrayAttr> mapping = forall.getMapping();
@@ -389,18 +449,28 @@ LogicalResult Outliner::classifyCaptured() {
                        << v;
       memrefParams.push_back(v);
     } else if (t.isIntOrIndex()) {
-      indexValues.push_back(v);
+      // Index arithmetic on tensor sizes is recomputed in the kernel; what
+      // the host computes from its own integer arguments comes in as a
+      // scalar parameter.
+      SetVector<Value> args;
+      collectIndexArguments(v, args);
+      if (args.empty()) {
+        indexValues.push_back(v);
+      } else {
+        indexArgs.insert(args.begin(), args.end());
+        derivedParams.insert(v);
+      }
     } else {
       return error() << "the loop nest uses a value of type " << t
                      << " from outside that a kernel cannot take";
     }
   }
+  llvm::append_range(scalarParams, derivedParams);
   return success();
 }
 
 LogicalResult Outliner::buildKernel() {
   MLIRContext *ctx = forall.getContext();
-  StringSet<> taken;
   // Parameters: the tensors read, the shared outputs, the scalars.
   SmallVector<Type> argTypes;
   // q, k, v first (as fa.attention lists them), then any other input.
@@ -456,6 +526,8 @@ LogicalResult Outliner::buildKernel() {
                      << "-bit indices address"
                      << (indexBitwidth == 32 ? "; use index-bitwidth=64" : "");
   }
+  // The integer inputs first: the derived parameters' expressions name them.
+  nameIndexArguments();
   for (auto [i, s] : llvm::enumerate(scalarParams)) {
     std::optional<StringRef> role;
     if (usedAsSoftmaxScale(s) || usedAs<ProbsFromLseOp>(s, 2))
@@ -468,8 +540,27 @@ LogicalResult Outliner::buildKernel() {
       role = "softcap";
     Attribute value;
     matchPattern(s, m_Constant(&value));
-    nest.plan.scalars.push_back(LaunchPlan::Scalar{
-        uniqueName(role, "scalar", i, taken), s.getType(), value});
+    if (derivedParams.contains(s)) {
+      // An input passed through as is, or a value the runtime computes.
+      if (indexArgs.contains(s)) {
+        nest.plan.scalars.push_back(
+            LaunchPlan::Scalar{tensorNames[s], s.getType(), {}, {}});
+      } else {
+        FailureOr<Attribute> expr = gridExpression(s, tensorNames);
+        if (failed(expr))
+          return error() << "an index value the loop nest uses is computed "
+                            "from an integer argument of the function, but "
+                            "not by arithmetic on the tensors' sizes and "
+                            "the integer arguments";
+        std::string name =
+            uniqueName(std::nullopt, "index", computedScalars++, taken);
+        nest.plan.scalars.push_back(
+            LaunchPlan::Scalar{name, s.getType(), {}, *expr});
+      }
+    } else {
+      nest.plan.scalars.push_back(LaunchPlan::Scalar{
+          uniqueName(role, "scalar", i, taken), s.getType(), value, {}});
+    }
     argTypes.push_back(s.getType());
     nest.hostArgs.push_back(s);
   }
@@ -522,8 +613,12 @@ LogicalResult Outliner::buildKernel() {
     map.map(s, args[nest.outputBase + forall.getOutputs().size() + i]);
   for (Value c : constants)
     map.map(c, b.clone(*c.getDefiningOp())->getResult(0));
-  // Index values from outside: recomputed from the memref sizes.
-  IndexMaterializer materializer(tensorToMemref, IRMapping());
+  // Index values from outside: recomputed from the memref sizes and the
+  // integer parameters.
+  IRMapping knownIndices;
+  for (Value derived : derivedParams)
+    knownIndices.map(derived, map.lookup(derived));
+  IndexMaterializer materializer(tensorToMemref, knownIndices);
   for (Value v : indexValues) {
     FailureOr<Value> inKernel = materializer.get(b, v);
     if (failed(inKernel))
@@ -605,6 +700,12 @@ LogicalResult Outliner::planGrid() {
   SmallVector<Attribute> exprs(3);
   OpBuilder b(forall);
   Builder attrs(forall.getContext());
+  // A grid computed from integer arguments (Q blocks x a run-time split
+  // count) names them as inputs.
+  for (OpFoldResult ub : forall.getMixedUpperBound())
+    if (auto v = dyn_cast<Value>(ub))
+      collectIndexArguments(v, indexArgs);
+  nameIndexArguments();
   for (auto [ub, dim] : llvm::zip(forall.getMixedUpperBound(), dims)) {
     unsigned d = static_cast<unsigned>(dim);
     nest.grid[d] = getValueOrCreateConstantIndexOp(b, loc, ub);

@@ -45,6 +45,8 @@ struct OutlinedLoopNest {
   LaunchPlan plan;
   /// Grid sizes (host values), x, y, z.
   SmallVector<Value, 3> grid;
+  /// The host values of plan.inputs (integer arguments of the function).
+  SmallVector<Value> inputArgs;
 };
 
 /// The host buffers fa.accumulate_rows ops add into (the atomic dQ's f32

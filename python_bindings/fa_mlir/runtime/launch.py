@@ -141,6 +141,7 @@ class LoadedPlan:
         # The ctypes of each kernel's flattened parameters (parameter ABI):
         # fixed by the plan, so computed once, not per launch.
         kinds = {"ptr": ctypes.c_void_p, "index": self.index_type, "f32": ctypes.c_float}
+        # (A scalar's dtype, "f32" or "index", is its kind.)
         self._param_types = []
         for kernel in self.plan.kernels:
             types = []
@@ -150,7 +151,7 @@ class LoadedPlan:
                     rank = len(buffer["shape"])
                     types += [kinds["ptr"]] * 2 + [kinds["index"]] * (1 + 2 * rank)
                 else:
-                    types.append(kinds["f32"])
+                    types.append(kinds[self.plan.scalars[p]["dtype"]])
             self._param_types.append(tuple(types))
         self._buffers = [ParamBuffer(t) for t in self._param_types]
         # Tensor signatures (dtype, shape, strides, address mod 16) that
@@ -197,19 +198,25 @@ class LoadedPlan:
             if dtype is None:
                 raise TypeError("%s: unsupported dtype %s" % (name, t.dtype))
             arrays[name] = TensorInfo(dtype, t.shape, t.stride(), t.data_ptr())
+        scalars = self.plan.scalar_values(
+            {n: v for n, v in arguments.items() if n in self.plan.scalars})
+        # Integer scalars (a run-time split count) size grids and workspaces.
+        index_scalars = {n: scalars[n] for n in self.plan.index_scalars}
         signature = tuple((a.dtype, a.shape, a.strides, a.data_ptr & 15)
-                          for a in arrays.values())
+                          for a in arrays.values()) + tuple(index_scalars.values())
         checked = self._checked.get(signature)
         if checked is None:
             self.plan.check(arrays)
             shapes = {n: a.shape for n, a in arrays.items()}
-            workspace_shapes = self.plan.workspace_shapes(shapes)
+            workspace_shapes = self.plan.workspace_shapes(shapes, index_scalars)
             shapes.update(workspace_shapes)
-            grids = [self.plan.grid(k, shapes) for k in self.plan.kernels]
+            grids = [self.plan.grid(k, shapes, index_scalars) for k in self.plan.kernels]
+            computed = self.plan.computed_scalars(shapes, index_scalars)
             if len(self._checked) > 1024:
                 self._checked.clear()
-            checked = self._checked[signature] = (grids, workspace_shapes)
-        grids, workspace_shapes = checked
+            checked = self._checked[signature] = (grids, workspace_shapes, computed)
+        grids, workspace_shapes, computed = checked
+        scalars.update(computed)
         explicit_stream = stream is not None
         if stream is None:
             stream = torch.cuda.current_stream(device).cuda_stream
@@ -225,8 +232,6 @@ class LoadedPlan:
                 w.record_stream(torch.cuda.ExternalStream(stream, device=device))
             workspaces.append(w)
             arrays[name] = TensorInfo(dtype, tuple(w.shape), w.stride(), w.data_ptr())
-        scalars = self.plan.scalar_values(
-            {n: v for n, v in arguments.items() if n in self.plan.scalars})
         kernels = self._devices.get(device) or self.load(device)
         ensure_context(device)
         for i, kernel in enumerate(self.plan.kernels):
@@ -245,11 +250,13 @@ class LoadedPlan:
                 check_cuda(cu.cuLaunchKernel(function, *grid, *kernel["block"], shared, stream,
                                              buffer.pack(values), 0))
 
-    def attention(self, q, k, v, out=None, lse=None, scale=None, softcap=None, stream=None):
+    def attention(self, q, k, v, out=None, lse=None, scale=None, softcap=None, stream=None,
+                  num_splits=None):
         """fa.attention: O (and LSE if the plan has it) for q, k, v
         ([B, H, N, D], any strides the plan accepts), allocated unless given.
         `scale` (and, for a plan compiled with a cap, `softcap`) override the
-        compiled values."""
+        compiled values. `num_splits`: the split-KV chunk count of a plan
+        compiled with a run-time count (fa-to-ptx splits=0; required there)."""
         torch, _ = _imports()
         if out is None:
             out = torch.empty(tuple(q.shape[:3]) + tuple(v.shape[3:]), dtype=q.dtype,
@@ -263,6 +270,11 @@ class LoadedPlan:
             if scale is None:
                 scale = 1.0 / math.sqrt(q.shape[-1])
             arguments.update(attention_scalars(self.plan, scale, softcap))
+        if num_splits is not None:
+            if "num_splits" not in self.plan.scalars:
+                raise ValueError("plan %s has no run-time split count (num_splits)"
+                                 % self.plan.name)
+            arguments["num_splits"] = num_splits
         self(stream=stream, **arguments)
         return out, (lse if "lse" in self.plan.tensors else None)
 

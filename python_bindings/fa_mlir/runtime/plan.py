@@ -17,6 +17,8 @@ PLAN_VERSION = 1
 # Grid limits of every CUDA GPU: x up to 2^31 - 1 blocks, y and z 65535.
 GRID_LIMITS = (2 ** 31 - 1, 65535, 65535)
 ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "i32": 4}
+# Scalar parameters: a 4-byte float, or an integer of index_bitwidth bits.
+SCALAR_DTYPES = ("f32", "index")
 
 # What the plan needs to know of a tensor. `strides` are in elements, like
 # torch's; `data_ptr` is the address of element [0, ..., 0].
@@ -42,9 +44,10 @@ class PlanFormatError(ValueError):
     operator, or a malformed field)."""
 
 
-def evaluate(expr, shapes):
+def evaluate(expr, shapes, scalars=None):
     """A grid or workspace expression of the plan, for tensors of the given
-    shapes ({name: tuple of sizes})."""
+    shapes ({name: tuple of sizes}) and integer scalars ({name: int}, e.g.
+    a run-time `num_splits`)."""
     if isinstance(expr, bool):
         raise PlanFormatError("a boolean is not a grid expression: %r" % (expr,))
     if isinstance(expr, int):
@@ -56,10 +59,15 @@ def evaluate(expr, shapes):
         if name not in shapes:
             raise PlanFormatError("grid expression names unknown tensor %r" % name)
         return shapes[name][index]
+    if "scalar" in expr:
+        name = expr["scalar"]
+        if not scalars or name not in scalars:
+            raise PlanFormatError("grid expression names unknown integer scalar %r" % (name,))
+        return scalars[name]
     op = expr.get("op")
     if op not in _OPS:
         raise PlanFormatError("unknown operator %r in a grid expression" % (op,))
-    args = [evaluate(a, shapes) for a in expr.get("args", [])]
+    args = [evaluate(a, shapes, scalars) for a in expr.get("args", [])]
     if len(args) != 2:
         raise PlanFormatError("operator %r takes two arguments, got %d" % (op, len(args)))
     if op in ("divui", "divsi", "floordivsi", "ceildivui", "ceildivsi", "remui", "remsi") \
@@ -88,8 +96,20 @@ class LaunchPlan:
             if t["dtype"] not in ELEMENT_BYTES:
                 raise PlanFormatError("tensor %r has unsupported dtype %r" % (t["name"], t["dtype"]))
         for s in plan["scalars"]:
-            if s["dtype"] != "f32":
+            if s["dtype"] not in SCALAR_DTYPES:
                 raise PlanFormatError("scalar %r has unsupported dtype %r" % (s["name"], s["dtype"]))
+        # Integer scalars (index_bitwidth bits): inputs the caller passes
+        # (value null, e.g. num_splits), which grids, workspaces and computed
+        # scalars may name, and parameters the runtime computes (value: an
+        # expression of the tensors' sizes and the inputs).
+        self.index_scalars = [n for n, s in self.scalars.items()
+                              if s["dtype"] == "index" and s["value"] is None]
+        self.computed = {}
+        for n, s in self.scalars.items():
+            if isinstance(s["value"], dict):
+                if s["dtype"] != "index":
+                    raise PlanFormatError("scalar %r: only index scalars are computed" % n)
+                self.computed[n] = s["value"]
         # Buffers the runtime allocates (contiguous) for the kernels: one
         # kernel writes them, a later one reads them (split-KV's partials).
         self.workspaces = {}
@@ -165,23 +185,52 @@ class LaunchPlan:
                             name, reach, self.index_bitwidth, self.index_limit - 1))
 
     def scalar_values(self, overrides):
-        """{scalar name: float}: `overrides` first, else the compiled value."""
+        """{scalar name: float, or int for an index scalar}: `overrides`
+        first, else the compiled value."""
         values = {}
         for name, spec in self.scalars.items():
+            if name in self.computed:
+                if name in overrides:
+                    raise ValueError("scalar %r is computed from the tensors' sizes and "
+                                     "cannot be passed" % name)
+                continue  # computed_scalars() gives it.
             value = overrides.get(name, spec.get("value"))
             if value is None:
                 raise ValueError("scalar %r has no compile-time value: pass it" % name)
-            values[name] = float(value)
+            if spec["dtype"] != "index":
+                values[name] = float(value)
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) and not (
+                    hasattr(value, "__index__")):
+                raise TypeError("scalar %r is an integer, got %r" % (name, value))
+            value = int(value)
+            if not 0 <= value < self.index_limit:
+                raise ValueError("scalar %r must be in [0, %d), got %d" % (
+                    name, self.index_limit, value))
+            values[name] = value
+        return values
+
+    def computed_scalars(self, shapes, inputs):
+        """{name: int} of the scalars the runtime computes, for tensors (and
+        workspaces) of `shapes` and the integer `inputs`."""
+        values = {}
+        for name, expr in self.computed.items():
+            value = evaluate(expr, shapes, inputs)
+            if not 0 <= value < self.index_limit:
+                raise ValueError("scalar %s would be %d, outside the kernels' %d-bit indices"
+                                 % (name, value, self.index_bitwidth))
+            values[name] = value
         return values
 
     # -- launch geometry and parameters ------------------------------------
-    def workspace_shapes(self, shapes):
-        """{workspace name: shape} for tensors of `shapes` (the shapes of
-        earlier workspaces may be used by later ones)."""
+    def workspace_shapes(self, shapes, scalars=None):
+        """{workspace name: shape} for tensors of `shapes` and the integer
+        `scalars` (the shapes of earlier workspaces may be used by later
+        ones)."""
         known = dict(shapes)
         result = {}
         for name, w in self.workspaces.items():
-            shape = tuple(evaluate(e, known) for e in w["shape"])
+            shape = tuple(evaluate(e, known, scalars) for e in w["shape"])
             if any(n < 0 for n in shape):
                 raise ValueError("workspace %s would have shape %s" % (name, shape))
             numel = 1
@@ -195,10 +244,11 @@ class LaunchPlan:
             result[name] = known[name] = shape
         return result
 
-    def grid(self, kernel, shapes):
-        """(x, y, z) blocks of `kernel` for tensors of `shapes`, or None when
-        one is 0 (nothing to compute: an empty batch or sequence)."""
-        grid = tuple(evaluate(e, shapes) for e in kernel["grid"])
+    def grid(self, kernel, shapes, scalars=None):
+        """(x, y, z) blocks of `kernel` for tensors of `shapes` (and integer
+        `scalars`), or None when one is 0 (nothing to compute: an empty
+        batch or sequence)."""
+        grid = tuple(evaluate(e, shapes, scalars) for e in kernel["grid"])
         if min(grid) <= 0:
             return None
         for g, limit in zip(grid, GRID_LIMITS):
@@ -209,7 +259,8 @@ class LaunchPlan:
     def params(self, kernel, arrays, scalars):
         """The kernel's arguments, flattened as the parameter ABI says:
         (values, kinds) with kinds "ptr", "index" or "f32". `arrays` holds
-        the tensors and the workspaces by name."""
+        the tensors and the workspaces by name; an index scalar is passed
+        as an "index"."""
         values, kinds = [], []
         for param in kernel["params"]:
             if param in self.tensors or param in self.workspaces:
@@ -220,7 +271,7 @@ class LaunchPlan:
                 kinds += ["ptr", "ptr"] + ["index"] * (1 + 2 * len(t.shape))
             else:
                 values.append(scalars[param])
-                kinds.append("f32")
+                kinds.append("index" if self.scalars[param]["dtype"] == "index" else "f32")
         return values, kinds
 
 

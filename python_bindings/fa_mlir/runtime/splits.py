@@ -1,9 +1,11 @@
 """How many split-KV chunks a decode step gets (pure Python, no torch).
 
-The split count is compiled into a kernel (`fa-to-ptx{splits=S}`), so the
-runtime picks one of the counts in SPLIT_COUNTS per call and uses the
-kernel compiled for it. The rule, from the H200 measurements of
-docs/performance.md ("split-KV decode steps"):
+fa_mlir's decode kernels take the count at run time (`fa-to-ptx{splits=0}`:
+the launch plan's `num_splits`), so the rule below may pick any count; it
+picks among SPLIT_COUNTS, the counts it was fitted to. The rule, from the
+H200 measurements of docs/performance.md ("split-KV decode steps", with
+kernels compiled per count; the run-time-count kernels run at 0.96 of
+those, "split-KV with the split count at run time"):
 
 * the attention kernel's thread blocks (one warp each for a decode step:
   B x Hkv x ceil(Hq / Hkv / 16) with GQA packing) times S should fill about

@@ -12,7 +12,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 from fa_mlir.kernels import attention_config  # noqa: E402
-from fa_mlir.runtime.splits import SPLIT_COUNTS  # noqa: E402
 
 # FA_MLIR_GPU_TESTS_DRY_RUN=1 runs the GPU tests on the CPU with the fp32
 # reference standing in for the kernels (fa_mlir.reference): it checks the
@@ -42,15 +41,17 @@ MATRIX += [
 ]
 for d in (16, 32, 48, 80, 96, 160, 256):                     # other head dims
     MATRIX.append((("bf16", 4, 4, d, True, None, None), [(2, 100, 300), (1, 200, 200)]))
-# Decode steps over long caches, where fa_mlir.attention takes a split-KV
-# kernel (runtime/splits.py: 2-32 chunks on an H200); every split count's
-# kernel is compiled, whatever the GPU's multiprocessor count makes it pick.
+# Decode steps over long caches, where fa_mlir.attention takes the split-KV
+# kernel whose count is a run-time parameter (runtime/splits.py: 2-32 chunks
+# on an H200); the kernels compiled for a fixed count (fa-to-ptx splits=S)
+# run too, for FIXED_SPLITS.
 SPLIT_MATRIX = [
     (("bf16", 32, 4, 128, True, None, None), [(1, 1, 8192), (2, 1, 3000), (4, 1, 20000)]),
     (("f16", 8, 2, 64, True, None, None), [(1, 1, 5000), (3, 1, 1)]),
     (("f16", 8, 2, 64, True, None, 30.0), [(1, 1, 4000)]),
 ]
 MATRIX += SPLIT_MATRIX
+FIXED_SPLITS = (2, 8)
 
 # fa_mlir.attention_with_kvcache: (dtype, Hq, Hkv, D, causal, window,
 # softcap, page_size or None for a dense cache) -> list of (B, Nq, Nk_max);
@@ -126,7 +127,7 @@ def needed_configs():
     # fa_mlir.attention asks for the one-query kernel on a decode step (Nq =
     # 1: the (1, 1, Nk) shapes, the transformers test's generation).
     variants = [(key, q_len, 1) for key in keys for q_len in (None, 1)]
-    variants += [(key, 1, s) for key, _ in SPLIT_MATRIX for s in SPLIT_COUNTS if s != 1]
+    variants += [(key, 1, s) for key, _ in SPLIT_MATRIX for s in (0,) + FIXED_SPLITS]
     configs = [kernel_config(*key, q_len=q_len, splits=splits)
                for key, q_len, splits in variants]
     for key, shapes in KV_CACHE_MATRIX:
@@ -136,7 +137,7 @@ def needed_configs():
         configs.append(attention_config(dtype, hq, hkv, d, **cache))
         if any(nq == 1 for _, nq, _ in shapes):
             configs += [attention_config(dtype, hq, hkv, d, q_len=1, splits=s, **cache)
-                        for s in SPLIT_COUNTS]
+                        for s in (0, 1)]
     for key, _ in VARLEN_MATRIX:
         dtype, hq, hkv, d, causal, window, softcap = key
         configs.append(attention_config(dtype, hq, hkv, d, causal=causal, window=window,

@@ -197,23 +197,30 @@ def test_missing_kernel_names_the_aot_command():
 @pytest.mark.cuda_only
 def test_long_decode_steps_take_a_split_kv_kernel():
     """A decode step whose few thread blocks leave the GPU idle runs the
-    split-KV plan the rule picks (two kernels, two workspaces), and every
-    split count's kernel gives the same result within rounding."""
+    split-KV plan (two kernels, two workspaces) with the count the rule
+    picks as its run-time `num_splits`; every count (0 counts as 1; more
+    than the 128 K/V blocks leaves chunks empty) and the kernels compiled
+    for a fixed count give the same result within rounding."""
     from fa_mlir import ops
-    from fa_mlir.runtime.splits import SPLIT_COUNTS
     q = cuda(1, 32, 1, 128, dtype=torch.bfloat16)
     k, v = cuda(1, 4, 8192, 128, dtype=torch.bfloat16), cuda(1, 4, 8192, 128, dtype=torch.bfloat16)
     splits = ops.decode_splits(q.device, 1, 32, 4, 8192)
     assert splits > 1
     out = fa_mlir.attention(q, k, v, causal=True)
-    plan = ops.plan_for("bf16", 32, 4, 128, 128, True, (-1, 0), False, q_len=1, splits=splits)
+    plan = ops.plan_for("bf16", 32, 4, 128, 128, True, (-1, 0), False, q_len=1, splits=0)
     assert len(plan.plan.kernels) == 2 and set(plan.plan.workspaces) == {"partial_o",
                                                                          "partial_lse"}
-    o_ref, _ = attention_reference(q, k, v, True, None, None, None)
+    assert plan.plan.scalars["num_splits"]["dtype"] == "index"
+    o_ref, lse_ref = attention_reference(q, k, v, True, None, None, None)
     assert (out.float() - o_ref).abs().max().item() <= 2e-2
-    for s in SPLIT_COUNTS:
-        p = ops.plan_for("bf16", 32, 4, 128, 128, True, (-1, 0), False, q_len=1, splits=s)
-        o = torch.empty_like(q)
-        p.attention(q, k, v, o)
-        assert len(p.plan.kernels) == (1 if s == 1 else 2)
+    for s in list(range(0, 34)) + [100, 129, 1000]:
+        o, lse = plan.attention(q, k, v, num_splits=s)
         assert (o.float() - o_ref).abs().max().item() <= 2e-2, s
+        assert (lse - lse_ref).abs().max().item() <= 1e-3, s
+    for s in cases.FIXED_SPLITS:
+        p = ops.plan_for("bf16", 32, 4, 128, 128, True, (-1, 0), False, q_len=1, splits=s)
+        assert len(p.plan.kernels) == 2 and "num_splits" not in p.plan.scalars
+        o, _ = p.attention(q, k, v)
+        assert (o.float() - o_ref).abs().max().item() <= 2e-2, s
+    with pytest.raises(ValueError, match="num_splits"):
+        plan.attention(q, k, v)  # The count has no compiled value.

@@ -120,7 +120,7 @@ def test_kvcache_against_fp32_reference(case, shape, pattern):
 
 
 @pytest.mark.cuda_only
-@pytest.mark.parametrize("splits", [s for s in cases.SPLIT_COUNTS])
+@pytest.mark.parametrize("splits", [1, 2, 3, 4, 7, 8, 16, 32, 100])
 def test_kvcache_every_split_count(splits, monkeypatch):
     monkeypatch.setenv("FA_MLIR_SPLITS", str(splits))
     case, (b, nq, nk) = cases.KV_CACHE_SPLITS

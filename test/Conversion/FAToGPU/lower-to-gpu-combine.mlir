@@ -108,3 +108,77 @@ func.func @computed_partials(%o0: tensor<1x16x1x16xf16>, %l0: tensor<1x16x1xf32>
   } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}
   return %r#0, %r#1 : tensor<1x16x1x16xf16>, tensor<1x16x1xf32>
 }
+
+// -----
+
+// A run-time split count (--fa-split-kv splits=0): the host function's
+// argument marked fa.num_splits is the plan's integer input num_splits,
+// and what the host computes from it and the kernel uses (the count
+// max(S, 1), the batch [S * B] / S) comes in as index parameters the plan
+// gives as expressions (index0, index1), which the runtime computes; the
+// loops over the splits run to the first.
+// CHECK-LABEL: func.func @runtime_merge
+// CHECK-SAME: %[[NS:[a-z0-9_]*]]: index {fa.num_splits})
+// CHECK: %[[S:.*]] = arith.maxsi %[[NS]], %c1 : index
+// CHECK: %[[B:.*]] = arith.divui %{{.*}}, %[[S]] : index
+// CHECK: gpu.launch_func @runtime_merge_kernel_module::@runtime_merge_kernel
+// CHECK-SAME: %[[S]] : index, %[[B]] : index)
+// CHECK-SAME: params = ["partial_o", "partial_lse", "o", "lse", "index0", "index1"]
+// CHECK-SAME: scalars = [{dtype = "index", name = "num_splits", value}, {dtype = "index", name = "index0", value = {args = [{scalar = "num_splits"}, 1], op = "maxsi"}}, {dtype = "index", name = "index1", value = {args = [{dim = ["partial_o", 0]}, {args = [{scalar = "num_splits"}, 1], op = "maxsi"}], op = "divui"}}]
+// CHECK: gpu.func @runtime_merge_kernel(%{{.*}}: memref<?x?x?x16xf32, {{.*}}>, %{{.*}}: memref<?x?x1xf32, {{.*}}>, %{{.*}}: memref<?x?x?x16xf16, {{.*}}>, %{{.*}}: memref<?x?x1xf32, {{.*}}>, %[[KS:.*]]: index, %{{.*}}: index)
+// CHECK-NOT: arith.maxsi
+//     8 splits per iteration of the LSE loop (4 of the sum loop), so that
+//     their loads are in flight together; past the first, a split index
+//     at or beyond the count reads the last split and counts as LSE -inf.
+// CHECK: %[[LAST:.*]] = arith.subi %[[KS]], %c1 : index
+// CHECK: scf.for %[[S0:.*]] = %c0 to %[[KS]] step %c8 iter_args({{.*}}) -> (f32, f32)
+// CHECK:   memref.load
+// CHECK:   %[[AT:.*]] = arith.addi %[[S0]], %c1 : index
+// CHECK:   %[[OK:.*]] = arith.cmpi ult, %[[AT]], %[[KS]] : index
+// CHECK:   %[[SPLIT:.*]] = arith.minui %[[AT]], %[[LAST]] : index
+// CHECK:   %[[L:.*]] = memref.load
+// CHECK:   arith.select %[[OK]], %[[L]], %cst{{.*}} : f32
+// CHECK: scf.for %{{.*}} = %c0 to %[[KS]] step %c4 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+func.func @runtime_merge(%wo: tensor<?x16x1x16xf32>, %wl: tensor<?x16x1xf32>, %ns: index {fa.num_splits})
+    -> (tensor<?x16x1x16xf16>, tensor<?x16x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %splits = arith.maxsi %ns, %c1 : index
+  %sb = tensor.dim %wo, %c0 : tensor<?x16x1x16xf32>
+  %b = arith.divui %sb, %splits : index
+  %oi = tensor.empty(%b) : tensor<?x16x1x16xf16>
+  %li = tensor.empty(%b) : tensor<?x16x1xf32>
+  %r:2 = scf.forall (%bi, %hb, %qi) in (%b, 1, 1) shared_outs(%o = %oi, %l = %li)
+      -> (tensor<?x16x1x16xf16>, tensor<?x16x1xf32>) {
+    %h0 = arith.muli %hb, %c16 : index
+    %left = arith.subi %c16, %h0 : index
+    %n = arith.minsi %c16, %left : index
+    %pad = arith.subi %c16, %n : index
+    %pos = tensor.extract_slice %wo[%bi, %h0, %qi, 0] [%splits, %n, 1, 16] [%b, 1, 1, 1]
+        : tensor<?x16x1x16xf32> to tensor<?x?x16xf32>
+    %pot = tensor.pad %pos low[0, 0, 0] high[0, %pad, 0] {
+    ^bb0(%i: index, %j: index, %k: index):
+      tensor.yield %cst : f32
+    } : tensor<?x?x16xf32> to tensor<?x16x16xf32>
+    %pls = tensor.extract_slice %wl[%bi, %h0, %qi] [%splits, %n, 1] [%b, 1, 1]
+        : tensor<?x16x1xf32> to tensor<?x?xf32>
+    %plt = tensor.pad %pls low[0, 0] high[0, %pad] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %ninf : f32
+    } : tensor<?x?xf32> to tensor<?x16xf32>
+    %ot, %lt = fa.combine_splits %pot, %plt : tensor<?x16x16xf32>, tensor<?x16xf32>
+        -> tensor<16x16xf16, #fa.warp_rows<acc, num_warps = 1, atom = #fa.mma_sync>>, tensor<16xf32, #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>>
+    %orows = tensor.extract_slice %ot[0, 0] [%n, 16] [1, 1] : tensor<16x16xf16, #fa.warp_rows<acc, num_warps = 1, atom = #fa.mma_sync>> to tensor<?x16xf16>
+    %lrows = tensor.extract_slice %lt[0] [%n] [1] : tensor<16xf32, #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %orows into %o[%bi, %h0, %qi, 0] [1, %n, 1, 16] [1, 1, 1, 1]
+          : tensor<?x16xf16> into tensor<?x16x1x16xf16>
+      tensor.parallel_insert_slice %lrows into %l[%bi, %h0, %qi] [1, %n, 1] [1, 1, 1]
+          : tensor<?xf32> into tensor<?x16x1xf32>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}
+  return %r#0, %r#1 : tensor<?x16x1x16xf16>, tensor<?x16x1xf32>
+}

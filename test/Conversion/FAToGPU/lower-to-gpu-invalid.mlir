@@ -194,9 +194,11 @@ func.func @captured_memref(%m: tensor<1x1x16xf32>, %buf: memref<16xf32>) -> tens
 // -----
 
 // An index value of the host the kernel cannot recompute from the sizes of
-// the tensors it reads (a function argument).
+// the tensors it reads and its integer parameters (the function's integer
+// arguments): one read from a host tensor.
 #rows = #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>
-func.func @captured_index(%m: tensor<1x1x?xf32>, %n: index) -> tensor<1x1x?xf32> {
+func.func @captured_index(%m: tensor<1x1x?xf32>, %t: tensor<index>) -> tensor<1x1x?xf32> {
+  %n = tensor.extract %t[] : tensor<index>
   // expected-error @+1 {{fa-lower-to-gpu: cannot compute in the kernel an index value the loop nest uses: it is not index arithmetic on tensor sizes}}
   %r = scf.forall (%i) in (1) shared_outs(%mo = %m) -> (tensor<1x1x?xf32>) {
     %c0 = arith.constant 0 : index
@@ -212,7 +214,10 @@ func.func @captured_index(%m: tensor<1x1x?xf32>, %n: index) -> tensor<1x1x?xf32>
 // -----
 
 #rows = #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>
-func.func @grid_not_from_sizes(%m: tensor<1x1x16xf32>, %n: index) -> tensor<1x1x16xf32> {
+// (An integer argument of the function would do: it becomes an input of the
+// plan. A value read from a host tensor would not.)
+func.func @grid_not_from_sizes(%m: tensor<1x1x16xf32>, %t: tensor<index>) -> tensor<1x1x16xf32> {
+  %n = tensor.extract %t[] : tensor<index>
   // expected-error @+1 {{fa-lower-to-gpu: the grid size of dimension 0 is not arithmetic on the sizes of the tensors the kernel reads}}
   %r = scf.forall (%i) in (%n) shared_outs(%mo = %m) -> (tensor<1x1x16xf32>) {
     %c0 = arith.constant 0 : index

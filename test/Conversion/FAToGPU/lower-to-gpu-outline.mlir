@@ -306,3 +306,34 @@ func.func @chained(%m2: tensor<1x1x32xf32>) -> tensor<1x1x32xf32> {
   } {mapping = [#gpu.block<x>]}
   return %r2 : tensor<1x1x32xf32>
 }
+
+// -----
+
+// Integer arguments of the host function: the plan's inputs (value null:
+// the caller passes them), named by role (fa.num_splits) or input<i>. One
+// used as is in the kernel (%n, a row count) is a parameter of that name;
+// one the grid is computed from (%g) is only named by the grid's
+// expression.
+// CHECK-LABEL: func.func @integer_inputs
+// CHECK: gpu.launch_func @integer_inputs_kernel_module::@integer_inputs_kernel blocks in (%[[G:.*]], %c1, %c1)
+// CHECK-SAME: grid = [{args = [{scalar = "input1"}, 2], op = "mul"}, 1, 1]
+// CHECK-SAME: params = ["out0", "input0"]
+// CHECK-SAME: scalars = [{dtype = "index", name = "input0", value}, {dtype = "index", name = "input1", value}]
+// KERNEL-LABEL: gpu.func @integer_inputs_kernel
+// KERNEL-SAME: %[[N:[a-z0-9]*]]: index)
+//     The rows stored are those below %n.
+// KERNEL: arith.cmpi ult, %{{.*}}, %[[N]] : index
+#rows = #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>
+func.func @integer_inputs(%m: tensor<1x1x?xf32>, %n: index, %g: index) -> tensor<1x1x?xf32> {
+  %c2 = arith.constant 2 : index
+  %blocks = arith.muli %g, %c2 : index
+  %r = scf.forall (%i) in (%blocks) shared_outs(%mo = %m) -> (tensor<1x1x?xf32>) {
+    %c0 = arith.constant 0 : index
+    %m0 = arith.constant dense<1.0> : tensor<16xf32, #rows>
+    %ms = tensor.extract_slice %m0[0] [%n] [1] : tensor<16xf32, #rows> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ms into %mo[%c0, %c0, %c0] [1, 1, %n] [1, 1, 1] : tensor<?xf32> into tensor<1x1x?xf32>
+    }
+  } {mapping = [#gpu.block<x>]}
+  return %r : tensor<1x1x?xf32>
+}

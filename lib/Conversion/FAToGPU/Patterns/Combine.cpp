@@ -25,6 +25,13 @@ using namespace mlir::fa;
 
 namespace {
 
+/// Splits per iteration of the merge's two loops when the split count is a
+/// run-time value: the LSE loop loads 2 values per split and thread, the
+/// sum loop 2 + 16 * Dv / 32 (the thread's acc elements: 66 at Dv = 128),
+/// so it takes fewer.
+constexpr int64_t kMaxLoopUnroll = 8;
+constexpr int64_t kSumLoopUnroll = 4;
+
 /// A tile [S, R(, C)] read from a kernel argument: element (s, r, c) is at
 /// `offsets[d] + strides[d] * i_d` of `buffer`, where i is (s, r, c) placed
 /// in the dims the slice keeps and 0 in the unit dims it drops; rows at or
@@ -34,6 +41,7 @@ struct PartialTile {
   SmallVector<Value> offsets, strides;
   SmallVector<unsigned> keptDims;
   Value validRows;
+  Value splitCount; // S: static, or a run-time value (a kernel parameter).
 };
 
 FailureOr<PartialTile> readPartialTile(OpBuilder &b, Location loc,
@@ -65,6 +73,7 @@ FailureOr<PartialTile> readPartialTile(OpBuilder &b, Location loc,
   for (unsigned d = 0; d < slice.getSourceType().getRank(); ++d)
     if (!dropped.test(d))
       t.keptDims.push_back(d);
+  t.splitCount = value(slice.getMixedSizes()[t.keptDims[0]]);
   // The rows the slice reads (the rest of a padded tile is padding).
   t.validRows = padded
                     ? value(slice.getMixedSizes()[t.keptDims[1]])
@@ -111,8 +120,6 @@ struct LowerCombineTile : OpConversionPattern<CombineSplitsOp> {
     if (failed(outTile) || failed(lseTile))
       return failure();
 
-    int64_t splits =
-        cast<RankedTensorType>(op.getPartialOut().getType()).getDimSize(0);
     int64_t rows = outTy.getDimSize(0);
     SmallVector<Type> outFragTypes, lseTypes;
     if (failed(getTypeConverter()->convertType(outTy, outFragTypes)) ||
@@ -148,17 +155,61 @@ struct LowerCombineTile : OpConversionPattern<CombineSplitsOp> {
     Value negInf = arith::ConstantOp::create(
         b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-    Value lb = cidx(0), ub = cidx(splits), step = cidx(1);
+    // Loops over the splits. A static count: one split per iteration (LLVM
+    // unrolls it). A run-time count: `unroll` splits per iteration, the
+    // ones past the count read the last split and weigh nothing (LSE
+    // -inf), so that the loads of several splits are in flight at once: one
+    // split per iteration left the merge latency-bound, 1.7x slower at
+    // 32 splits (docs/performance.md).
+    Value count = lseTile->splitCount;
+    bool dynamicCount = !getConstantIntValue(count);
+    auto forEachSplit = [&](int64_t unroll, ValueRange init,
+                            function_ref<SmallVector<Value>(
+                                OpBuilder &, Location, Value, Value,
+                                ValueRange)>
+                                body) {
+      if (!dynamicCount)
+        unroll = 1;
+      Value last = dynamicCount
+                       ? arith::SubIOp::create(b, loc, count, cidx(1)).getResult()
+                       : Value();
+      return scf::ForOp::create(
+          b, loc, cidx(0), count, cidx(unroll), init,
+          [&](OpBuilder &nb, Location l, Value s0, ValueRange args) {
+            SmallVector<Value> carried(args);
+            for (int64_t u = 0; u < unroll; ++u) {
+              Value s = s0, valid; // (The first is below the count.)
+              if (dynamicCount && u > 0) {
+                Value c = arith::ConstantIndexOp::create(nb, l, u);
+                Value at = arith::AddIOp::create(nb, l, s0, c);
+                valid = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult,
+                                              at, count);
+                s = arith::MinUIOp::create(nb, l, at, last);
+              }
+              carried = body(nb, l, s, valid, carried);
+            }
+            scf::YieldOp::create(nb, l, carried);
+          });
+    };
+    // A split's LSE, -inf for an unrolled iteration past the count.
+    auto splitLse = [&](OpBuilder &nb, Location l, Value s, Value valid,
+                        Value row) {
+      Value lse = loadPartial(nb, l, *lseTile, {s, row});
+      return valid ? arith::SelectOp::create(nb, l, valid, lse, negInf)
+                         .getResult()
+                   : lse;
+    };
 
     // The largest split LSE of each row value.
-    auto maxLoop = scf::ForOp::create(
-        b, loc, lb, ub, step, SmallVector<Value>(rowValues, negInf),
-        [&](OpBuilder &nb, Location l, Value s, ValueRange maxes) {
+    auto maxLoop = forEachSplit(
+        kMaxLoopUnroll, SmallVector<Value>(rowValues, negInf),
+        [&](OpBuilder &nb, Location l, Value s, Value valid,
+            ValueRange maxes) {
           SmallVector<Value> next;
           for (int64_t i = 0; i < rowValues; ++i)
             next.push_back(semantics::maxOf(
-                nb, l, maxes[i], loadPartial(nb, l, *lseTile, {s, rowOf[i]})));
-          scf::YieldOp::create(nb, l, next);
+                nb, l, maxes[i], splitLse(nb, l, s, valid, rowOf[i])));
+          return next;
         });
     SmallVector<Value> bases;
     for (Value m : maxLoop.getResults())
@@ -167,12 +218,13 @@ struct LowerCombineTile : OpConversionPattern<CombineSplitsOp> {
     // The weights' sums and the weighted sums of the elements.
     SmallVector<Value> init(rowValues, zero);
     init.append(elements.size(), zero);
-    auto sumLoop = scf::ForOp::create(
-        b, loc, lb, ub, step, init,
-        [&](OpBuilder &nb, Location l, Value s, ValueRange sums) {
+    auto sumLoop = forEachSplit(
+        kSumLoopUnroll, init,
+        [&](OpBuilder &nb, Location l, Value s, Value valid,
+            ValueRange sums) {
           SmallVector<Value> weights, next;
           for (int64_t i = 0; i < rowValues; ++i) {
-            Value lse = loadPartial(nb, l, *lseTile, {s, rowOf[i]});
+            Value lse = splitLse(nb, l, s, valid, rowOf[i]);
             weights.push_back(semantics::splitWeight(nb, l, lse, bases[i]));
             next.push_back(arith::AddFOp::create(nb, l, sums[i], weights[i]));
           }
@@ -182,7 +234,7 @@ struct LowerCombineTile : OpConversionPattern<CombineSplitsOp> {
             next.push_back(math::FmaOp::create(nb, l, weights[el.rowValue], o,
                                                sums[rowValues + k]));
           }
-          scf::YieldOp::create(nb, l, next);
+          return next;
         });
     ValueRange sums = sumLoop.getResults();
 
