@@ -849,3 +849,24 @@ func.func @workspace_of_unknown_size(%n: index, %m2: tensor<1x1x32xf32>) -> tens
   } {mapping = [#gpu.block<x>]}
   return %r2 : tensor<1x1x32xf32>
 }
+
+// -----
+
+// An index value computed from an integer argument of the function (an
+// input of the plan) by an op the plan's expressions do not have.
+#rows = #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>
+func.func @computed_not_expressible(%m: tensor<1x1x?xf32>, %n: index) -> tensor<1x1x?xf32> {
+  %c16 = arith.constant 16 : index
+  %small = arith.cmpi ult, %n, %c16 : index
+  %rows = arith.select %small, %n, %c16 : index
+  // expected-error @+1 {{fa-lower-to-gpu: an index value the loop nest uses is computed from an integer argument of the function, but not by arithmetic on the tensors' sizes and the integer arguments}}
+  %r = scf.forall (%i) in (1) shared_outs(%mo = %m) -> (tensor<1x1x?xf32>) {
+    %c0 = arith.constant 0 : index
+    %m0 = arith.constant dense<1.0> : tensor<16xf32, #rows>
+    %ms = tensor.extract_slice %m0[0] [%rows] [1] : tensor<16xf32, #rows> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ms into %mo[%c0, %c0, %c0] [1, 1, %rows] [1, 1, 1] : tensor<?xf32> into tensor<1x1x?xf32>
+    }
+  } {mapping = [#gpu.block<x>]}
+  return %r : tensor<1x1x?xf32>
+}
