@@ -16,6 +16,7 @@ from typing import Optional
 
 import torch
 
+from . import cache_append as _cache_append
 from . import kernels as _kernels
 from .errors import CompilerUnavailableError, MissingKernelError
 from .runtime.plan import attention_scalars, backward_scalars
@@ -509,8 +510,8 @@ def _kvcache_fake(q, k_cache, v_cache, cache_seqlens, block_table, causal, scale
 
 
 def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None, *,
-                           causal=False, scale=None, window=None, softcap=None,
-                           return_lse=False):
+                           k=None, v=None, causal=False, scale=None, window=None,
+                           softcap=None, return_lse=False):
     """Attention of new queries over a K/V cache, in FlashAttention's
     flash_attn_with_kvcache conventions (inference: no autograd).
 
@@ -521,8 +522,11 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None,
     cache_seqlens: int32 tensor [B] (or one int): sequence b attends to its
     first cache_seqlens[b] keys (clamped to [0, capacity]); causal and
     window are aligned to each sequence's own bottom-right corner, as in
-    FlashAttention. The cache must already hold the new keys (no k=/v=
-    append). float16/bfloat16, D a multiple of 16 up to 256.
+    FlashAttention. k, v [B, Nnew, Hkv, D] (optional): new keys and values,
+    written into the cache in place at positions cache_seqlens[b] + t
+    before the attention, which then sees cache_seqlens[b] + Nnew keys
+    (fa_mlir.cache_append says how an overflow is handled).
+    float16/bfloat16, D a multiple of 16 up to 256.
 
     Returns O [B, Nq, Hq, D] (and LSE [B, Hq, Nq], float32, with
     return_lse). Table entries past a sequence's pages are never read.
@@ -530,6 +534,13 @@ def attention_with_kvcache(q, k_cache, v_cache, cache_seqlens, block_table=None,
     qh, kh, vh, lengths, table = check_cache_inputs(q, k_cache, v_cache, cache_seqlens,
                                                     block_table)
     scale, softcap, left, right = _options(causal, scale, softcap, window, q.shape[-1])
+    _cache_append.check_new_keys(k, v, k_cache, q)
+    if k is not None:
+        lengths = _cache_append.append(k_cache, v_cache, k, v,
+                                       cache_seqlens if isinstance(cache_seqlens, int)
+                                       else lengths, table)
+        if isinstance(lengths, int):
+            lengths = torch.full((q.shape[0],), lengths, dtype=torch.int32, device=q.device)
     args = (q, k_cache, v_cache, lengths, table, causal, scale, left, right, softcap)
     if _fast_path(q, k_cache, v_cache):
         out, lse = kvcache_impl(*args)

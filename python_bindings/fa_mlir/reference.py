@@ -83,6 +83,28 @@ class ReferencePlan:
         lse.copy_(l)
 
 
+class ReferenceCachePlan(ReferencePlan):
+    """A loaded K/V-cache plan's stand-in: each sequence b against its first
+    clamp(key_lengths[b], 0, capacity) keys, gathered from the dense cache
+    [B, Hkv, Nk, D] or through the block table from the pools [num_pages,
+    page_size, Hkv, D]."""
+
+    def __call__(self, q, k, v, key_lengths, o, lse, block_table=None, **scalars):
+        calls = self.calls + 1
+        for b in range(q.shape[0]):
+            if block_table is None:
+                n = min(max(int(key_lengths[b]), 0), k.shape[2])
+                kb, vb = k[b:b + 1, :, :n], v[b:b + 1, :, :n]
+            else:
+                page = k.shape[1]
+                n = min(max(int(key_lengths[b]), 0), block_table.shape[1] * page)
+                pages = block_table[b, :(n + page - 1) // page].long()
+                kb, vb = (t[pages].reshape(-1, *t.shape[2:])[:n].transpose(0, 1)[None]
+                          for t in (k, v))
+            super().__call__(q[b:b + 1], kb, vb, o[b:b + 1], lse[b:b + 1], **scalars)
+        self.calls = calls
+
+
 class ReferenceBackwardPlan:
     """Stands in for a loaded backward plan: the gradients of
     attention_reference (fp32 autograd) from what the kernels would be passed
@@ -128,7 +150,12 @@ def use_reference_kernels(monkeypatch):
         key = ("backward", dtype, hq, hkv, d, dv, causal, window, capped, deterministic)
         return plans.setdefault(key, ReferenceBackwardPlan(causal, window, capped))
 
+    def cache_plan_for(dtype, hq, hkv, d, causal, window, capped, q_len, splits, page_size):
+        key = ("kv-cache", dtype, hq, hkv, d, causal, window, capped, q_len, splits, page_size)
+        return plans.setdefault(key, ReferenceCachePlan(causal, window, capped))
+
     monkeypatch.setattr(ops, "DEVICE_TYPES", ("cuda", "cpu"))
+    monkeypatch.setattr(ops, "cache_plan_for", cache_plan_for)
     monkeypatch.setattr(ops, "plan_for", plan_for)
     monkeypatch.setattr(ops, "backward_plan_for", backward_plan_for)
     return plans

@@ -246,90 +246,99 @@ def test_cache_and_varlen_options_are_checked_like_attention(cpu_kernels):
                              _lens(0, 9), causal=1)
 
 
-# -- the transformers backend ------------------------------------------------
-
-transformers = pytest.importorskip("transformers")
-
-
-def tiny_llama(attn):
-    from transformers import AutoModelForCausalLM, LlamaConfig
-    import fa_mlir.transformers_backend as backend
-    backend.register()
-    cfg = LlamaConfig(vocab_size=97, hidden_size=64, intermediate_size=128,
-                      num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                      max_position_embeddings=128)
-    torch.manual_seed(0)
-    return AutoModelForCausalLM.from_config(cfg, attn_implementation=attn,
-                                            dtype=torch.bfloat16).eval()
+def _paged(num_pages, page, hkv, d, table_rows):
+    """Pools [num_pages, page, hkv, d] and a shuffled int32 block table."""
+    k, v = rand(num_pages, page, hkv, d), rand(num_pages, page, hkv, d)
+    order = torch.randperm(num_pages).tolist()
+    table = torch.tensor([[order.pop() for _ in range(table_rows[1])]
+                          for _ in range(table_rows[0])], dtype=torch.int32)
+    return k, v, table
 
 
-def test_transformers_backend_matches_sdpa(cpu_kernels):
-    import fa_mlir.transformers_backend as backend
-    ours, sdpa = tiny_llama("fa_mlir"), tiny_llama("sdpa")
-    sdpa.load_state_dict(ours.state_dict())
-    ids = torch.randint(0, 97, (2, 11))
-    before = dict(backend.stats)
-    with torch.no_grad():
-        a, b = ours(ids).logits, sdpa(ids).logits
-    assert (a.float() - b.float()).abs().max() < 0.05
-    assert backend.stats["fa_mlir"] == before["fa_mlir"] + 2  # two layers, no fallback
-    # Decode steps with a cache: Nq = 1 against a growing K/V.
-    with torch.no_grad():
-        g1 = ours.generate(ids, max_new_tokens=5, do_sample=False)
-        g2 = sdpa.generate(ids, max_new_tokens=5, do_sample=False)
-    assert g1.shape == g2.shape == (2, 16)
-    assert backend.stats["sdpa"] == before["sdpa"]
+def _written(k_cache, knew, lengths, table):
+    """The cache after an append, by a loop over (sequence, new key)."""
+    out = k_cache.clone()
+    for b, n in enumerate(lengths):
+        for t in range(knew.shape[1]):
+            pos = max(n, 0) + t
+            if table is None:
+                out[b, pos] = knew[b, t]
+            else:
+                page = k_cache.shape[1]
+                out[table[b, pos // page], pos % page] = knew[b, t]
+    return out
 
 
-def test_transformers_padding_falls_back_visibly(cpu_kernels):
-    import fa_mlir.transformers_backend as backend
-    ours, sdpa = tiny_llama("fa_mlir"), tiny_llama("sdpa")
-    sdpa.load_state_dict(ours.state_dict())
-    ids = torch.randint(0, 97, (2, 8))
-    mask = torch.ones(2, 8, dtype=torch.long)
-    mask[0, :3] = 0  # left padding
-    backend._warned.clear()
-    with pytest.warns(UserWarning, match="explicit attention mask"):
-        with torch.no_grad():
-            a = ours(ids, attention_mask=mask).logits
-    b = sdpa(ids, attention_mask=mask).logits
-    assert torch.allclose(a.float(), b.float(), atol=1e-3)
-    assert backend.stats["reasons"]["an explicit attention mask (padding, sliding window or "
-                                    "custom mask)"] >= 2
+@pytest.mark.parametrize("paged", [False, True])
+@pytest.mark.parametrize("n_new, lengths", [(1, (5, 0, 31)), (3, (15, -4, 44)), (0, (7, 2, 9))])
+def test_append_writes_the_cache_then_attends_over_it(cpu_kernels, paged, n_new, lengths):
+    # New keys at each sequence's end (a negative length counts as 0),
+    # across page boundaries; the attention then sees n + Nnew keys: the
+    # same output as writing the cache first and passing the longer lengths.
+    q = rand(3, max(n_new, 1), 4, 16)
+    if paged:
+        k, v, table = _paged(14, 16, 2, 16, (3, 4))
+    else:
+        k, v, table = rand(3, 48, 2, 16), rand(3, 48, 2, 16), None
+    knew, vnew = rand(3, n_new, 2, 16), rand(3, n_new, 2, 16)
+    k_want, v_want = _written(k, knew, lengths, table), _written(v, vnew, lengths, table)
+    ref = ops.attention_with_kvcache(q, k_want, v_want,
+                                     _lens(*[max(n, 0) + n_new for n in lengths]), table,
+                                     causal=True)
+    out = ops.attention_with_kvcache(q, k, v, _lens(*lengths), table, k=knew, v=vnew,
+                                     causal=True)
+    assert torch.equal(k, k_want) and torch.equal(v, v_want)
+    assert torch.equal(out, ref)
 
 
-def test_transformers_strict_mode_raises(cpu_kernels, monkeypatch):
-    monkeypatch.setenv("FA_MLIR_TRANSFORMERS_FALLBACK", "raise")
-    ours = tiny_llama("fa_mlir")
-    ids = torch.randint(0, 97, (1, 4))
-    with pytest.raises(NotImplementedError, match="cannot serve this call: an explicit"):
-        ours(ids, attention_mask=torch.tensor([[0, 1, 1, 1]]))
+def test_append_with_an_int_length(cpu_kernels):
+    q, k, v = rand(2, 2, 4, 16), rand(2, 32, 2, 16), rand(2, 32, 2, 16)
+    knew, vnew = rand(2, 2, 2, 16), rand(2, 2, 2, 16)
+    k_want, v_want = _written(k, knew, (30, 30), None), _written(v, vnew, (30, 30), None)
+    out = ops.attention_with_kvcache(q, k, v, 30, k=knew, v=vnew)
+    assert torch.equal(k, k_want) and torch.equal(v, v_want)
+    assert torch.equal(out, ops.attention_with_kvcache(q, k_want, v_want, 32))
+    with pytest.raises(ValueError, match="appending 2 keys at position 31 overflows the "
+                                         "cache's 32 slots"):
+        ops.attention_with_kvcache(q, k, v, 31, k=knew, v=vnew)
 
 
-def test_transformers_backend_without_mask_means_top_left_causal(cpu_kernels):
-    # Nq < Nk with no mask (a prefill into an empty static cache): keys past
-    # Nq are empty slots that transformers' SDPA path never looks at.
-    import fa_mlir.transformers_backend as backend
-    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+def test_append_past_the_capacity_stays_inside_the_tensors(cpu_kernels):
+    # Lengths in a tensor cannot be checked without a sync: the overflowing
+    # keys are clamped to the last slot (and a table entry to the pool);
+    # nothing outside the caches is touched and the call does not fail.
+    from fa_mlir import cache_append
+    q = rand(2, 1, 4, 16)
+    k, v, table = _paged(6, 16, 2, 16, (2, 2))
+    knew, vnew = rand(2, 3, 2, 16), rand(2, 3, 2, 16)
+    out = ops.attention_with_kvcache(q, k, v, _lens(31, 3), table, k=knew, v=vnew)
+    assert torch.equal(k[table[0, 1], 15], knew[0, 2])  # 31, 32, 33 -> the last slot
+    assert out.shape == q.shape and not torch.isnan(out).any()
+    # A table entry outside the pool (the caller's error) is clamped to it.
+    table[1, 1] = 1000
+    lengths = cache_append.append(k, v, knew, vnew, _lens(0, 16), table)
+    assert lengths.tolist() == [3, 19] and torch.equal(k[5, :3], knew[1])
 
-    class Module(torch.nn.Module):
-        is_causal = True
-        num_key_value_groups = 2
 
-    q, k, v = rand(1, 4, 5, 32), rand(1, 2, 9, 32), rand(1, 2, 9, 32)
-    k[:, :, 5:] = float("nan")  # empty cache slots: never read
-    v[:, :, 5:] = float("nan")
-    ours, _ = backend.attention_forward(Module(), q, k, v, None, scaling=0.2)
-    ref, _ = sdpa_attention_forward(Module(), q.float(), k.float(), v.float(), None,
-                                    scaling=0.2)
-    assert ours.shape == (1, 5, 4, 32)
-    assert not torch.isnan(ours).any() and close(ours, ref, torch.float16)
-    # Decode (Nq = 1) sees every key, as SDPA without is_causal does.
-    k[:, :, 5:] = rand(1, 2, 4, 32)
-    v[:, :, 5:] = rand(1, 2, 4, 32)
-    ours, _ = backend.attention_forward(Module(), q[:, :, :1], k, v, None)
-    ref, _ = sdpa_attention_forward(Module(), q[:, :, :1].float(), k.float(), v.float(), None)
-    assert close(ours, ref, torch.float16)
+@pytest.mark.parametrize("kw, error, words", [
+    (dict(k=rand(2, 1, 2, 16)), ValueError, "k and v must be given together"),
+    (dict(v=rand(2, 1, 2, 16)), ValueError, "k and v must be given together"),
+    (dict(k=rand(2, 1, 3, 16), v=rand(2, 1, 3, 16)), ValueError,
+     r"k must be \[B, Nnew, Hkv, D\] = \[2, 1, 2, 16\]"),
+    (dict(k=rand(2, 1, 2, 16), v=rand(2, 2, 2, 16)), ValueError,
+     r"v must be \[B, Nnew, Hkv, D\] = \[2, 1, 2, 16\]"),
+    (dict(k=rand(2, 1, 2, 16, dtype=torch.bfloat16), v=rand(2, 1, 2, 16)), TypeError,
+     "k has dtype torch.bfloat16, the cache torch.float16"),
+    (dict(k=rand(2, 1, 2, 16), v=rand(2, 1, 2, 16)[..., 0]), ValueError,
+     r"v must be \[B, Nnew, Hkv, D\], got shape \(2, 1, 2\)"),
+    (dict(k=[1.0], v=rand(2, 1, 2, 16)), TypeError, "k must be a torch.Tensor"),
+])
+def test_bad_new_keys_raise_before_any_write(cpu_kernels, kw, error, words):
+    q, k, v = rand(2, 1, 4, 16), rand(2, 8, 2, 16), rand(2, 8, 2, 16)
+    before = k.clone()
+    with pytest.raises(error, match=words):
+        ops.attention_with_kvcache(q, k, v, 4, **kw)
+    assert torch.equal(k, before) and not cpu_kernels
 
 
 def test_decode_step_asks_for_the_one_query_kernel_and_falls_back(monkeypatch):

@@ -130,7 +130,11 @@ def needed_configs():
     variants += [(key, 1, s) for key, _ in SPLIT_MATRIX for s in (0,) + FIXED_SPLITS]
     configs = [kernel_config(*key, q_len=q_len, splits=splits)
                for key, q_len, splits in variants]
-    for key, shapes in KV_CACHE_MATRIX:
+    # The transformers test's static cache: attention_with_kvcache over the
+    # cache's slots (prefill and decode steps).
+    llama_cache = [((dtype, LLAMA["num_attention_heads"], LLAMA["num_key_value_heads"],
+                     head_dim, True, None, None, None), [(1, 1, 1)]) for dtype in ("f16", "bf16")]
+    for key, shapes in KV_CACHE_MATRIX + llama_cache:
         dtype, hq, hkv, d, causal, window, softcap, page_size = key
         cache = dict(causal=causal, window=window, softcap=softcap is not None,
                      key_lengths=True, page_size=page_size)

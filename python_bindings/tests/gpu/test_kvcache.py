@@ -182,3 +182,71 @@ def test_kvcache_matches_attention_on_full_dense_cache():
     ref = fa_mlir.attention(q, k, v, causal=case[4], layout="bnhd")
     cases.synchronize()
     assert (out.float() - ref.float()).abs().max().item() <= 2e-3
+
+
+@pytest.mark.cuda_only
+@pytest.mark.parametrize("index, n_new", [(0, 1), (2, 1), (2, 4), (7, 1), (7, 5), (3, 7)])
+def test_kvcache_append_then_attend(index, n_new):
+    # k=/v=: the new keys written at each sequence's end (across page
+    # boundaries), then attention over n + Nnew keys; the cache afterwards
+    # holds them, and the output passes the criterion against fp32 attention
+    # of each sequence's keys including the new ones.
+    case = cases.KV_CACHE_MATRIX[index][0]
+    dtype, hq, hkv, d, causal, window, cap, page_size = case
+    gen = torch.Generator().manual_seed(100 * index + n_new)
+    b, nk = 3, 700
+    lengths = [0, 333, nk - n_new]
+    # Pages for the keys after the append.
+    q, k, v, table, _ = make_cache(case, b, n_new, nk, [n + n_new for n in lengths], gen)
+    knew = torch.randn(b, n_new, hkv, d, generator=gen).to(cases.DEVICE, DTYPES[dtype])
+    vnew = torch.randn(b, n_new, hkv, d, generator=gen).to(cases.DEVICE, DTYPES[dtype])
+    lens = torch.tensor(lengths, dtype=torch.int32, device=cases.DEVICE)
+    out, lse = fa_mlir.attention_with_kvcache(q, k, v, lens, table, k=knew, v=vnew,
+                                              causal=causal, window=window, softcap=cap,
+                                              return_lse=True)
+    cases.synchronize()
+    seqs = []
+    for i, n in enumerate(lengths):
+        pos = torch.arange(n + n_new, device=cases.DEVICE)
+        if table is None:
+            kb, vb = k[i, pos], v[i, pos]
+        else:
+            pages = table[i].long()[pos // page_size]
+            kb, vb = k[pages, pos % page_size], v[pages, pos % page_size]
+        assert torch.equal(kb[n:], knew[i]) and torch.equal(vb[n:], vnew[i]), i
+        seqs.append((kb.transpose(0, 1)[None], vb.transpose(0, 1)[None]))
+    check(case, q, out, lse, seqs)
+
+
+@pytest.mark.cuda_only
+def test_kvcache_append_graph_replay():
+    # A decode step with its append, captured once: each replay writes the
+    # new key at the lengths the tensor holds then.
+    case = cases.KV_CACHE_MATRIX[0][0]
+    dtype, hq, hkv, d = case[:4]
+    gen = torch.Generator().manual_seed(5)
+    b, nk = 2, 1024
+    q, k, v, table, _ = make_cache(case, b, 1, nk, [nk, nk], gen)
+    knew = torch.zeros(b, 1, hkv, d, dtype=DTYPES[dtype], device=cases.DEVICE)
+    vnew = torch.zeros_like(knew)
+    lens = torch.tensor([0, 0], dtype=torch.int32, device=cases.DEVICE)
+    fa_mlir.attention_with_kvcache(q, k, v, lens, table, k=knew, v=vnew, causal=True)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out, lse = fa_mlir.attention_with_kvcache(q, k, v, lens, table, k=knew, v=vnew,
+                                                  causal=True, return_lse=True)
+    for step, lengths in enumerate(([10, 500], [11, 1023])):
+        knew.copy_(torch.randn(b, 1, hkv, d, generator=gen).to(knew))
+        vnew.copy_(torch.randn(b, 1, hkv, d, generator=gen).to(vnew))
+        lens.copy_(torch.tensor(lengths, dtype=torch.int32))
+        graph.replay()
+        torch.cuda.synchronize()
+        seqs = []
+        for i, n in enumerate(lengths):
+            pos = torch.arange(n + 1, device=cases.DEVICE)
+            pages = table[i].long()[pos // case[7]]
+            kb, vb = k[pages, pos % case[7]], v[pages, pos % case[7]]
+            assert torch.equal(kb[n], knew[i, 0]), (step, i)
+            seqs.append((kb.transpose(0, 1)[None], vb.transpose(0, 1)[None]))
+        check(case, q, out, lse, seqs)

@@ -50,11 +50,15 @@ def cache_of(out):
     return out["cache"] if "cache" in out.keys() else out.past_key_values
 
 
-def teacher_forced(models, prompt, tokens):
+def teacher_forced(models, prompt, tokens, static=False):
     """Logits of each model for the prompt and then for each token of
-    `tokens` ([B, T]) fed one at a time with the cache."""
+    `tokens` ([B, T]) fed one at a time with the cache (a dynamic one, or a
+    static one of 64 slots)."""
     logits = [[] for _ in models]
     caches = [None] * len(models)
+    if static:
+        from transformers import StaticCache
+        caches = [StaticCache(config=m.config, max_cache_len=64) for m in models]
     with torch.no_grad():
         for t in range(tokens.shape[1] + 1):
             ids = prompt if t == 0 else tokens[:, t - 1:t]
@@ -83,6 +87,32 @@ def test_logits_match_sdpa_prompt_and_each_decode_step(dtype):
         ours_err = (a - b).abs().max().item()
         sdpa_err = (b - r).abs().max().item()
         assert ours_err <= 3 * sdpa_err + 1e-3, (step, ours_err, sdpa_err)
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+def test_static_cache_runs_attention_with_kvcache(dtype):
+    # A static cache hands the attention its 64 slots with a mask SDPA must
+    # materialise; the backend's mask function gives the key lengths instead
+    # and the prompt and every decode step run attention_with_kvcache.
+    ours, sdpa, ref = make_models(DTYPES[dtype])
+    torch.manual_seed(3)
+    prompt = torch.randint(0, cases.LLAMA["vocab_size"], (2, 19), device=cases.DEVICE)
+    generated = torch.randint(0, cases.LLAMA["vocab_size"], (2, STEPS), device=cases.DEVICE)
+    before = dict(backend.stats)
+    mine, theirs, exact = teacher_forced([ours, sdpa, ref], prompt, generated, static=True)
+    layers = cases.LLAMA["num_hidden_layers"]
+    assert backend.stats["kv_cache"] - before["kv_cache"] == layers * (STEPS + 1)
+    assert backend.stats["sdpa"] == before["sdpa"], backend.stats
+    for step, (a, b, r) in enumerate(zip(mine, theirs, exact)):
+        ours_err = (a - b).abs().max().item()
+        sdpa_err = (b - r).abs().max().item()
+        assert ours_err <= 3 * sdpa_err + 1e-3, (step, ours_err, sdpa_err)
+    # generate() with cache_implementation="static" as well.
+    with torch.no_grad():
+        a = ours.generate(prompt, max_new_tokens=8, min_new_tokens=8, do_sample=False,
+                          cache_implementation="static")
+    assert a.shape == (2, 19 + 8)
+    assert backend.stats["sdpa"] == before["sdpa"], backend.stats
 
 
 @pytest.mark.parametrize("dtype", ["f16", "bf16"])
