@@ -21,7 +21,8 @@ kernel if it has one, else its dynamic-Nq kernel. The dynamic-Nq kernel of
 --kernels is timed too when that directory has it. `--runtime DIR` times
 the split-KV kernels whose count is a run-time parameter (`--options
 splits=0`) once per count of `--runtime-counts`, as `rt<S>`: one plan, the
-count passed per call.
+count passed per call; `--runtime NAME=DIR` (repeatable) names them
+`NAME<S>`, to compare two builds in one run.
 """
 import argparse
 import json
@@ -50,7 +51,9 @@ def main():
     p.add_argument("--heads", default="32x4", help="HqxHkv")
     p.add_argument("--head-dim", type=int, default=128)
     p.add_argument("--keys", type=int, nargs="+", default=[1024, 8192, 32768])
-    p.add_argument("--runtime", help="DIR of the splits=0 kernels (run-time split count)")
+    p.add_argument("--runtime", action="append", default=[],
+                   help="[NAME=]DIR of splits=0 kernels (run-time split count), timed as "
+                        "NAME<S> (default name rt); repeat it to compare builds")
     p.add_argument("--runtime-counts", type=int, nargs="+", default=[2, 4, 8, 16, 32])
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--json")
@@ -83,12 +86,13 @@ def main():
         for n, dr in (s.split("=", 1) for s in a.variants):
             has_static = os.path.exists(os.path.join(dr, configs.kernel_name(c) + ".json"))
             runs.append((n, dr, c if has_static else dynamic))
-        if a.runtime:
-            rt = Plan(a.runtime, configs.kernel_name(c))
+        for spec in a.runtime:
+            label, _, rdir = spec.rpartition("=")
+            rt = Plan(rdir, configs.kernel_name(c))
             for n in a.runtime_counts:
-                runs.append(("rt%d" % n, None,
-                             lambda q, k, v, out, n=n: rt.attention(q, k, v, out,
-                                                                    num_splits=n)[0]))
+                runs.append(("%s%d" % (label or "rt", n), None,
+                             lambda q, k, v, out, n=n, rt=rt: rt.attention(
+                                 q, k, v, out, num_splits=n)[0]))
         for name, directory, config in runs:
             fn = ours(directory, config) if directory else config
             err = (fn(q, k, v, out).float() - ref.float()).abs().max().item()

@@ -70,6 +70,7 @@ PY
     | tee "$OUT/pytest-gpu.log" || status=1
   # The CPU tests that need torch (the reference in the kernel's place).
   timeout 90 python3 -m pytest -q -p no:cacheprovider python_bindings/tests/test_torch_mock.py \
+      python_bindings/tests/test_transformers_mock.py \
       python_bindings/tests/test_plan.py python_bindings/tests/test_spec.py \
       python_bindings/tests/test_launch_params.py python_bindings/tests/test_import.py 2>&1 \
     | tee "$OUT/pytest-torch-cpu.log" || status=1

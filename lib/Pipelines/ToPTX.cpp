@@ -121,7 +121,9 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   // of its own (the plan's second kernel).
   if (options.splits != 1) {
     pm.addPass(createFASplitKV(FASplitKVOptions{options.splits}));
-    pm.addPass(createFATileCombine());
+    FATileCombineOptions merge;
+    merge.blockDv = options.mergeDv;
+    pm.addPass(createFATileCombine(merge));
   }
   // L3: warps on row slices, operand homes, op order, K/V pipeline.
   FAMapWarpsOptions warps;

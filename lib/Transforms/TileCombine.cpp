@@ -31,6 +31,12 @@ namespace {
 
 constexpr int64_t kRowsPerWarp = 16;
 constexpr int64_t kMaxRows = 128;
+/// Columns of a tile when block-dv is 0 (where they divide Dv): a thread of
+/// the merge then holds 8 elements, not 64 (at Dv = 128), so the loads of 8
+/// splits are in flight at once, and there are Dv / 16 times as many thread
+/// blocks. Measured against whole rows and 32 columns on the H200
+/// (docs/performance.md, "split-KV's merge in column tiles").
+constexpr int64_t kAutoCols = 16;
 
 /// Where the rows of one split come from: `source` is the rank-5 partial
 /// result [S, B, H, Nq(, Dv)], or, looking through --fa-split-kv's
@@ -59,23 +65,27 @@ PartialSource partialSource(Value partial) {
 
 class CombineTiler {
 public:
-  CombineTiler(IRRewriter &rewriter, CombineSplitsOp op, int64_t blockM)
-      : b(rewriter), op(op), loc(op.getLoc()), requestedRows(blockM) {}
+  CombineTiler(IRRewriter &rewriter, CombineSplitsOp op, int64_t blockM,
+               int64_t blockDv)
+      : b(rewriter), op(op), loc(op.getLoc()), requestedRows(blockM),
+        requestedCols(blockDv) {}
 
   LogicalResult tile();
 
 private:
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   /// The rows [r0, r0 + n) of split results at (batch, head, query) of
-  /// `partial` ([S, B, H, Nq] + `trailing`), as a tile [S, n] + trailing,
-  /// padded to [S, rows] + trailing with `padValue`.
-  Value readTile(Value partial, ArrayRef<int64_t> trailing, Value batch,
-                 Value head, Value query, Value n, double padValue);
+  /// `partial` ([S, B, H, Nq] + the columns), as a tile [S, n] + `cols`
+  /// columns from `col0` (none for the LSE), padded to [S, rows] + cols
+  /// with `padValue`.
+  Value readTile(Value partial, std::optional<int64_t> cols, Value col0,
+                 Value batch, Value head, Value query, Value n,
+                 double padValue);
 
   IRRewriter &b;
   CombineSplitsOp op;
   Location loc;
-  int64_t requestedRows;
+  int64_t requestedRows, requestedCols;
   // Filled by tile(). The split count is static or a run-time value
   // (--fa-split-kv splits=0).
   OpFoldResult splits;
@@ -84,9 +94,12 @@ private:
   Value batchSize;
 };
 
-Value CombineTiler::readTile(Value partial, ArrayRef<int64_t> trailing,
-                             Value batch, Value head, Value query, Value n,
-                             double padValue) {
+Value CombineTiler::readTile(Value partial, std::optional<int64_t> cols,
+                             Value col0, Value batch, Value head, Value query,
+                             Value n, double padValue) {
+  SmallVector<int64_t> trailing;
+  if (cols)
+    trailing.push_back(*cols);
   PartialSource src = partialSource(partial);
   OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
   OpFoldResult nRows = getAsOpFoldResult(n);
@@ -108,9 +121,9 @@ Value CombineTiler::readTile(Value partial, ArrayRef<int64_t> trailing,
     llvm::append_range(sizes, extent);
     strides.assign(offsets.size(), one);
   }
-  for (int64_t d : trailing) {
-    offsets.push_back(zero);
-    sizes.push_back(b.getIndexAttr(d));
+  if (cols) {
+    offsets.push_back(getAsOpFoldResult(col0));
+    sizes.push_back(b.getIndexAttr(*cols));
     strides.push_back(one);
   }
   std::optional<int64_t> staticN = getConstantIntValue(nRows);
@@ -191,11 +204,18 @@ LogicalResult CombineTiler::tile() {
                                    llvm::alignTo(*staticExtent, kRowsPerWarp))
                : 64;
   int64_t numWarps = rows / kRowsPerWarp;
+  int64_t cols = requestedCols;
+  if (cols == 0)
+    cols = valueDim % kAutoCols == 0 ? kAutoCols : valueDim;
+  if (valueDim % cols != 0)
+    return error() << "block-dv (" << cols
+                   << ") must divide the value head dim, got " << outTy;
+  int64_t colTiles = valueDim / cols;
   MLIRContext *ctx = b.getContext();
   auto atom = MmaSyncAtomAttr::get(ctx);
   auto accLayout = WarpRowsAttr::get(ctx, FragmentRole::Acc, numWarps, atom);
   auto rowsLayout = WarpRowsAttr::get(ctx, FragmentRole::Rows, numWarps, atom);
-  auto outTileTy = RankedTensorType::get({rows, valueDim},
+  auto outTileTy = RankedTensorType::get({rows, cols},
                                          outTy.getElementType(), accLayout);
   auto lseTileTy = RankedTensorType::get({rows}, b.getF32Type(), rowsLayout);
   // The tiles must be ones the atom can hold (e.g. Dv a multiple of 8).
@@ -223,7 +243,10 @@ LogicalResult CombineTiler::tile() {
     if (!lseTy.isDynamicDim(i))
       lseSizes[i] = b.getIndexAttr(lseTy.getDimSize(i));
   Value lseInit = tensor::EmptyOp::create(b, loc, lseSizes, b.getF32Type());
+  // Row tiles times column tiles along one grid dimension (x).
   Value tiles = arith::CeilDivUIOp::create(b, loc, lineExtent, index(rows));
+  if (colTiles > 1)
+    tiles = arith::MulIOp::create(b, loc, tiles, index(colTiles));
   SmallVector<OpFoldResult> ubs = {
       getAsOpFoldResult(batchSize), getAsOpFoldResult(alongHeads ? tiles : heads),
       getAsOpFoldResult(alongHeads ? queries : tiles)};
@@ -246,15 +269,23 @@ LogicalResult CombineTiler::tile() {
   Value bi = body->getArgument(0), hi = body->getArgument(1),
         qi = body->getArgument(2);
   Value tileIndex = alongHeads ? hi : qi;
+  // Column tile c of row tile t at t * colTiles + c.
+  Value colTile = index(0), col0 = index(0);
+  if (colTiles > 1) {
+    colTile = arith::RemUIOp::create(b, loc, tileIndex, index(colTiles));
+    tileIndex = arith::DivUIOp::create(b, loc, tileIndex, index(colTiles));
+    col0 = arith::MulIOp::create(b, loc, colTile, index(cols));
+  }
   Value r0 = arith::MulIOp::create(b, loc, tileIndex, index(rows));
   Value n = arith::MinSIOp::create(
       b, loc, index(rows), arith::SubIOp::create(b, loc, lineExtent, r0));
   Value head = alongHeads ? r0 : hi;
   Value query = alongHeads ? qi : r0;
   Value outPartial =
-      readTile(op.getPartialOut(), {valueDim}, bi, head, query, n, 0.0);
-  Value lsePartial = readTile(op.getPartialLse(), {}, bi, head, query, n,
-                              -std::numeric_limits<double>::infinity());
+      readTile(op.getPartialOut(), cols, col0, bi, head, query, n, 0.0);
+  Value lsePartial =
+      readTile(op.getPartialLse(), std::nullopt, Value(), bi, head, query, n,
+               -std::numeric_limits<double>::infinity());
   auto merged = CombineSplitsOp::create(b, loc, outTileTy, lseTileTy,
                                         outPartial, lsePartial);
   OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
@@ -262,27 +293,40 @@ LogicalResult CombineTiler::tile() {
   std::optional<int64_t> staticN = getConstantIntValue(nRows);
   int64_t nDim = staticN.value_or(ShapedType::kDynamic);
   Value outRows = tensor::ExtractSliceOp::create(
-      b, loc, RankedTensorType::get({nDim, valueDim}, outTy.getElementType()),
+      b, loc, RankedTensorType::get({nDim, cols}, outTy.getElementType()),
       merged.getOut(), ArrayRef<OpFoldResult>{zero, zero},
-      ArrayRef<OpFoldResult>{nRows, b.getIndexAttr(valueDim)},
+      ArrayRef<OpFoldResult>{nRows, b.getIndexAttr(cols)},
       ArrayRef<OpFoldResult>{one, one});
+  // Every column tile merges the LSE; the first one stores it (the others
+  // insert no rows, so no two iterations write one element).
+  OpFoldResult lseCount = nRows;
+  if (colTiles > 1)
+    lseCount = getAsOpFoldResult(arith::SelectOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, colTile,
+                              index(0)),
+        n, index(0)));
   Value lseRows = tensor::ExtractSliceOp::create(
-      b, loc, RankedTensorType::get({nDim}, b.getF32Type()), merged.getLse(),
-      ArrayRef<OpFoldResult>{zero}, ArrayRef<OpFoldResult>{nRows},
-      ArrayRef<OpFoldResult>{one});
+      b, loc,
+      RankedTensorType::get(
+          {getConstantIntValue(lseCount).value_or(ShapedType::kDynamic)},
+          b.getF32Type()),
+      merged.getLse(), ArrayRef<OpFoldResult>{zero},
+      ArrayRef<OpFoldResult>{lseCount}, ArrayRef<OpFoldResult>{one});
 
   b.setInsertionPointToStart(&forall.getTerminator().getRegion().front());
-  SmallVector<OpFoldResult> at = {bi, head, query, zero};
+  SmallVector<OpFoldResult> at = {bi, head, query, getAsOpFoldResult(col0)};
   SmallVector<OpFoldResult> extent = {one, alongHeads ? nRows : one,
                                       alongHeads ? one : nRows,
-                                      b.getIndexAttr(valueDim)};
+                                      b.getIndexAttr(cols)};
   tensor::ParallelInsertSliceOp::create(b, loc, outRows,
                                         body->getArgument(3), at, extent,
                                         SmallVector<OpFoldResult>(4, one));
+  SmallVector<OpFoldResult> lseExtent = {one, alongHeads ? lseCount : one,
+                                         alongHeads ? one : lseCount};
   tensor::ParallelInsertSliceOp::create(
       b, loc, lseRows, body->getArgument(4),
-      ArrayRef<OpFoldResult>(at).take_front(3),
-      ArrayRef<OpFoldResult>(extent).take_front(3),
+      ArrayRef<OpFoldResult>(at).take_front(3), lseExtent,
       SmallVector<OpFoldResult>(3, one));
 
   Value oldLse = op.getLse();
@@ -305,11 +349,19 @@ struct FATileCombinePass : fa::impl::FATileCombineBase<FATileCombinePass> {
           << blockM.getValue();
       return signalPassFailure();
     }
+    if (blockDv < 0) {
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-tile-combine: option block-dv must be 0 (16 where it "
+             "divides the value head dim, else all of it) or a column count "
+             "that divides it, got "
+          << blockDv.getValue();
+      return signalPassFailure();
+    }
     SmallVector<CombineSplitsOp> ops;
     getOperation()->walk([&](CombineSplitsOp op) { ops.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (CombineSplitsOp op : ops)
-      if (failed(CombineTiler(rewriter, op, blockM).tile()))
+      if (failed(CombineTiler(rewriter, op, blockM, blockDv).tile()))
         return signalPassFailure();
   }
 };

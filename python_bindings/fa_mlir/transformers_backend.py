@@ -14,12 +14,13 @@ name. Ours (`cache_mask`) tells three cases apart:
 * key lengths, for a causal mask without padding that SDPA would have to
   materialise: the calls over a static cache (decode steps and prefills
   into it), where the keys are the cache's every slot and the valid ones a
-  prefix. An int32 [B, 1, 1, 1] tensor holding cache_position[-1] + 1 (on
-  the device: a CUDA graph replays it with the new position), which the
-  attention function runs with attention_with_kvcache: bottom-right causal
-  over each sequence's first n keys is then exactly transformers' mask
-  (its queries sit at positions n - Nq .. n - 1, as transformers' contiguous
-  cache_position always has them);
+  prefix. An int32 [B, 1, 1, 1] tensor holding n, the last query's
+  position + 1 (on the device: a CUDA graph replays it with the new
+  position), which the attention function runs with attention_with_kvcache:
+  bottom-right causal over each sequence's first n keys is then exactly
+  transformers' mask (its queries sit at positions n - Nq .. n - 1:
+  q_offset + [0, Nq), or a cache_position that transformers always makes
+  contiguous);
 * transformers' SDPA mask otherwise (padding, sliding windows, packed
   sequences, custom mask functions; and under torch.compile a padding mask
   whose contents cannot be looked at).
@@ -68,23 +69,42 @@ def _fallback(reason, module, query, key, value, attention_mask, **kwargs):
     return sdpa_attention_forward(module, query, key, value, attention_mask, **kwargs)
 
 
-def cache_mask(batch_size, cache_position, kv_length, kv_offset=0, mask_function=None,
-               attention_mask=None, allow_is_causal_skip=True, **kwargs):
-    """The mask function registered with the backend (transformers'
-    mask-interface signature): None, key lengths or SDPA's mask (the module
-    docstring says when)."""
+def cache_mask(batch_size, cache_position=None, kv_length=None, kv_offset=0,
+               mask_function=None, attention_mask=None, allow_is_causal_skip=True,
+               q_length=None, q_offset=0, **kwargs):
+    """The mask function registered with the backend: None, key lengths or
+    SDPA's mask (the module docstring says when). transformers' mask
+    interface, in either of its forms: the queries at `cache_position` (a
+    tensor; transformers 5.0-5.x) or at q_offset + [0, q_length)
+    (q_offset an int or a 0-d tensor; later 5.x)."""
     from transformers.masking_utils import causal_mask_function, sdpa_mask
     if mask_function is None:
         mask_function = causal_mask_function
+    if cache_position is not None:
+        where = dict(cache_position=cache_position)
+        device = cache_position.device
+    else:
+        where = dict(q_length=q_length, q_offset=q_offset)
+        device = kwargs.get("device", "cpu")
+    full = dict(batch_size=batch_size, kv_length=kv_length, kv_offset=kv_offset,
+                mask_function=mask_function, attention_mask=attention_mask, **where, **kwargs)
     if mask_function is causal_mask_function and kv_offset == 0 and \
             kwargs.get("local_size") is None and _no_padding(attention_mask):
-        nq = cache_position.shape[0]
-        if allow_is_causal_skip and (nq == 1 or nq == kv_length):
-            return None
-        n = (cache_position[-1:] + 1).to(torch.int32)
+        if allow_is_causal_skip:
+            # Where SDPA may use is_causal, no mask, as before (the skip
+            # returns before building anything).
+            mask = sdpa_mask(allow_is_causal_skip=True, **full)
+            if mask is None:
+                return None
+        # Query i at position n - Nq + i sees keys [0, n - Nq + i].
+        if cache_position is not None:
+            n = (cache_position[-1:] + 1).to(torch.int32)
+        elif isinstance(q_offset, torch.Tensor):
+            n = (q_offset.reshape(1) + q_length).to(device=device, dtype=torch.int32)
+        else:
+            n = torch.full((1,), q_offset + q_length, dtype=torch.int32, device=device)
         return n.repeat(batch_size).view(batch_size, 1, 1, 1)
-    return sdpa_mask(batch_size, cache_position, kv_length, kv_offset, mask_function,
-                     attention_mask, allow_is_causal_skip=allow_is_causal_skip, **kwargs)
+    return sdpa_mask(allow_is_causal_skip=allow_is_causal_skip, **full)
 
 
 def _no_padding(attention_mask):

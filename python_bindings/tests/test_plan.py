@@ -318,11 +318,13 @@ def test_split_count_rule():
     assert decode_thread_blocks(1, 32, 4) == 4 and decode_thread_blocks(8, 32, 8) == 64
     assert decode_thread_blocks(2, 64, 2) == 8          # 32 heads a group: 2 blocks each
     # Few thread blocks: as many splits as fill ~2 per multiprocessor, at
-    # most sqrt(K/V blocks of 64 keys).
-    assert choose_splits(4, 131072, 132) == 32
-    assert choose_splits(4, 32768, 132) == 16
-    assert choose_splits(4, 8192, 132) == 8
-    assert choose_splits(4, 1024, 132) == 4
+    # most 2 sqrt(K/V blocks of 64 keys), each at least 2 blocks.
+    assert choose_splits(4, 131072, 132) == 64
+    assert choose_splits(8, 131072, 132) == 32
+    assert choose_splits(4, 32768, 132) == 32
+    assert choose_splits(4, 8192, 132) == 16
+    assert choose_splits(4, 1024, 132) == 8
+    assert choose_splits(4, 256, 132) == 2
     assert choose_splits(32, 32768, 132) == 8
     assert choose_splits(128, 32768, 132) == 2
     # A full GPU, a short cache, or nothing to do: no split.

@@ -114,23 +114,29 @@ def test_transformers_backend_without_mask_means_top_left_causal(cpu_kernels):
 def test_cache_mask_key_lengths_mean_sdpa_mask(nq, past, kv_length):
     # Where the backend's mask function gives key lengths, they stand for
     # exactly the mask transformers' SDPA function would have built.
+    # In the mask interface's form of the installed transformers: queries at
+    # cache_position (5.0) or at q_offset + [0, q_length) (later 5.x).
+    import inspect
     import fa_mlir.transformers_backend as backend
     from transformers.masking_utils import sdpa_mask
-    pos = torch.arange(past, past + nq)
-    lengths = backend.cache_mask(3, pos, kv_length, allow_is_causal_skip=False)
+    if "cache_position" in inspect.signature(sdpa_mask).parameters:
+        where = dict(cache_position=torch.arange(past, past + nq))
+    else:
+        where = dict(q_length=nq, q_offset=past)
+    args = dict(batch_size=3, kv_length=kv_length, **where)
+    lengths = backend.cache_mask(allow_is_causal_skip=False, **args)
     assert backend.is_key_lengths(lengths) and lengths.view(-1).tolist() == [past + nq] * 3
-    want = sdpa_mask(3, pos, kv_length, allow_is_causal_skip=False)
+    want = sdpa_mask(allow_is_causal_skip=False, **args)
     assert torch.equal(backend.key_lengths_to_mask(lengths, nq, kv_length),
                        want.expand(3, 1, nq, kv_length))
-    # Where SDPA may use is_causal, None as before; with padding, SDPA's mask.
-    if nq == 1 or nq == kv_length:
-        assert backend.cache_mask(3, pos, kv_length) is None
+    # Where SDPA may use is_causal, None as SDPA's; with padding, SDPA's mask.
+    if sdpa_mask(**args) is None:
+        assert backend.cache_mask(**args) is None
     padding = torch.ones(3, past + nq, dtype=torch.bool)
     padding[1, 0] = False
-    got = backend.cache_mask(3, pos, kv_length, attention_mask=padding,
-                             allow_is_causal_skip=False)
+    got = backend.cache_mask(attention_mask=padding, allow_is_causal_skip=False, **args)
     assert got.dtype == torch.bool and torch.equal(
-        got, sdpa_mask(3, pos, kv_length, attention_mask=padding, allow_is_causal_skip=False))
+        got, sdpa_mask(attention_mask=padding, allow_is_causal_skip=False, **args))
 
 
 def test_static_cache_runs_attention_with_kvcache(cpu_kernels):
@@ -147,7 +153,11 @@ def test_static_cache_runs_attention_with_kvcache(cpu_kernels):
             a = ours(x, past_key_values=caches[0], use_cache=True).logits
             b = sdpa(x, past_key_values=caches[1], use_cache=True).logits
             assert (a.float() - b.float()).abs().max() < 0.05, step
-    assert backend.stats["kv_cache"] == before["kv_cache"] + 2 * 4
+    # Every decode step through attention_with_kvcache (the prefill into the
+    # empty cache too, where the transformers version does not let SDPA use
+    # is_causal there).
+    assert backend.stats["fa_mlir"] == before["fa_mlir"] + 2 * 4
+    assert backend.stats["kv_cache"] - before["kv_cache"] in (2 * 3, 2 * 4)
     assert backend.stats["sdpa"] == before["sdpa"]
     assert any(key[0] == "kv-cache" for key in cpu_kernels)
 

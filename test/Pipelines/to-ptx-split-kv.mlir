@@ -42,7 +42,8 @@
 // CHECK-NEXT: "partial_o",
 // CHECK-NEXT: "partial_lse",
 // CHECK-NEXT: "softmax_scale_log2"
-//     The merge: 32 heads in one tile of 2 warps, per (position, batch).
+//     The merge: 32 heads in a tile of 2 warps and 16 of the 128 columns
+//     (8 column tiles along x), per (position, batch).
 // CHECK:   "block": [
 // CHECK-NEXT: 64,
 // CHECK:   "name": "decode_kernel_1",
@@ -75,13 +76,14 @@
 // CHECK:   "name": "partial_lse",
 
 // Before the GPU lowering, the split attention nest stores f32 partials
-// (at batch s * B + b) and the merge is its own loop nest mapped to the grid.
+// (at batch s * B + b) and the merge is its own loop nest mapped to the grid,
+// its tiles 16 columns wide.
 // L3-NOT: fa.kv_stages
 // L3: scf.forall
 // L3: fa.finalize {{.*}} -> tensor<16x128xf32, #acc_w1>
 // L3: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
 // L3: scf.forall
-// L3: fa.combine_splits {{.*}} : tensor<4x32x128xf32>, tensor<4x32xf32> -> tensor<32x128xbf16, #acc_w2>, tensor<32xf32, #rows_w2>
+// L3: fa.combine_splits {{.*}} : tensor<4x32x16xf32>, tensor<4x32xf32> -> tensor<32x16xbf16, #acc_w2>, tensor<32xf32, #rows_w2>
 // L3: } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}
 
 // Unsplit, the decode kernel takes a third K/V stage (fa.kv_stages, from the

@@ -388,11 +388,16 @@ def report(actual, expected, atol, rtol):
 
 
 def run(passes, module_path, runner_libs):
-    lowered = subprocess.run(["fa-opt", module_path] + passes + ["--fa-lower-to-cpu"],
-                             check=True, capture_output=True, text=True).stdout
-    return subprocess.run(["mlir-runner", "-e", "main", "-entry-point-result=void",
-                           "-shared-libs=" + runner_libs],
-                          input=lowered, check=True, capture_output=True, text=True).stdout
+    def checked(cmd, **kw):
+        done = subprocess.run(cmd, capture_output=True, text=True, **kw)
+        if done.returncode:
+            # The tool's own diagnostics, which the caller's traceback lacks.
+            sys.stderr.write(done.stderr)
+            done.check_returncode()
+        return done.stdout
+    lowered = checked(["fa-opt", module_path] + passes + ["--fa-lower-to-cpu"])
+    return checked(["mlir-runner", "-e", "main", "-entry-point-result=void",
+                    "-shared-libs=" + runner_libs], input=lowered)
 
 
 def add_attention_arguments(p, n, d):

@@ -79,6 +79,12 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "kernel (--fa-split-kv, --fa-tile-combine); 1 = off; "
                      "0 = a run-time count, the launch plan's num_splits"),
       llvm::cl::init(1)};
+  PassOptions::Option<int64_t> mergeDv{
+      *this, "merge-dv",
+      llvm::cl::desc("Split-KV: columns of one tile of the merge kernel "
+                     "(--fa-tile-combine block-dv; 0 = 16 where they divide "
+                     "the value head dim)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> warpBlockSkip{
       *this, "warp-block-skip",
       llvm::cl::desc("Let each warp skip the masked K/V blocks none of its "

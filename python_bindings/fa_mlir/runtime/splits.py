@@ -3,29 +3,31 @@
 fa_mlir's decode kernels take the count at run time (`fa-to-ptx{splits=0}`:
 the launch plan's `num_splits`), so the rule below may pick any count; it
 picks among SPLIT_COUNTS, the counts it was fitted to. The rule, from the
-H200 measurements of docs/performance.md ("split-KV decode steps", with
-kernels compiled per count; the run-time-count kernels run at 0.96 of
-those, "split-KV with the split count at run time"):
+H200 measurements of docs/performance.md ("split-KV's merge in column
+tiles": the run-time-count kernels, whose merge runs in 16-column tiles):
 
 * the attention kernel's thread blocks (one warp each for a decode step:
   B x Hkv x ceil(Hq / Hkv / 16) with GQA packing) times S should fill about
   two thread blocks per multiprocessor: S = the largest count with
   blocks x S <= 2 x multiprocessors;
-* S at most the square root of the K/V blocks (of KEYS_PER_BLOCK keys):
-  each chunk's start and its share of the merge cost about as much as a
-  block, so the best chunk grows with the cache (measured best: 16 blocks
-  at Nk = 8k, 32 at 32k, 64 at 128k, 4 at 1k).
+* S at most twice the square root of the K/V blocks (of KEYS_PER_BLOCK
+  keys): each chunk's start and its share of the merge cost about as much
+  as a few blocks, so the best chunk grows with the cache (measured best at
+  B = 1: 8 splits at Nk = 1k, 16 at 8k, 32 at 32k, 64 at 128k);
+* and at least two K/V blocks per chunk.
 
-Against the best of S = 1 ... 32 on the H200 (132 multiprocessors, bf16,
+Against the best of S = 1 ... 64 on the H200 (132 multiprocessors, bf16,
 d = 128, GQA 32:4 and 32:8, B = 1-64, Nk = 1k-128k; the shapes the rule
 was fitted to, so an in-sample figure): the best count in 17 of the 20
-shapes, within 8 % of it in two more, and S = 1 at B = 64, 32:8, Nk = 8k,
-where 4 splits were 1.25x faster (a grid of 512 thread blocks is 1.3 waves
-of the three that fit a multiprocessor; the rule does not model waves).
+shapes and within 2.1 % of it in the other three (B = 16-32, Nk = 1k,
+where 2 splits run at 0.98-0.99 of none, and B = 64, Nk = 8k, where no
+split runs at 0.998 of 4). The earlier rule (S <= sqrt(K/V blocks), at most 32) was
+fitted to a merge of whole rows, which made more splits cost about 2.3 us
+each at B = 1.
 """
 import math
 
-SPLIT_COUNTS = (1, 2, 4, 8, 16, 32)
+SPLIT_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 KEYS_PER_BLOCK = 64
 BLOCKS_PER_MULTIPROCESSOR = 2
 
@@ -47,7 +49,7 @@ def choose_splits(thread_blocks, keys, multiprocessors, counts=SPLIT_COUNTS):
     for s in sorted(counts):
         if thread_blocks * s > BLOCKS_PER_MULTIPROCESSOR * multiprocessors:
             break
-        if s > math.sqrt(kv_blocks):
+        if s > 2 * math.sqrt(kv_blocks) or 2 * s > kv_blocks:
             break
         best = s
     return best

@@ -127,9 +127,11 @@ func.func @computed_partials(%o0: tensor<1x16x1x16xf16>, %l0: tensor<1x16x1xf32>
 // CHECK-SAME: scalars = [{dtype = "index", name = "num_splits", value}, {dtype = "index", name = "index0", value = {args = [{scalar = "num_splits"}, 1], op = "maxsi"}}, {dtype = "index", name = "index1", value = {args = [{dim = ["partial_o", 0]}, {args = [{scalar = "num_splits"}, 1], op = "maxsi"}], op = "divui"}}]
 // CHECK: gpu.func @runtime_merge_kernel(%{{.*}}: memref<?x?x?x16xf32, {{.*}}>, %{{.*}}: memref<?x?x1xf32, {{.*}}>, %{{.*}}: memref<?x?x?x16xf16, {{.*}}>, %{{.*}}: memref<?x?x1xf32, {{.*}}>, %[[KS:.*]]: index, %{{.*}}: index)
 // CHECK-NOT: arith.maxsi
-//     8 splits per iteration of the LSE loop (4 of the sum loop), so that
-//     their loads are in flight together; past the first, a split index
-//     at or beyond the count reads the last split and counts as LSE -inf.
+//     8 splits per iteration of the LSE loop, and of the sum loop too
+//     here (10 loads per split and thread: 8 elements and 2 LSE; 66 at
+//     128 columns take 4), so that their loads are in flight together;
+//     past the first, a split index at or beyond the count reads the last
+//     split and counts as LSE -inf.
 // CHECK: %[[LAST:.*]] = arith.subi %[[KS]], %c1 : index
 // CHECK: scf.for %[[S0:.*]] = %c0 to %[[KS]] step %c8 iter_args({{.*}}) -> (f32, f32)
 // CHECK:   memref.load
@@ -138,7 +140,7 @@ func.func @computed_partials(%o0: tensor<1x16x1x16xf16>, %l0: tensor<1x16x1xf32>
 // CHECK:   %[[SPLIT:.*]] = arith.minui %[[AT]], %[[LAST]] : index
 // CHECK:   %[[L:.*]] = memref.load
 // CHECK:   arith.select %[[OK]], %[[L]], %cst{{.*}} : f32
-// CHECK: scf.for %{{.*}} = %c0 to %[[KS]] step %c4 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK: scf.for %{{.*}} = %c0 to %[[KS]] step %c8 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
 func.func @runtime_merge(%wo: tensor<?x16x1x16xf32>, %wl: tensor<?x16x1xf32>, %ns: index {fa.num_splits})
     -> (tensor<?x16x1x16xf16>, tensor<?x16x1xf32>) {
   %c0 = arith.constant 0 : index
@@ -181,4 +183,51 @@ func.func @runtime_merge(%wo: tensor<?x16x1x16xf32>, %wl: tensor<?x16x1xf32>, %n
     }
   } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}
   return %r#0, %r#1 : tensor<?x16x1x16xf16>, tensor<?x16x1xf32>
+}
+
+// -----
+
+// A tile of columns (--fa-tile-combine's block-dv, here 16 of Dv = 32):
+// column tile c reads the partial O's columns [16 c, 16 c + 16) and stores
+// O's, through a view of the rows offset by its first column; the LSE is
+// stored by column tile 0 (the others store 0 rows).
+// CHECK-LABEL: func.func @column_tiles
+// CHECK: gpu.func @column_tiles_kernel(%[[WO:[a-z0-9]+]]: memref<?x?x?x32xf32{{.*}}>, %{{.*}}: memref<?x?x1xf32{{.*}}>, %[[OUT:[a-z0-9]+]]: memref<?x?x?x32xf16{{.*}}>, %[[LSE:[a-z0-9]+]]: memref<?x?x1xf32{{.*}}>)
+// CHECK: %[[X:.*]] = gpu.block_id  x
+// CHECK: %[[CT:.*]] = arith.remui %[[X]], %c2 : index
+// CHECK: %[[COL:.*]] = arith.muli %[[CT]], %c16 : index
+// CHECK: memref.load %[[WO]]
+//     The store: rows of the output from column COL, 16 wide.
+// CHECK: memref.subview %[[OUT]][%{{.*}}, 0, %{{.*}}, %[[COL]]] [1, %{{.*}}, 1, 16] [1, 1, 1, 1] : memref<?x?x?x32xf16{{.*}}> to memref<?x16xf16, strided<[?, 1], offset: ?>>
+// CHECK: vector.store %{{.*}} : memref<?x16xf16, strided<[?, 1], offset: ?>>, vector<8xf16>
+// CHECK: memref.subview %[[LSE]]
+func.func @column_tiles(%wo: tensor<8x16x1x32xf32>, %wl: tensor<8x16x1xf32>)
+    -> (tensor<2x16x1x32xf16>, tensor<2x16x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %oi = tensor.empty() : tensor<2x16x1x32xf16>
+  %li = tensor.empty() : tensor<2x16x1xf32>
+  %r:2 = scf.forall (%bi, %x, %qi) in (2, 2, 1) shared_outs(%o = %oi, %l = %li)
+      -> (tensor<2x16x1x32xf16>, tensor<2x16x1xf32>) {
+    %ct = arith.remui %x, %c2 : index
+    %col = arith.muli %ct, %c16 : index
+    %pot = tensor.extract_slice %wo[%bi, 0, %qi, %col] [4, 16, 1, 16] [2, 1, 1, 1]
+        : tensor<8x16x1x32xf32> to tensor<4x16x16xf32>
+    %plt = tensor.extract_slice %wl[%bi, 0, %qi] [4, 16, 1] [2, 1, 1]
+        : tensor<8x16x1xf32> to tensor<4x16xf32>
+    %ot, %lt = fa.combine_splits %pot, %plt : tensor<4x16x16xf32>, tensor<4x16xf32>
+        -> tensor<16x16xf16, #fa.warp_rows<acc, num_warps = 1, atom = #fa.mma_sync>>, tensor<16xf32, #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>>
+    %first = arith.cmpi eq, %ct, %c0 : index
+    %nl = arith.select %first, %c16, %c0 : index
+    %orows = tensor.extract_slice %ot[0, 0] [16, 16] [1, 1] : tensor<16x16xf16, #fa.warp_rows<acc, num_warps = 1, atom = #fa.mma_sync>> to tensor<16x16xf16>
+    %lrows = tensor.extract_slice %lt[0] [%nl] [1] : tensor<16xf32, #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>> to tensor<?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %orows into %o[%bi, 0, %qi, %col] [1, 16, 1, 16] [1, 1, 1, 1]
+          : tensor<16x16xf16> into tensor<2x16x1x32xf16>
+      tensor.parallel_insert_slice %lrows into %l[%bi, 0, %qi] [1, %nl, 1] [1, 1, 1]
+          : tensor<?xf32> into tensor<2x16x1xf32>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}
+  return %r#0, %r#1 : tensor<2x16x1x32xf16>, tensor<2x16x1xf32>
 }

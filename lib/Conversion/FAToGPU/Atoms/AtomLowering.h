@@ -40,9 +40,13 @@ struct TileOperand {
 /// The rows of a [B, H, N, ...] kernel argument a tile covers: tile row r
 /// is `arg[batch, head, row + r]`, or with `alongHeads` (GQA packing of one
 /// query position) `arg[batch, head + r, row]`; rows r < count exist.
+/// With `col` (rows of a 4-D argument), the tile covers columns [col, col +
+/// cols) of those rows (split-KV's merge tiles the columns), else all.
 struct TileRows {
   Value batch, head, row, count;
   bool alongHeads = false;
+  Value col;
+  int64_t cols = 0;
 };
 
 class AtomLowering {

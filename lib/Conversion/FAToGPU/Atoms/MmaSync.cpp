@@ -253,8 +253,8 @@ std::pair<Value, Value> MmaSyncLowering::rowsView(OpBuilder &b, Location loc,
   SmallVector<int64_t> shape = {dyn};
   SmallVector<int64_t> strides = {dyn};
   if (rank == 4) {
-    int64_t cols = argTy.getDimSize(3);
-    offsets.push_back(zero);
+    int64_t cols = rows.col ? rows.cols : argTy.getDimSize(3);
+    offsets.push_back(rows.col ? OpFoldResult(rows.col) : zero);
     sizes.push_back(b.getIndexAttr(cols));
     shape.push_back(cols);
     strides.push_back(1);

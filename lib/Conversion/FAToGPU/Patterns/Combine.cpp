@@ -18,6 +18,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace mlir;
@@ -27,10 +28,12 @@ namespace {
 
 /// Splits per iteration of the merge's two loops when the split count is a
 /// run-time value: the LSE loop loads 2 values per split and thread, the
-/// sum loop 2 + 16 * Dv / 32 (the thread's acc elements: 66 at Dv = 128),
-/// so it takes fewer.
+/// sum loop 2 + 16 * C / 32 (its acc elements for a C-column tile: 66 for
+/// 128 columns, 18 for 32), so it takes as many splits as keep about
+/// kSumLoopLoads loads in flight (4 splits at 128 columns, as measured), 8
+/// at most.
 constexpr int64_t kMaxLoopUnroll = 8;
-constexpr int64_t kSumLoopUnroll = 4;
+constexpr int64_t kSumLoopLoads = 264;
 
 /// A tile [S, R(, C)] read from a kernel argument: element (s, r, c) is at
 /// `offsets[d] + strides[d] * i_d` of `buffer`, where i is (s, r, c) placed
@@ -218,8 +221,11 @@ struct LowerCombineTile : OpConversionPattern<CombineSplitsOp> {
     // The weights' sums and the weighted sums of the elements.
     SmallVector<Value> init(rowValues, zero);
     init.append(elements.size(), zero);
+    int64_t loadsPerSplit = rowValues + static_cast<int64_t>(elements.size());
+    int64_t sumUnroll = std::clamp<int64_t>(kSumLoopLoads / loadsPerSplit, 1,
+                                            kMaxLoopUnroll);
     auto sumLoop = forEachSplit(
-        kSumLoopUnroll, init,
+        sumUnroll, init,
         [&](OpBuilder &nb, Location l, Value s, Value valid,
             ValueRange sums) {
           SmallVector<Value> weights, next;

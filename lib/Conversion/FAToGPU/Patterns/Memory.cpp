@@ -214,6 +214,11 @@ struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
     Value n = index(op.getMixedSizes()[0]);
     TileRows destRows{index(at[0]), index(at[1]), index(at[2]), n,
                       *alongHeads};
+    // A tile of columns [c, c + cols) of the rows (split-KV's merge).
+    if (tile.getRank() == 2 && at.size() == 4 && !isZero(at[3])) {
+      destRows.col = index(at[3]);
+      destRows.cols = tile.getDimSize(1);
+    }
     if (rows.getRole() == FragmentRole::Acc) {
       // f16/bf16 (O) or f32 (split-KV's partial O).
       if (!tile.getElementType().isF16() && !tile.getElementType().isBF16() &&
