@@ -202,10 +202,11 @@ LogicalResult KVSplitter::split() {
                      : arith::MaxSIOp::create(b, loc, runtimeSplits, index(1))
                            .getResult();
   auto chunkOf = [&](Value keys) -> Value {
+    // (One op per statement: the order of a call's arguments is
+    // unspecified, and with it the order of the ops.)
     Value blocks = arith::CeilDivUIOp::create(b, loc, keys, index(blockN));
-    return arith::MulIOp::create(
-        b, loc, arith::CeilDivUIOp::create(b, loc, blocks, numSplits),
-        index(blockN));
+    Value perSplit = arith::CeilDivUIOp::create(b, loc, blocks, numSplits);
+    return arith::MulIOp::create(b, loc, perSplit, index(blockN));
   };
   Value chunk;
   if (!perSequence)

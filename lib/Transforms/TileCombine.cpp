@@ -300,12 +300,13 @@ LogicalResult CombineTiler::tile() {
   // Every column tile merges the LSE; the first one stores it (the others
   // insert no rows, so no two iterations write one element).
   OpFoldResult lseCount = nRows;
-  if (colTiles > 1)
-    lseCount = getAsOpFoldResult(arith::SelectOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, colTile,
-                              index(0)),
-        n, index(0)));
+  if (colTiles > 1) {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        colTile, index(0));
+    Value none = index(0);
+    lseCount =
+        getAsOpFoldResult(arith::SelectOp::create(b, loc, first, n, none));
+  }
   Value lseRows = tensor::ExtractSliceOp::create(
       b, loc,
       RankedTensorType::get(
