@@ -3,6 +3,8 @@
 // RUN: fa-opt %s --fa-to-ptx="splits=4" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=L3
 // RUN: fa-opt %s --fa-to-ptx="splits=1" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOSPLIT
 // RUN: not fa-opt %s --fa-to-ptx="splits=-2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: fa-opt %s --fa-to-ptx="splits=4 merge-dv=32" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=MERGE32
+// RUN: not fa-opt %s --fa-to-ptx="splits=4 merge-dv=48" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-MERGE
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="splits=0 output-dir=%t" -o /dev/null && FileCheck %s --check-prefix=RUNTIME --input-file=%t/decode_kernel.json
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="splits=0 output-dir=%t" -o /dev/null && FileCheck %s --check-prefix=RUNTIME-PTX --input-file=%t/decode_kernel.ptx
 // RUN: sed -e 's/x1x128/x?x128/g; s/x1xf32/x?xf32/g' %s | fa-opt --fa-to-ptx="splits=2" --mlir-print-ir-after=fa-tile-q-outer -o /dev/null 2>&1 | FileCheck %s --check-prefix=PREFILL
@@ -85,6 +87,14 @@
 // L3: scf.forall
 // L3: fa.combine_splits {{.*}} : tensor<4x32x16xf32>, tensor<4x32xf32> -> tensor<32x16xbf16, #acc_w2>, tensor<32xf32, #rows_w2>
 // L3: } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}
+
+// merge-dv sets the merge's tile width (--fa-tile-combine block-dv).
+// MERGE32: fa.finalize
+// MERGE32: %[[TILES:.*]] = arith.muli %{{.*}}, %c4{{.*}} : index
+// MERGE32: scf.forall (%{{.*}}, %[[X:.*]], %{{.*}}) in (%{{.*}}, %[[TILES]], 1)
+// MERGE32: arith.remui %[[X]], %c4{{.*}} : index
+// MERGE32: fa.combine_splits {{.*}} : tensor<4x32x32xf32>, tensor<4x32xf32> -> tensor<32x32xbf16, #acc_w2>, tensor<32xf32, #rows_w2>
+// BAD-MERGE: error: fa-tile-combine: block-dv (48) must divide the value head dim, got 'tensor<?x32x1x128xbf16>'
 
 // Unsplit, the decode kernel takes a third K/V stage (fa.kv_stages, from the
 // tiling); split, the table's two.
