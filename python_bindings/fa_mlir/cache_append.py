@@ -50,6 +50,9 @@ def append(k_cache, v_cache, k, v, cache_seqlens, block_table):
     b = k.shape[0]
     paged = block_table is not None
     capacity = block_table.shape[1] * k_cache.shape[1] if paged else k_cache.shape[1]
+    if capacity == 0 and n_new > 0:
+        raise ValueError("cannot append %d keys to a cache with no slots (k_cache shape %s)"
+                         % (n_new, tuple(k_cache.shape)))
     if isinstance(cache_seqlens, int):
         start = max(cache_seqlens, 0)
         if start + n_new > capacity:

@@ -91,8 +91,9 @@ def cache_mask(batch_size, cache_position=None, kv_length=None, kv_offset=0,
     if mask_function is causal_mask_function and kv_offset == 0 and \
             kwargs.get("local_size") is None and _no_padding(attention_mask):
         if allow_is_causal_skip:
-            # Where SDPA may use is_causal, no mask, as before (the skip
-            # returns before building anything).
+            # Where SDPA may use is_causal, no mask, as before. (Where it
+            # may not, sdpa_mask builds a mask that is dropped: only calls
+            # over a dynamic cache with 1 < Nq < Nk, a second prompt turn.)
             mask = sdpa_mask(allow_is_causal_skip=True, **full)
             if mask is None:
                 return None

@@ -301,6 +301,10 @@ def test_append_with_an_int_length(cpu_kernels):
     with pytest.raises(ValueError, match="appending 2 keys at position 31 overflows the "
                                          "cache's 32 slots"):
         ops.attention_with_kvcache(q, k, v, 31, k=knew, v=vnew)
+    # A cache without slots cannot take any, whatever the lengths say.
+    empty = rand(2, 0, 2, 16)
+    with pytest.raises(ValueError, match="cannot append 2 keys to a cache with no slots"):
+        ops.attention_with_kvcache(q, empty, empty.clone(), _lens(0, 0), k=knew, v=vnew)
 
 
 def test_append_past_the_capacity_stays_inside_the_tensors(cpu_kernels):
