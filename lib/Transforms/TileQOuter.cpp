@@ -397,6 +397,9 @@ SmallVector<Value> QOuterTiler::build() {
 /// four warps (d = 160, 192) keep their Q block: one or two warps would
 /// then copy the whole K/V tiles alone, and ptxas spills (20-460 bytes).
 /// The blocks, and the K/V stages when they differ from the table's (0).
+/// The most K/V stages --fa-pipeline-kv takes.
+constexpr int64_t kMaxKVStages = 4;
+
 struct AutoTiles {
   int64_t blockM, blockN, stages;
 };
@@ -487,6 +490,14 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
       return op.emitError("fa-tile-q-outer: page size ")
              << pageSize << " is not a multiple of 16, the smallest K/V "
              << "block of the sm_80 atom (a K/V block is read from one page)";
+  }
+  // A decode step's K/V block shrunk to a small page: more stages keep
+  // about as many keys in flight as the table's block would (at most
+  // fa-pipeline-kv's 4; the same shared memory or less). A shrunk Q block
+  // has the registers for them.
+  if (kvBlock < fitted->blockN && fitted->blockM < tableBlockM) {
+    int64_t base = stages ? stages : fitted->stages;
+    stages = std::min<int64_t>(kMaxKVStages, base * (fitted->blockN / kvBlock));
   }
   return AutoTiles{fitted->blockM, kvBlock, stages};
 }

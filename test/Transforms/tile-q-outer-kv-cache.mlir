@@ -102,6 +102,38 @@ func.func @auto_small_pages(%q: tensor<?x4x?x64xf16>, %k: tensor<?x32x2x64xf16>,
 
 // -----
 
+// A decode step (static Nq = 1) over 16-key pages at d = 128: the K/V block
+// shrinks from 64 keys to one page, and the loop nest asks for 4 K/V
+// stages (the table's decode step has 3) so that about as many keys are in
+// flight: 1.2-1.5x the GB/s of 3 stages on H200 decode steps
+// (docs/performance.md). 64-key pages keep the 64-key block and 3 stages.
+// AUTO-LABEL: func @auto_decode_small_pages
+// AUTO: scf.forall
+// AUTO: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16
+// AUTO: } {fa.kv_stages = 4 : i64}
+func.func @auto_decode_small_pages(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x16x8x128xbf16>, %v: tensor<?x16x8x128xbf16>,
+                                   %n: tensor<?xi32>, %t: tensor<?x?xi32>, %o: tensor<?x32x1x128xbf16>) -> tensor<?x32x1x128xbf16> {
+  %r = fa.attention ins(%q, %k, %v : tensor<?x32x1x128xbf16>, tensor<?x16x8x128xbf16>, tensor<?x16x8x128xbf16>)
+           key_lengths(%n : tensor<?xi32>) block_table(%t : tensor<?x?xi32>)
+           outs(%o : tensor<?x32x1x128xbf16>) causal -> tensor<?x32x1x128xbf16>
+  return %r : tensor<?x32x1x128xbf16>
+}
+
+// -----
+
+// AUTO-LABEL: func @auto_decode_large_pages
+// AUTO: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64
+// AUTO: } {fa.kv_stages = 3 : i64}
+func.func @auto_decode_large_pages(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x64x8x128xbf16>, %v: tensor<?x64x8x128xbf16>,
+                                   %n: tensor<?xi32>, %t: tensor<?x?xi32>, %o: tensor<?x32x1x128xbf16>) -> tensor<?x32x1x128xbf16> {
+  %r = fa.attention ins(%q, %k, %v : tensor<?x32x1x128xbf16>, tensor<?x64x8x128xbf16>, tensor<?x64x8x128xbf16>)
+           key_lengths(%n : tensor<?xi32>) block_table(%t : tensor<?x?xi32>)
+           outs(%o : tensor<?x32x1x128xbf16>) causal -> tensor<?x32x1x128xbf16>
+  return %r : tensor<?x32x1x128xbf16>
+}
+
+// -----
+
 // AUTO-LABEL: func @auto_large_pages
 // AUTO: fa.qk {{.*}} -> tensor<128x64xf32>
 func.func @auto_large_pages(%q: tensor<?x4x?x64xf16>, %k: tensor<?x256x2x64xf16>, %v: tensor<?x256x2x64xf16>,

@@ -191,7 +191,9 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
            "for the table's 8-warp entries, d = 160 and 192), and where "
            "the chip's shared memory holds a third K/V stage next to it (and "
            "not for-split-kv) the loop nest gets fa.kv_stages = 3 for "
-           "--fa-pipeline-kv{stages=0}">,
+           "--fa-pipeline-kv{stages=0}; a decode step whose K/V block "
+           "shrinks to a small page gets as many more stages as the block "
+           "shrank, up to 4">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "With auto-blocks: the GPU whose shared memory the tiles must "
            "fit (fa/Dialect/FA/IR/Chips.h)">,
