@@ -277,8 +277,8 @@ LogicalResult CombineTiler::tile() {
     col0 = arith::MulIOp::create(b, loc, colTile, index(cols));
   }
   Value r0 = arith::MulIOp::create(b, loc, tileIndex, index(rows));
-  Value n = arith::MinSIOp::create(
-      b, loc, index(rows), arith::SubIOp::create(b, loc, lineExtent, r0));
+  Value left = arith::SubIOp::create(b, loc, lineExtent, r0);
+  Value n = arith::MinSIOp::create(b, loc, index(rows), left);
   Value head = alongHeads ? r0 : hi;
   Value query = alongHeads ? qi : r0;
   Value outPartial =
