@@ -4,10 +4,12 @@
 // RUN: not fa-opt %s --fa-tile-combine=block-m=256 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
 // RUN: not fa-opt %s --fa-tile-combine=block-dv=-8 2>&1 | FileCheck %s --check-prefix=BAD-COLS
 // RUN: not fa-opt %s -split-input-file --fa-tile-combine=block-dv=48 2>&1 | FileCheck %s --check-prefix=NOT-DIVIDING
+// RUN: not fa-opt %s -split-input-file --fa-tile-combine=block-dv=4 2>&1 | FileCheck %s --check-prefix=NARROW
 
 // BAD-OPTION: fa-tile-combine: option block-m must be 0 (pick from the shapes) or a multiple of 16 up to 128
 // BAD-COLS: fa-tile-combine: option block-dv must be 0 (16 where it divides the value head dim, else all of it) or a column count that divides it, got -8
 // NOT-DIVIDING: error: fa-tile-combine: block-dv (48) must divide the value head dim, got 'tensor<?x32x1x128xbf16>'
+// NARROW: error: fa-tile-combine: #fa.mma_sync: acc tile columns (4) must be a multiple of 8, the n of mma.m16n8k16
 
 // The pass's input is --fa-split-kv's output after the loop nest: the
 // workspaces [S * B, H, Nq, Dv] / [S * B, H, Nq] viewed as [S, B, ...] by
