@@ -9,21 +9,8 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from fa_mlir.reference import use_reference_kernels  # noqa: E402
-
-
-@pytest.fixture
-def cpu_kernels(monkeypatch):
-    return use_reference_kernels(monkeypatch)
-
-
-def rand(*shape, dtype=torch.float16):
-    return torch.randn(*shape, dtype=dtype)
-
-
-def close(a, b, dtype):
-    tol = 2e-2 if dtype == torch.float16 else 4e-2
-    return torch.allclose(a.float(), b.float(), atol=tol, rtol=tol)
+# The CPU stand-in for the kernels and the input helpers of the torch tests.
+from test_torch_mock import close, cpu_kernels, rand  # noqa: E402,F401
 
 
 def tiny_llama(attn):
