@@ -37,6 +37,7 @@ import triton
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import configs
+from timing import interleaved_times
 # The runtime lives in python_bindings/fa_mlir (pure Python, torch and
 # cuda-python only); the GPU machine uses it from the source tree.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
@@ -56,11 +57,8 @@ def time_ms(fn):
 
 
 def interleaved(calls, repeats):
-    names = list(calls)
-    times = {n: [] for n in names}
-    for r in range(repeats):
-        for n in names[r % len(names):] + names[:r % len(names)]:
-            times[n].append(time_ms(calls[n]))
+    """{name: median ms} of `calls` timed round by round (timing.py)."""
+    times = interleaved_times(calls, repeats, timer=time_ms)
     return {n: statistics.median(t) for n, t in times.items()}
 
 

@@ -33,33 +33,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import fa_mlir
 from fa_mlir.ops import decode_splits
-
-CALLS_PER_GRAPH = 20
-
-
-def graph_time_ms(fn):
-    """Per-call time of `fn` replayed from a CUDA graph of 20 calls."""
-    stream = torch.cuda.Stream()
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            fn()
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph, stream=stream):
-        for _ in range(CALLS_PER_GRAPH):
-            fn()
-    graph.replay()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(5):
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / CALLS_PER_GRAPH)
-    return statistics.median(times)
-
+from timing import interleaved_times
 
 def sdpa(backend, q, k, v):
     with sdpa_kernel(backend):
@@ -108,11 +82,7 @@ def main():
         if kv_bytes > a.max_gib * 2**30 or b * nk * hkv * 128 >= 2**31:
             continue  # Too big, or past the kernels' 32-bit indices.
         calls, _ = calls_for(b, hq, hkv, nk, a.page_sizes)
-        times = {n: [] for n in calls}
-        names = list(calls)
-        for r in range(a.repeats):
-            for n in names[r % len(names):] + names[:r % len(names)]:
-                times[n].append(graph_time_ms(calls[n]))
+        times = interleaved_times(calls, a.repeats)
         row = {"B": b, "Hq": hq, "Hkv": hkv, "Nk": nk,
                "splits": decode_splits(torch.device("cuda"), b, hq, hkv, nk),
                "kv_bytes": kv_bytes, "ms": {}, "gbps": {}, "spread": {}}

@@ -24,7 +24,7 @@ import sys
 import torch
 
 import fa_mlir
-from bench_kvcache import graph_time_ms
+from timing import interleaved_times
 
 HQ, HKV = 32, 8
 
@@ -66,11 +66,7 @@ def main():
     for d in a.head_dims:
         for kind, lengths, _ in cases(d):
             calls = calls_for(kind, lengths, d)
-            times = {n: [] for n in calls}
-            names = list(calls)
-            for r in range(a.repeats):
-                for n in names[r % len(names):] + names[:r % len(names)]:
-                    times[n].append(graph_time_ms(calls[n]))
+            times = interleaved_times(calls, a.repeats)
             ms = {n: statistics.median(t) for n, t in times.items()}
             # Causal FLOPs of the real sequences: 4 * n^2 / 2 * H * d each.
             flops = sum(2.0 * n * n * HQ * d for n in lengths)

@@ -29,7 +29,7 @@ HEAD_DIMS = tuple(range(16, 257, 16))
 # kernel (tests/test_torch_mock.py) widen this.
 DEVICE_TYPES = ("cuda",)
 
-_plans = {}  # (dtype, Hq, Hkv, D, Dv, causal, window, capped, q_len, splits) -> LoadedPlan
+_plans = {}  # _loaded_plan's key -> LoadedPlan
 _multiprocessors = {}  # device index -> multiprocessor count
 
 
@@ -123,33 +123,46 @@ def _options(causal, scale, softcap, window, head_dim):
     return float(scale), float(softcap), left, right
 
 
-def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None, splits=1):
-    """The loaded plan of a configuration (memoised by a plain tuple: the
-    configuration's digest is computed on the first call only). `q_len` 1
-    (a decode step) asks for the kernel compiled for one static query, whose
-    Q block is 16 rows instead of 128 (docs/performance.md, "Decode"), and
-    `splits` 0 for its split-KV form with the split count a run-time
-    parameter (`num_splits`; > 1: the form compiled for that count); where a
-    kernel cannot be had (a kernel directory without it and no compiler),
-    the unsplit one, then the dynamic-Nq one, serves."""
-    key = (dtype, hq, hkv, d, dv, causal, window, capped, q_len, splits)
+def _loaded_plan(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None, splits=1,
+                 **form):
+    """The loaded plan of a configuration, memoised by a plain tuple (the
+    configuration's digest is computed on the first call only). `form`: the
+    rest of kernels.attention_config's arguments (backward, deterministic,
+    key_lengths, page_size, varlen). Where a kernel cannot be had (a kernel
+    directory without it and no compiler), a split-KV form falls back to the
+    unsplit one, then a static-Nq form to the dynamic-Nq one; the last
+    lookup's error is raised."""
+    key = (dtype, hq, hkv, d, dv, causal, window, capped, q_len, splits,
+           tuple(sorted(form.items())))
     plan = _plans.get(key)
     if plan is None:
         config = _kernels.attention_config(
             dtype, hq, hkv, d, dv, causal=causal,
             window=None if window == (-1, -1) else window, softcap=capped, q_len=q_len,
-            splits=splits)
+            splits=splits, **form)
         try:
             plan = _kernels.default_cache.get(config)
         except (MissingKernelError, CompilerUnavailableError):
             if splits != 1:
-                plan = plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len)
+                plan = _loaded_plan(dtype, hq, hkv, d, dv, causal, window, capped, q_len, 1,
+                                    **form)
             elif q_len is not None:
-                plan = plan_for(dtype, hq, hkv, d, dv, causal, window, capped)
+                plan = _loaded_plan(dtype, hq, hkv, d, dv, causal, window, capped, None, 1,
+                                    **form)
             else:
                 raise
         _plans[key] = plan
     return plan
+
+
+def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None, splits=1):
+    """The loaded forward plan of a configuration. `q_len` 1 (a decode step)
+    asks for the kernel compiled for one static query, whose Q block is 16
+    rows instead of 128 (docs/performance.md, "Decode"), and `splits` 0 for
+    its split-KV form with the split count a run-time parameter
+    (`num_splits`; > 1: the form compiled for that count); fallbacks as in
+    _loaded_plan."""
+    return _loaded_plan(dtype, hq, hkv, d, dv, causal, window, capped, q_len, splits)
 
 
 def decode_splits(device, batch, hq, hkv, nk):
@@ -231,18 +244,11 @@ def _attention_fake(q, k, v, causal, scale, window_left, window_right, softcap, 
 
 def backward_plan_for(dtype, hq, hkv, d, dv, causal, window, capped, deterministic=False):
     """The loaded backward plan (fa.attention_backward's three kernels) of a
-    configuration, memoised like plan_for. `deterministic`: the bitwise
-    reproducible dQ (its own kernel) instead of FlashAttention-2's atomic
-    accumulation (docs/backward.md)."""
-    key = ("backward", dtype, hq, hkv, d, dv, causal, window, capped, deterministic)
-    plan = _plans.get(key)
-    if plan is None:
-        config = _kernels.attention_config(
-            dtype, hq, hkv, d, dv, causal=causal,
-            window=None if window == (-1, -1) else window, softcap=capped, backward=True,
-            deterministic=deterministic)
-        plan = _plans[key] = _kernels.default_cache.get(config)
-    return plan
+    configuration. `deterministic`: the bitwise reproducible dQ (its own
+    kernel) instead of FlashAttention-2's atomic accumulation
+    (docs/backward.md)."""
+    return _loaded_plan(dtype, hq, hkv, d, dv, causal, window, capped, backward=True,
+                        deterministic=deterministic)
 
 
 def _setup_context(ctx, inputs, output):
@@ -436,28 +442,10 @@ def check_cache_inputs(q, k_cache, v_cache, cache_seqlens, block_table):
 
 
 def cache_plan_for(dtype, hq, hkv, d, causal, window, capped, q_len, splits, page_size):
-    """The loaded plan of a K/V-cache configuration (memoised like plan_for;
-    page_size None: a dense cache with per-sequence lengths)."""
-    key = ("kv-cache", dtype, hq, hkv, d, causal, window, capped, q_len, splits, page_size)
-    plan = _plans.get(key)
-    if plan is None:
-        config = _kernels.attention_config(
-            dtype, hq, hkv, d, d, causal=causal,
-            window=None if window == (-1, -1) else window, softcap=capped, q_len=q_len,
-            splits=splits, key_lengths=True, page_size=page_size)
-        try:
-            plan = _kernels.default_cache.get(config)
-        except (MissingKernelError, CompilerUnavailableError):
-            if splits != 1:
-                plan = cache_plan_for(dtype, hq, hkv, d, causal, window, capped, q_len, 1,
-                                      page_size)
-            elif q_len is not None:
-                plan = cache_plan_for(dtype, hq, hkv, d, causal, window, capped, None, 1,
-                                      page_size)
-            else:
-                raise
-        _plans[key] = plan
-    return plan
+    """The loaded plan of a K/V-cache configuration (page_size None: a dense
+    cache with per-sequence lengths); fallbacks as in _loaded_plan."""
+    return _loaded_plan(dtype, hq, hkv, d, d, causal, window, capped, q_len, splits,
+                        key_lengths=True, page_size=page_size)
 
 
 def kvcache_impl(q, k_cache, v_cache, cache_seqlens, block_table, causal, scale, window_left,
@@ -605,14 +593,8 @@ def check_varlen_inputs(q, k, v, cu_seqlens_q, cu_seqlens_k):
 
 
 def varlen_plan_for(dtype, hq, hkv, d, causal, window, capped):
-    key = ("varlen", dtype, hq, hkv, d, causal, window, capped)
-    plan = _plans.get(key)
-    if plan is None:
-        config = _kernels.attention_config(
-            dtype, hq, hkv, d, d, causal=causal,
-            window=None if window == (-1, -1) else window, softcap=capped, varlen=True)
-        plan = _plans[key] = _kernels.default_cache.get(config)
-    return plan
+    """The loaded plan of packed sequences (fa_mlir.attention_varlen)."""
+    return _loaded_plan(dtype, hq, hkv, d, d, causal, window, capped, varlen=True)
 
 
 def varlen_impl(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, window_left,

@@ -389,6 +389,35 @@ def test_split_decode_kernel_falls_back_to_the_unsplit_one(monkeypatch):
     assert asked == [(1, 8), (1, 1)]
 
 
+def test_cache_kernel_falls_back_in_its_own_form(monkeypatch):
+    """A K/V-cache decode kernel falls back like plan_for's (split, then
+    static Nq), and every lookup keeps the cache form: never a kernel
+    without key lengths or with another page size. Backward and packed
+    forms have no fallback: their lookup error is the caller's."""
+    from fa_mlir import MissingKernelError
+    from fa_mlir import kernels as K
+    asked = []
+
+    def get(config):
+        splits = int(config.pipeline_options().get("splits", 1))
+        spec = config.spec
+        asked.append((spec.q_len, splits, spec.key_lengths, spec.page_size))
+        if spec.q_len is not None or spec.varlen or spec.backward:
+            raise MissingKernelError("only dynamic-Nq cache kernels here")
+        return "cache plan"
+    monkeypatch.setattr(K.default_cache, "get", get)
+    monkeypatch.setattr(ops, "_plans", {})
+    assert ops.cache_plan_for("bf16", 32, 8, 128, True, (-1, 0), False, 1, 0, 64) == "cache plan"
+    assert asked == [(1, 0, True, 64), (1, 1, True, 64), (None, 1, True, 64)]
+    # Another page size is another kernel.
+    assert ops.cache_plan_for("bf16", 32, 8, 128, True, (-1, 0), False, 1, 0, 16) == "cache plan"
+    assert asked[3:] == [(1, 0, True, 16), (1, 1, True, 16), (None, 1, True, 16)]
+    with pytest.raises(MissingKernelError):
+        ops.varlen_plan_for("bf16", 32, 8, 128, True, (-1, 0), False)
+    with pytest.raises(MissingKernelError):
+        ops.backward_plan_for("bf16", 32, 8, 128, 128, True, (-1, 0), False)
+
+
 def test_decode_step_runs_with_the_reference(cpu_kernels):
     q, k, v = rand(2, 8, 1, 64), rand(2, 2, 300, 64), rand(2, 2, 300, 64)
     o, lse = ops.attention(q, k, v, causal=True, return_lse=True)

@@ -99,13 +99,48 @@ def gen_attention(rng):
     if rng.random() < 0.3:
         attrs += " softcap(%s)" % pick(rng, ["30.0", "50.0", "0.5"] + (["0.0", "-5.0", "0x7F800000"] if off else []))
     with_lse = rng.random() < 0.6
+    # A K/V cache (key_lengths, maybe a paged pool and its block table) or
+    # packed sequences (cu_seqlens): extra operands between ins and outs.
+    extra_args, extra = [], ""
+    form = pick(rng, ["dense", "cache", "paged", "varlen"], [6, 1, 1, 1])
+    ity = lambda s: "%s<%s>" % (kind, s)  # noqa: E731
+    lens_ty = pick(rng, ["i32", "i64", "f32", "index"], [8, 1, 1, 1] if off else [1, 0, 0, 0])
+    if form in ("cache", "paged"):
+        lens = ity("%sx%s" % (b if not off or rng.random() < 0.8 else pick(rng, ["1", "5", "?"]), lens_ty))
+        extra_args.append("%%n: %s" % lens)
+        extra = " key_lengths(%%n : %s)" % lens
+        if form == "paged":
+            page = pick(rng, [16, 32, 64, 256] + ([1, 24, 0] if off else []))
+            pages = dim([1, 4, 9])
+            k = "%sx%dx%dx%d" % (pages, page, hkv, d)
+            v = "%sx%dx%dx%d" % (pages, page, hkv, dv)
+            table = ity("%sx%sx%s" % (b, dim([1, 3, 16]), lens_ty))
+            if off and rng.random() < 0.3:
+                table = ity("%sx%s" % (b, lens_ty))
+            extra_args.append("%%t: %s" % table)
+            extra += " block_table(%%t : %s)" % table
+    elif form == "varlen":
+        if not off:
+            b = "1"
+        q = "%sx%dx%sx%d" % (b, hq, nq, d)
+        k = "%sx%dx%sx%d" % (b, hkv, nk, d)
+        v = "%sx%dx%sx%d" % (b, hkv, nk, dv)
+        o = "%sx%dx%sx%d" % (b, hq, nq, dv)
+        lse = "%sx%dx%s" % (b, hq, nq)
+        seqs = dim([1, 2, 3, 9])
+        cq = ity("%sx%s" % (seqs, lens_ty))
+        ck = ity("%sx%s" % (seqs if not off or rng.random() < 0.7 else dim([2, 4]), lens_ty))
+        extra_args += ["%%cq: %s" % cq, "%%ck: %s" % ck]
+        extra = " cu_seqlens(%%cq, %%ck : %s, %s)" % (cq, ck)
     outs = "%%o, %%l : %s, %s" % (ty(o), ty(lse, "f32")) if with_lse else "%%o : %s" % ty(o)
     args = "%%q: %s, %%k: %s, %%v: %s, %%o: %s" % (ty(q), ty(k), ty(v), ty(o))
     if with_lse:
         args += ", %%l: %s" % ty(lse, "f32")
+    for a in extra_args:
+        args += ", " + a
     ins = "%%q, %%k, %%v : %s, %s, %s" % (ty(q), ty(k), ty(v))
     name = pick(rng, ["attn", "f", "attn.layer0", "a-b", "0x", "_k$", "../up", "kernel"])
-    if not memref and rng.random() < 0.3:
+    if not memref and form == "dense" and rng.random() < 0.3:
         # fa.attention_backward on the same shapes: Q, K, V, O, dO, LSE -> dQ, dK, dV.
         grads = "%s, %s, %s" % (ty(q), ty(k), ty(v))
         return ("func.func @\"%s\"(%%q: %s, %%k: %s, %%v: %s, %%o: %s, %%do: %s, %%l: %s, "
@@ -117,12 +152,12 @@ def gen_attention(rng):
                     ty(v), grads, ty(q), ty(k), ty(v), ty(o), ty(o), ty(lse, "f32"), grads,
                     attrs, grads, grads))
     if memref:
-        return ("func.func @\"%s\"(%s) {\n  fa.attention ins(%s) outs(%s)%s\n  return\n}\n" % (
-            name, args, ins, outs, attrs)).replace("%%", "%")
+        return ("func.func @\"%s\"(%s) {\n  fa.attention ins(%s)%s outs(%s)%s\n  return\n}\n" % (
+            name, args, ins, extra, outs, attrs)).replace("%%", "%")
     results = "%s, %s" % (ty(o), ty(lse, "f32")) if with_lse else ty(o)
     rets = "%0, %1" if with_lse else "%0"
-    return ("func.func @\"%s\"(%s) -> (%s) {\n  %s = fa.attention ins(%s) outs(%s)%s -> %s\n"
-            "  return %s : %s\n}\n" % (name, args, results, rets, ins, outs, attrs, results, rets,
+    return ("func.func @\"%s\"(%s) -> (%s) {\n  %s = fa.attention ins(%s)%s outs(%s)%s -> %s\n"
+            "  return %s : %s\n}\n" % (name, args, results, rets, ins, extra, outs, attrs, results, rets,
                                        results)).replace("%%", "%")
 
 
@@ -186,7 +221,9 @@ def fa_passes(rng):
         "--fa-pipeline-kv=stages=%s" % n(["0", "2", "3", "4", "1", "9"]),
         "--fa-warp-block-skip",
         "--fa-split-kv=splits=%s" % n(["2", "3", "4", "16", "1", "0", "2000"]),
-        "--fa-tile-combine=block-m=%s" % n(["0", "16", "32", "64", "128", "24", "-16"]),
+        "--fa-tile-combine=block-m=%s block-dv=%s" % (n(["0", "16", "32", "64", "128", "24", "-16"]),
+                                                      n(["0", "8", "16", "32", "4", "24", "-8"])),
+        "--fa-tile-q-outer=auto-blocks=true for-split-kv=true",
         "--fa-lower-to-gpu=chip=%s index-bitwidth=%s" % (n(["sm_80", "sm_86", "sm_90", "sm_90a", "sm_75", "sm_100", "sm_120", "gfx90a", ""]),
                                                          n(["32", "64", "16"])),
         "--fa-tile-kv-outer=block-m=%s block-n=%s" % (n(["16", "32", "64", "0", "7"]),
@@ -215,6 +252,8 @@ def random_pipeline(rng, out_dir):
                           ("rescale", ["auto", "before-exp", "after-exp"]),
                           ("pack-gqa", ["true", "false"]), ("warp-block-skip", ["true", "false"]),
                           ("splits", ["1", "2", "4", "7", "0", "4096"]),
+                          ("merge-dv", ["0", "8", "16", "32", "12", "-1"]),
+                          ("dq", ["auto", "atomic", "deterministic", "x"]),
                           ("features", ["+ptx80", "+ptx60", "+ptx86", "+ptx90", "+ptx99", "garbage", ""]),
                           ("index-bitwidth", ["32", "64", "8"]), ("opt-level", ["0", "2", "3", "9"])):
             if rng.random() < 0.35:
