@@ -32,11 +32,16 @@ namespace {
 constexpr int64_t kRowsPerWarp = 16;
 constexpr int64_t kMaxRows = 128;
 /// Columns of a tile when block-dv is 0 (where they divide Dv): a thread of
-/// the merge then holds 8 elements, not 64 (at Dv = 128), so the loads of 8
-/// splits are in flight at once, and there are Dv / 16 times as many thread
-/// blocks. Measured against whole rows and 32 columns on the H200
-/// (docs/performance.md, "split-KV's merge in column tiles").
-constexpr int64_t kAutoCols = 16;
+/// the merge then holds 4 elements, not 64 (at Dv = 128), and there are
+/// Dv / 8 times as many thread blocks. Every split costs a thread of the
+/// merge about one memory latency whatever the unroll (ptxas interleaves
+/// the loads with the arithmetic that uses them), so the more threads
+/// share the splits' elements the better: 8 columns against 16 are
+/// 1.00-1.15x the GB/s of a decode step, the most at B = 1 with many
+/// splits; 16 against whole rows and 32, 1.5-2.3x (docs/performance.md,
+/// "the merge in 8-column tiles", "split-KV's merge in column tiles"). 8 is
+/// the MMA atom's accumulator fragment width, the narrowest tile.
+constexpr int64_t kAutoCols = 8;
 
 /// Where the rows of one split come from: `source` is the rank-5 partial
 /// result [S, B, H, Nq(, Dv)], or, looking through --fa-split-kv's
@@ -352,7 +357,7 @@ struct FATileCombinePass : fa::impl::FATileCombineBase<FATileCombinePass> {
     }
     if (blockDv < 0) {
       mlir::emitError(getOperation()->getLoc())
-          << "fa-tile-combine: option block-dv must be 0 (16 where it "
+          << "fa-tile-combine: option block-dv must be 0 (8 where it "
              "divides the value head dim, else all of it) or a column count "
              "that divides it, got "
           << blockDv.getValue();

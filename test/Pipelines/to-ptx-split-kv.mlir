@@ -44,8 +44,8 @@
 // CHECK-NEXT: "partial_o",
 // CHECK-NEXT: "partial_lse",
 // CHECK-NEXT: "softmax_scale_log2"
-//     The merge: 32 heads in a tile of 2 warps and 16 of the 128 columns
-//     (8 column tiles along x), per (position, batch).
+//     The merge: 32 heads in a tile of 2 warps and 8 of the 128 columns
+//     (16 column tiles along x), per (position, batch).
 // CHECK:   "block": [
 // CHECK-NEXT: 64,
 // CHECK:   "name": "decode_kernel_1",
@@ -79,13 +79,13 @@
 
 // Before the GPU lowering, the split attention nest stores f32 partials
 // (at batch s * B + b) and the merge is its own loop nest mapped to the grid,
-// its tiles 16 columns wide.
+// its tiles 8 columns wide.
 // L3-NOT: fa.kv_stages
 // L3: scf.forall
 // L3: fa.finalize {{.*}} -> tensor<16x128xf32, #acc_w1>
 // L3: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
 // L3: scf.forall
-// L3: fa.combine_splits {{.*}} : tensor<4x32x16xf32>, tensor<4x32xf32> -> tensor<32x16xbf16, #acc_w2>, tensor<32xf32, #rows_w2>
+// L3: fa.combine_splits {{.*}} : tensor<4x32x8xf32>, tensor<4x32xf32> -> tensor<32x8xbf16, #acc_w2>, tensor<32xf32, #rows_w2>
 // L3: } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}
 
 // merge-dv sets the merge's tile width (--fa-tile-combine block-dv).

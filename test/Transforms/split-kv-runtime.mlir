@@ -41,10 +41,10 @@
 // COMBINE: %[[ROWS:.*]] = tensor.dim %[[R]]#0, %{{.*}} : tensor<?x8x1x16xf32>
 // COMBINE: %[[B:.*]] = arith.divui %[[ROWS]], %[[S]] : index
 // COMBINE: scf.forall (%[[BI:.*]], %{{.*}}, %[[QI:.*]]) in (%[[B]], %{{.*}}, 1)
-// COMBINE: tensor.extract_slice %[[R]]#0[%[[BI]], %{{.*}}, %[[QI]], 0] [%[[S]], %{{.*}}, 1, 16] [%[[B]], 1, 1, 1] : tensor<?x8x1x16xf32> to tensor<?x?x16xf32>
+// COMBINE: tensor.extract_slice %[[R]]#0[%[[BI]], %{{.*}}, %[[QI]], %{{.*}}] [%[[S]], %{{.*}}, 1, 8] [%[[B]], 1, 1, 1] : tensor<?x8x1x16xf32> to tensor<?x?x8xf32>
 // COMBINE: tensor.pad
-// COMBINE: } : tensor<?x?x16xf32> to tensor<?x16x16xf32>
-// COMBINE: fa.combine_splits {{.*}} : tensor<?x16x16xf32>, tensor<?x16xf32> -> tensor<16x16xf16, #{{.*}}>, tensor<16xf32, #{{.*}}>
+// COMBINE: } : tensor<?x?x8xf32> to tensor<?x16x8xf32>
+// COMBINE: fa.combine_splits {{.*}} : tensor<?x16x8xf32>, tensor<?x16xf32> -> tensor<16x8xf16, #{{.*}}>, tensor<16xf32, #{{.*}}>
 
 func.func @decode(%q: tensor<2x8x1x16xf16>, %k: tensor<2x2x?x16xf16>,
                   %v: tensor<2x2x?x16xf16>, %o: tensor<2x8x1x16xf16>,

@@ -82,7 +82,7 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
   PassOptions::Option<int64_t> mergeDv{
       *this, "merge-dv",
       llvm::cl::desc("Split-KV: columns of one tile of the merge kernel "
-                     "(--fa-tile-combine block-dv; 0 = 16 where they divide "
+                     "(--fa-tile-combine block-dv; 0 = 8 where they divide "
                      "the value head dim)"),
       llvm::cl::init(0)};
   PassOptions::Option<bool> warpBlockSkip{

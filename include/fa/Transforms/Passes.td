@@ -716,14 +716,15 @@ def FATileCombine : Pass<"fa-tile-combine"> {
     `block-m = 0` (the default) picks the fewest whole warps (16 rows
     each) that hold the line of rows in one tile when it is static and at
     most 64 rows long (`Nq`, or `H` along the heads), and 64 rows otherwise.
-    A tile also covers `block-dv` columns (default 16 where they divide
-    `Dv`): the row tile `t`'s column tile `c` is grid index `t * (Dv /
+    A tile also covers `block-dv` columns (default 8, the atom's fragment
+    width, where they divide `Dv`): the row tile `t`'s column tile `c` is grid index `t * (Dv /
     block-dv) + c` along x. Each column tile merges its rows' LSE (the
     weights need it) and the first one stores it. Narrower tiles mean more
     thread blocks and fewer elements per thread, so more splits' loads in
     flight: with whole 128-column rows a decode step's merge was one thread
     block of 64 threads at B = 1, about 2.3 us per split; 16-column tiles
-    made B = 1 decode steps 1.5-2.3x faster (docs/performance.md). The CPU path runs the tiled form too
+    made B = 1 decode steps 1.5-2.3x faster, 8-column ones another
+    1.00-1.15x (docs/performance.md). The CPU path runs the tiled form too
     (`--fa-decompose-tiles`), so the equivalence tests cover it.
   }];
   let options = [
@@ -731,7 +732,7 @@ def FATileCombine : Pass<"fa-tile-combine"> {
            "Rows of one tile: 16, 32, 48 or 64 (one warp per 16 rows); 0 "
            "picks 16 or 64 from the shapes">,
     Option<"blockDv", "block-dv", "int64_t", /*default=*/"0",
-           "Columns of one tile, dividing the value head dim; 0 picks 16 "
+           "Columns of one tile, dividing the value head dim; 0 picks 8 "
            "where it divides it, else the whole row">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",

@@ -4,7 +4,8 @@ fa_mlir's decode kernels take the count at run time (`fa-to-ptx{splits=0}`:
 the launch plan's `num_splits`), so the rule below may pick any count; it
 picks among SPLIT_COUNTS, the counts it was fitted to. The rule, from the
 H200 measurements of docs/performance.md ("split-KV's merge in column
-tiles": the run-time-count kernels, whose merge runs in 16-column tiles):
+tiles": the run-time-count kernels, whose merge ran in 16-column tiles; 8-column tiles since, whose best
+counts were the same on the shapes remeasured):
 
 * the attention kernel's thread blocks (one warp each for a decode step:
   B x Hkv x ceil(Hq / Hkv / 16) with GQA packing) times S should fill about

@@ -8,7 +8,7 @@
 // sliding window, softcap, f16/bf16, and the L3 passes (warps, schedule,
 // K/V pipeline) run on the split nest; with --combine-rows the merge is
 // tiled too (--fa-tile-combine: row tiles of queries, or of heads for a
-// static Nq = 1, the last tile partial; 16 columns wide where they divide
+// static Nq = 1, the last tile partial; 8 columns wide where they divide
 // Dv), which is the IR the GPU lowering
 // gets from --fa-to-ptx with splits > 1. With --split-kv 0 the count is a
 // run-time value (the function's argument marked fa.num_splits, which main
@@ -36,7 +36,7 @@
 // RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 130 --D 16 --causal --block-m 32 --block-n 16 --skip --warps 2 --split-kv 3 --combine-rows 32
 // RUN: %{eq} %{f32} --dynamic --B 2 --Hq 4 --Hkv 2 --Nq 37 --Nk 90 --D 16 --causal --block-m 16 --block-n 16 --skip --split-kv 5 --combine-rows 0
 // RUN: %{eq} %{f32} --Hq 2 --Hkv 1 --Nq 70 --Nk 20 --D 16 --causal --block-m 16 --block-n 16 --skip --split-kv 4 --combine-rows 64
-// Dv = 32, 64 and 128: the merge's tiles are 16 columns wide (2, 4 and 8
+// Dv = 32, 64 and 128: the merge's tiles are 8 columns wide (4, 8 and 16
 // column tiles; only the first stores the LSE).
 // RUN: %{eq} %{f16} --B 2 --Hq 8 --Hkv 2 --Nq 1 --Nk 150 --D 64 --block-m 16 --block-n 32 --skip --pack-gqa --split-kv 3 --warps 1 --combine-rows 16
 // RUN: %{eq} %{bf16} --Hq 2 --Hkv 1 --Nq 19 --Nk 100 --D 128 --causal --block-m 16 --block-n 32 --skip --split-kv 0 --num-splits 3 --combine-rows 16
