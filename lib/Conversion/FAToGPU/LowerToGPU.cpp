@@ -143,7 +143,8 @@ LogicalResult KernelLowering::convertBody(OutlinedLoopNest &nest) {
                       MemRefLayoutAttrInterface(),
                       gpu::AddressSpaceAttr::get(
                           b.getContext(), gpu::AddressSpace::Workgroup)));
-  atom->setUp(b, loc, threadId, dynamicShared, nest.numWarps);
+  atom->setUp(b, loc, threadId, dynamicShared, nest.numWarps,
+              nest.replicas);
 
   MLIRContext *ctx = module.getContext();
   FragmentTypeConverter converter;

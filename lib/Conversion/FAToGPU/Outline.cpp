@@ -396,7 +396,14 @@ LogicalResult Outliner::readWarps() {
                 << nest.numWarps << " and " << rows.getNumWarps();
         return false;
       }
+      if (nest.numWarps && nest.replicas != rows.getReplicas()) {
+        error() << "all tiles of one kernel must be held by the same number "
+                   "of warp groups (replicas), got "
+                << nest.replicas << " and " << rows.getReplicas();
+        return false;
+      }
       nest.numWarps = rows.getNumWarps();
+      nest.replicas = rows.getReplicas();
       return true;
     };
     for (Type t : op->getResultTypes())
@@ -583,7 +590,7 @@ LogicalResult Outliner::buildKernel() {
       gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(32 * nest.numWarps), 1, 1}));
+      {static_cast<int32_t>(nest.threads()), 1, 1}));
   nest.kernel = kernel;
   nest.plan.name = name;
 
@@ -732,7 +739,7 @@ LogicalResult Outliner::planGrid() {
   LaunchPlan::Kernel k;
   k.name = nest.plan.name;
   k.grid.assign(exprs.begin(), exprs.end());
-  k.threads = 32 * nest.numWarps;
+  k.threads = nest.threads();
   for (const LaunchPlan::Tensor &t : nest.plan.tensors)
     k.params.push_back(t.name);
   for (const LaunchPlan::Scalar &s : nest.plan.scalars)

@@ -34,8 +34,10 @@ namespace fa {
 struct OutlinedLoopNest {
   scf::ForallOp forall;
   gpu::GPUFuncOp kernel;
-  /// Warps of the thread block (from the layouts).
-  int64_t numWarps = 0;
+  /// Warps of one group and groups of the thread block (from the layouts:
+  /// #fa.warp_rows num_warps and replicas).
+  int64_t numWarps = 0, replicas = 1;
+  int64_t threads() const { return 32 * numWarps * replicas; }
   /// Host values passed as the kernel's arguments, in order.
   SmallVector<Value> hostArgs;
   /// Which forall results the output arguments are: hostArgs[outputBase + i]

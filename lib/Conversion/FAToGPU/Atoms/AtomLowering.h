@@ -55,9 +55,13 @@ public:
 
   /// Emits, at the kernel's entry, the thread geometry every other method
   /// uses (lane, warp, per-lane offsets). `threadId` is gpu.thread_id x of a
-  /// block of `numWarps` warps; `dynamicShared` the dynamic shared memory.
+  /// block of `replicas` groups of `numWarps` warps (#fa.warp_rows: every
+  /// group holds every tile); `dynamicShared` the dynamic shared memory.
+  /// Fragment geometry is that of the executing thread's group; the stores
+  /// and atomics below are issued by group 0 only, the copies by all.
   virtual void setUp(OpBuilder &b, Location loc, Value threadId,
-                     Value dynamicShared, int64_t numWarps) = 0;
+                     Value dynamicShared, int64_t numWarps,
+                     int64_t replicas) = 0;
 
   //===--------------------------------------------------------------------===//
   // Fragment geometry
@@ -95,6 +99,22 @@ public:
                                      bool isMax) = 0;
   /// True in every lane of the warp if `pred` is true in any (warp-uniform).
   virtual Value anyInWarp(OpBuilder &b, Location loc, Value pred) = 0;
+
+  //===--------------------------------------------------------------------===//
+  // Replicas (groups of warps holding the same tiles)
+  //===--------------------------------------------------------------------===//
+
+  virtual int64_t numReplicas() const = 0;
+  /// The executing thread's group, in [0, numReplicas()).
+  virtual Value replica(OpBuilder &b, Location loc) = 0;
+  /// Each of `values` (f32, one per thread) reduced (max, or sum) over the
+  /// threads at the same place in every group, in group order, so that
+  /// every group gets the same bits; through the shared memory at
+  /// `sharedOffset` (replicaExchangeBytes), barriers before and after.
+  virtual SmallVector<Value> reduceAcrossReplicas(OpBuilder &b, Location loc,
+                                                  ValueRange values,
+                                                  Value sharedOffset,
+                                                  bool isMax) = 0;
 
   //===--------------------------------------------------------------------===//
   // Matmuls (f32 accumulators)

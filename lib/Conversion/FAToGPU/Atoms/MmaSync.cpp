@@ -52,12 +52,18 @@ WarpRowsAttr warpRows(RankedTensorType t) {
 class MmaSyncLowering : public AtomLowering {
 public:
   void setUp(OpBuilder &b, Location loc, Value threadId, Value dynamicShared,
-             int64_t numWarps) override {
+             int64_t numWarps, int64_t replicas) override {
     this->numWarps = numWarps;
+    this->replicas = replicas;
     this->threadId = threadId;
     this->dynamicShared = dynamicShared;
     Value lane = arith::RemUIOp::create(b, loc, threadId, cidx(b, loc, 32));
     warp = arith::DivUIOp::create(b, loc, threadId, cidx(b, loc, 32));
+    if (replicas > 1) {
+      // Group g is warps [g * numWarps, (g + 1) * numWarps).
+      group = arith::DivUIOp::create(b, loc, warp, cidx(b, loc, numWarps));
+      warp = arith::RemUIOp::create(b, loc, warp, cidx(b, loc, numWarps));
+    }
     fragments.emplace(b, loc, lane);
   }
 
@@ -111,6 +117,15 @@ public:
         arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1), pred,
         NVVM::VoteSyncKindAttr::get(b.getContext(), NVVM::VoteSyncKind::any));
   }
+
+  int64_t numReplicas() const override { return replicas; }
+  Value replica(OpBuilder &b, Location loc) override {
+    return group ? group : cidx(b, loc, 0);
+  }
+  SmallVector<Value> reduceAcrossReplicas(OpBuilder &b, Location loc,
+                                          ValueRange values,
+                                          Value sharedOffset,
+                                          bool isMax) override;
 
   LogicalResult checkMatmulShape(Location loc, int64_t m, int64_t n,
                                  int64_t k) const override {
@@ -232,11 +247,81 @@ private:
   static Value withOpaqueStride(OpBuilder &b, Location loc, Value view,
                                 Value zero);
 
-  /// Warps of the thread block (every warp_rows tile of a kernel agrees).
-  int64_t numWarps = 0;
-  Value threadId, dynamicShared, warp;
+  /// Threads of the block: every group's.
+  int64_t numThreads() const { return 32 * numWarps * replicas; }
+  /// True in group 0; null when there is one group.
+  Value firstReplicaFlag(OpBuilder &b, Location loc) {
+    if (!group)
+      return Value();
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group,
+                                 cidx(b, loc, 0));
+  }
+  /// Runs `body` in group 0 only (all threads when there is one group).
+  void inFirstReplica(OpBuilder &b, Location loc,
+                      function_ref<void(OpBuilder &, Location)> body) {
+    Value first = firstReplicaFlag(b, loc);
+    if (!first)
+      return body(b, loc);
+    scf::IfOp::create(b, loc, first, [&](OpBuilder &nb, Location l) {
+      body(nb, l);
+      scf::YieldOp::create(nb, l);
+    });
+  }
+
+  /// Warps of one group and groups of the thread block (every warp_rows
+  /// tile of a kernel agrees); `warp` is the warp in its group, `group`
+  /// null for one group.
+  int64_t numWarps = 0, replicas = 1;
+  Value threadId, dynamicShared, warp, group;
   std::optional<WarpMma> fragments;
 };
+
+SmallVector<Value> MmaSyncLowering::reduceAcrossReplicas(
+    OpBuilder &b, Location loc, ValueRange values, Value sharedOffset,
+    bool isMax) {
+  if (replicas == 1)
+    return SmallVector<Value>(values);
+  // Value k of the thread at place t of group g at [(g * K + k) * T + t]
+  // (T threads per group): a warp's 32 accesses are 32 consecutive words,
+  // no bank conflicts.
+  int64_t perGroup = 32 * numWarps, count = values.size();
+  auto f32 = b.getF32Type();
+  auto bufTy = MemRefType::get(
+      {replicas * count * perGroup}, f32, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(b.getContext(),
+                                 gpu::AddressSpace::Workgroup));
+  Value buf =
+      memref::ViewOp::create(b, loc, bufTy, dynamicShared, sharedOffset,
+                             ValueRange());
+  Value place = arith::RemUIOp::create(b, loc, threadId,
+                                       cidx(b, loc, perGroup));
+  auto at = [&](Value g, int64_t k) {
+    Value slot = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, g, cidx(b, loc, count)),
+        cidx(b, loc, k));
+    return arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, slot, cidx(b, loc, perGroup)),
+        place);
+  };
+  // (The buffer's previous readers are done.)
+  gpu::BarrierOp::create(b, loc);
+  for (auto [k, v] : llvm::enumerate(values))
+    memref::StoreOp::create(b, loc, v, buf, ValueRange{at(group, k)});
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> out;
+  for (int64_t k = 0; k < count; ++k) {
+    Value acc;
+    for (int64_t g = 0; g < replicas; ++g) {
+      Value v = memref::LoadOp::create(b, loc, buf,
+                                       ValueRange{at(cidx(b, loc, g), k)});
+      acc = !acc ? v
+            : isMax ? semantics::maxOf(b, loc, acc, v)
+                    : arith::AddFOp::create(b, loc, acc, v).getResult();
+    }
+    out.push_back(acc);
+  }
+  return out;
+}
 
 std::pair<Value, Value> MmaSyncLowering::rowsView(OpBuilder &b, Location loc,
                                                   Value arg,
@@ -426,7 +511,7 @@ void MmaSyncLowering::copyTileAsync(OpBuilder &b, Location loc, Value source,
       sharedTile(b, loc, sharedOffset, zero, tile.getDimSize(0),
                  tile.getDimSize(1), tile.getElementType());
   mlir::fa::copyTileAsync(b, loc, global, first, rows.count, shared, threadId,
-                          32 * numWarps);
+                          numThreads());
 }
 
 void MmaSyncLowering::storeAccTile(OpBuilder &b, Location loc,
@@ -442,22 +527,26 @@ void MmaSyncLowering::storeAccTile(OpBuilder &b, Location loc,
   SharedTile staging =
       sharedTile(b, loc, stagingOffset, Value(), m, n, elemTy);
   int64_t nTiles = n / kTileCols;
-  Value firstCol = threadFirstColumn(b, loc);
-  for (auto [f, frag] : llvm::enumerate(frags)) {
-    for (int64_t h = 0; h < 2; ++h) {
-      Value row = rowOfRowValue(b, loc, m, accRowValue(acc, f, 2 * h));
-      Value col = arith::AddIOp::create(
-          b, loc, firstCol, cidx(b, loc, (f % nTiles) * kTileCols));
-      Value pair = vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{h});
-      vector::StoreOp::create(b, loc, pair, staging.buffer,
-                              ValueRange{row, col}, /*nontemporal=*/false,
-                              llvm::MaybeAlign(4));
+  // (One group fills the staging tile; every thread copies it out.)
+  inFirstReplica(b, loc, [&](OpBuilder &b, Location loc) {
+    Value firstCol = threadFirstColumn(b, loc);
+    for (auto [f, frag] : llvm::enumerate(frags)) {
+      for (int64_t h = 0; h < 2; ++h) {
+        Value row = rowOfRowValue(b, loc, m, accRowValue(acc, f, 2 * h));
+        Value col = arith::AddIOp::create(
+            b, loc, firstCol, cidx(b, loc, (f % nTiles) * kTileCols));
+        Value pair =
+            vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{h});
+        vector::StoreOp::create(b, loc, pair, staging.buffer,
+                                ValueRange{row, col}, /*nontemporal=*/false,
+                                llvm::MaybeAlign(4));
+      }
     }
-  }
+  });
   gpu::BarrierOp::create(b, loc);
   auto [view, first] = rowsView(b, loc, dest, rows);
   storeTileRows(b, loc, staging, view, first, rows.count, threadId,
-                32 * numWarps);
+                numThreads());
 }
 
 void MmaSyncLowering::storeRows(OpBuilder &b, Location loc,
@@ -468,6 +557,8 @@ void MmaSyncLowering::storeRows(OpBuilder &b, Location loc,
   Value firstInQuad =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                             fragments->threadInGroup(), cidx(b, loc, 0));
+  if (Value mine = firstReplicaFlag(b, loc))
+    firstInQuad = arith::AndIOp::create(b, loc, firstInQuad, mine);
   for (auto [i, value] : llvm::enumerate(values)) {
     Value row = rowOfRowValue(b, loc, rowsTy.getDimSize(0), i);
     Value store = arith::AndIOp::create(
@@ -489,13 +580,17 @@ void MmaSyncLowering::storeAccToShared(OpBuilder &b, Location loc,
   SharedTile tile =
       sharedTile(b, loc, sharedOffset, opaqueZero(b, loc), acc.getDimSize(0),
                  acc.getDimSize(1), acc.getElementType());
-  for (auto [f, frag] : llvm::enumerate(frags))
-    for (int64_t h = 0; h < 2; ++h) {
-      auto [row, col] = accPairPosition(b, loc, acc, f, h);
-      Value pair = vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{h});
-      vector::StoreOp::create(b, loc, pair, tile.buffer, ValueRange{row, col},
-                              /*nontemporal=*/false, llvm::MaybeAlign(4));
-    }
+  inFirstReplica(b, loc, [&](OpBuilder &b, Location loc) {
+    for (auto [f, frag] : llvm::enumerate(frags))
+      for (int64_t h = 0; h < 2; ++h) {
+        auto [row, col] = accPairPosition(b, loc, acc, f, h);
+        Value pair =
+            vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{h});
+        vector::StoreOp::create(b, loc, pair, tile.buffer,
+                                ValueRange{row, col},
+                                /*nontemporal=*/false, llvm::MaybeAlign(4));
+      }
+  });
   gpu::BarrierOp::create(b, loc);
 }
 
@@ -505,7 +600,8 @@ void MmaSyncLowering::accumulateAccTile(OpBuilder &b, Location loc,
                                         const TileRows &rows,
                                         bool transposed) {
   // One red.global.add.f32 per element (sm_80 has no vector f32 form); an
-  // element outside the valid rows (columns) is skipped.
+  // element outside the valid rows (columns) is skipped. Group 0 adds.
+  Value mine = firstReplicaFlag(b, loc);
   for (auto [f, frag] : llvm::enumerate(frags))
     for (int64_t h = 0; h < 2; ++h) {
       auto [row, col0] = accPairPosition(b, loc, acc, f, h);
@@ -517,6 +613,8 @@ void MmaSyncLowering::accumulateAccTile(OpBuilder &b, Location loc,
         Value destCol = transposed ? row : col;
         Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                             destRow, rows.count);
+        if (mine)
+          valid = arith::AndIOp::create(b, loc, valid, mine);
         Value v = vector::ExtractOp::create(b, loc, frag,
                                             ArrayRef<int64_t>{h, e});
         scf::IfOp::create(b, loc, valid, [&](OpBuilder &nb, Location l) {

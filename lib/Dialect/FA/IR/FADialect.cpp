@@ -45,6 +45,8 @@ struct FAOpAsmInterface : public OpAsmDialectInterface {
         break;
       }
       os << "_w" << rows.getNumWarps();
+      if (rows.getReplicas() != 1)
+        os << "x" << rows.getReplicas();
       return AliasResult::OverridableAlias;
     }
     if (auto shared = dyn_cast<BlockSharedAttr>(attr)) {
@@ -79,11 +81,16 @@ void FADialect::initialize() {
 LogicalResult
 WarpRowsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      FragmentRole role, int64_t numWarps,
-                     MmaAtomAttrInterface atom) {
+                     MmaAtomAttrInterface atom, int64_t replicas) {
   if (numWarps != 1 && numWarps != 2 && numWarps != 4 && numWarps != 8)
     return emitError() << "num_warps must be 1, 2, 4 or 8, got " << numWarps;
   if (!atom)
     return emitError() << "atom must be an MMA atom attribute";
+  // (A thread block has at most 32 warps.)
+  if (replicas < 1 || numWarps * replicas > 32)
+    return emitError() << "replicas must be at least 1 and num_warps x "
+                          "replicas at most 32 (1024 threads), got replicas = "
+                       << replicas << " with num_warps = " << numWarps;
   return success();
 }
 

@@ -22,6 +22,19 @@ func.func @zero_warps(%t: tensor<64x64xf32, #fa.warp_rows<acc, num_warps = 0, at
 
 // -----
 
+// Replicas of the warps: at least one group, at most 1024 threads.
+// expected-error @+1 {{replicas must be at least 1 and num_warps x replicas at most 32 (1024 threads), got replicas = 0 with num_warps = 2}}
+#no_groups = #fa.warp_rows<acc, num_warps = 2, replicas = 0, atom = #fa.mma_sync>
+
+// -----
+
+// expected-error @+1 {{replicas must be at least 1 and num_warps x replicas at most 32 (1024 threads), got replicas = 16 with num_warps = 4}}
+func.func @too_many_threads(%t: tensor<64x8xf32, #fa.warp_rows<acc, num_warps = 4, replicas = 16, atom = #fa.mma_sync>>) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{num_warps must be 1, 2, 4 or 8, got 16}}
 func.func @sixteen_warps(%t: tensor<256xf32, #fa.warp_rows<rows, num_warps = 16, atom = #fa.mma_sync>>) {
   return

@@ -50,6 +50,23 @@ func.func @element_types(%a: tensor<64x8xf16, #fa.warp_rows<acc, num_warps = 4, 
 
 // -----
 
+// Replicas: groups of warps that each hold the whole tile. The default (1) is
+// not printed; other counts are, and the alias gets `x<replicas>`.
+// CHECK-DAG: #acc_w2x8 = #fa.warp_rows<acc, num_warps = 2, replicas = 8, atom = #fa.mma_sync>
+// CHECK-DAG: #rows_w2x8 = #fa.warp_rows<rows, num_warps = 2, replicas = 8, atom = #fa.mma_sync>
+// CHECK-DAG: #rows_w2 = #fa.warp_rows<rows, num_warps = 2, atom = #fa.mma_sync>
+// CHECK-LABEL: func.func @replicas
+// CHECK-SAME: (%{{.*}}: tensor<32x8xf32, #acc_w2x8>, %{{.*}}: tensor<32xf32, #rows_w2x8>, %{{.*}}: tensor<32xf32, #rows_w2>)
+// LOCAL-LABEL: func.func @replicas
+// LOCAL-SAME: (%{{.*}}: tensor<32x8xf32, #fa.warp_rows<acc, num_warps = 2, replicas = 8, atom = #fa.mma_sync>>, %{{.*}}: tensor<32xf32, #fa.warp_rows<rows, num_warps = 2, replicas = 8, atom = #fa.mma_sync>>, %{{.*}}: tensor<32xf32, #fa.warp_rows<rows, num_warps = 2, atom = #fa.mma_sync>>)
+func.func @replicas(%acc: tensor<32x8xf32, #fa.warp_rows<acc, num_warps = 2, replicas = 8, atom = #fa.mma_sync>>,
+                    %rows: tensor<32xf32, #fa.warp_rows<rows, num_warps = 2, replicas = 8, atom = #fa.mma_sync>>,
+                    %one: tensor<32xf32, #fa.warp_rows<rows, num_warps = 2, replicas = 1, atom = #fa.mma_sync>>) {
+  return
+}
+
+// -----
+
 // #fa.block_shared: one alias, #shared, whatever the tile (f16 and bf16,
 // any number of rows >= 1, columns % 8).
 // CHECK: #shared = #fa.block_shared<atom = #fa.mma_sync>

@@ -157,15 +157,33 @@ def FA_WarpRowsAttr : FA_Attr<"WarpRows", "warp_rows",
       the value (the running softmax sum, reduced across lanes only once, in
       `fa.finalize`).
 
+    With `replicas = C` (default 1) the thread block has `C` groups of
+    `num_warps` warps, and every group holds the whole tile, warp `w` of
+    group `c` the rows warp `w` of a one-group block would: the values are
+    the same in every group. An op may divide its work among the groups as
+    long as each of them ends with the whole result (split-KV's merge,
+    `--fa-tile-combine{split-warps}`, gives each group a share of the
+    splits and sums the shares in shared memory); stores and atomics are
+    issued by group 0 only, cooperative copies by every thread.
+
     ```mlir
     tensor<128x64xf32, #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>>
+    tensor<32x8xf32, #fa.warp_rows<acc, num_warps = 2, replicas = 8, atom = #fa.mma_sync>>
     ```
   }];
   let parameters = (ins EnumParameter<FA_FragmentRole>:$role,
                         "int64_t":$numWarps,
-                        "::mlir::fa::MmaAtomAttrInterface":$atom);
+                        "::mlir::fa::MmaAtomAttrInterface":$atom,
+                        DefaultValuedParameter<"int64_t", "1">:$replicas);
+  let builders = [
+    AttrBuilder<(ins "::mlir::fa::FragmentRole":$role, "int64_t":$numWarps,
+                     "::mlir::fa::MmaAtomAttrInterface":$atom), [{
+      return $_get($_ctxt, role, numWarps, atom, 1);
+    }]>
+  ];
   let assemblyFormat =
-      "`<` $role `,` `num_warps` `=` $numWarps `,` `atom` `=` $atom `>`";
+      "`<` $role `,` `num_warps` `=` $numWarps `,` "
+      "(`replicas` `=` $replicas^ `,`)? `atom` `=` $atom `>`";
   let genVerifyDecl = 1;
 }
 
