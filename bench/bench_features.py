@@ -50,7 +50,10 @@ TOLERANCE = {"f16": 2e-2, "bf16": 6e-2}
 
 def time_ms(fn):
     ms = triton.testing.do_bench(fn, warmup=10, rep=50, return_mode="median")
-    if ms < 0.1:
+    # Eager timing reads the host's launch cost (about 100 us for a plan of
+    # two kernels through cuda-python) when the GPU work is shorter: below
+    # 300 us, time the launches as a CUDA graph instead.
+    if ms < 0.3:
         with torch.cuda.stream(torch.cuda.Stream()):
             ms = triton.testing.do_bench_cudagraph(fn, rep=50, return_mode="median")
     return ms

@@ -123,6 +123,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
     pm.addPass(createFASplitKV(FASplitKVOptions{options.splits}));
     FATileCombineOptions merge;
     merge.blockDv = options.mergeDv;
+    merge.splitWarps = options.mergeSplitWarps;
     pm.addPass(createFATileCombine(merge));
   }
   // L3: warps on row slices, operand homes, op order, K/V pipeline.

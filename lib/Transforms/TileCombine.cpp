@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace mlir {
@@ -42,6 +43,16 @@ constexpr int64_t kMaxRows = 128;
 /// "the merge in 8-column tiles", "split-KV's merge in column tiles"). 8 is
 /// the MMA atom's accumulator fragment width, the narrowest tile.
 constexpr int64_t kAutoCols = 8;
+
+/// split-warps = 0: groups of warps per tile (#fa.warp_rows replicas). A
+/// static split count gets one group per kSplitsPerGroup splits; a run-time
+/// count kAutoGroupsDynamic groups (docs/performance.md, "the merge's warp
+/// groups"); both at most kMaxAutoWarps warps in all per thread block.
+constexpr int64_t kSplitsPerGroup = 4;
+constexpr int64_t kAutoGroupsDynamic = 4;
+constexpr int64_t kMaxAutoWarps = 16;
+/// A thread block has at most 1024 threads.
+constexpr int64_t kMaxWarps = 32;
 
 /// Where the rows of one split come from: `source` is the rank-5 partial
 /// result [S, B, H, Nq(, Dv)], or, looking through --fa-split-kv's
@@ -71,9 +82,9 @@ PartialSource partialSource(Value partial) {
 class CombineTiler {
 public:
   CombineTiler(IRRewriter &rewriter, CombineSplitsOp op, int64_t blockM,
-               int64_t blockDv)
+               int64_t blockDv, int64_t splitWarps)
       : b(rewriter), op(op), loc(op.getLoc()), requestedRows(blockM),
-        requestedCols(blockDv) {}
+        requestedCols(blockDv), requestedGroups(splitWarps) {}
 
   LogicalResult tile();
 
@@ -90,7 +101,7 @@ private:
   IRRewriter &b;
   CombineSplitsOp op;
   Location loc;
-  int64_t requestedRows, requestedCols;
+  int64_t requestedRows, requestedCols, requestedGroups;
   // Filled by tile(). The split count is static or a run-time value
   // (--fa-split-kv splits=0).
   OpFoldResult splits;
@@ -216,10 +227,24 @@ LogicalResult CombineTiler::tile() {
     return error() << "block-dv (" << cols
                    << ") must divide the value head dim, got " << outTy;
   int64_t colTiles = valueDim / cols;
+  // Groups of warps that each merge a share of the splits of the same tile.
+  int64_t groups = requestedGroups;
+  if (groups == 0) {
+    std::optional<int64_t> staticSplits = getConstantIntValue(splits);
+    groups = staticSplits ? llvm::divideCeil(*staticSplits, kSplitsPerGroup)
+                          : kAutoGroupsDynamic;
+    groups = std::clamp<int64_t>(groups, 1, kMaxAutoWarps / numWarps);
+  } else if (groups * numWarps > kMaxWarps) {
+    return error() << "split-warps (" << groups << ") groups of " << numWarps
+                   << " warps (" << rows << "-row tiles) are more than the "
+                   << kMaxWarps << " warps of a thread block";
+  }
   MLIRContext *ctx = b.getContext();
   auto atom = MmaSyncAtomAttr::get(ctx);
-  auto accLayout = WarpRowsAttr::get(ctx, FragmentRole::Acc, numWarps, atom);
-  auto rowsLayout = WarpRowsAttr::get(ctx, FragmentRole::Rows, numWarps, atom);
+  auto accLayout =
+      WarpRowsAttr::get(ctx, FragmentRole::Acc, numWarps, atom, groups);
+  auto rowsLayout =
+      WarpRowsAttr::get(ctx, FragmentRole::Rows, numWarps, atom, groups);
   auto outTileTy = RankedTensorType::get({rows, cols},
                                          outTy.getElementType(), accLayout);
   auto lseTileTy = RankedTensorType::get({rows}, b.getF32Type(), rowsLayout);
@@ -363,11 +388,19 @@ struct FATileCombinePass : fa::impl::FATileCombineBase<FATileCombinePass> {
           << blockDv.getValue();
       return signalPassFailure();
     }
+    if (splitWarps < 0) {
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-tile-combine: option split-warps must be 0 (pick from the "
+             "split count) or a number of warp groups per tile, got "
+          << splitWarps.getValue();
+      return signalPassFailure();
+    }
     SmallVector<CombineSplitsOp> ops;
     getOperation()->walk([&](CombineSplitsOp op) { ops.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (CombineSplitsOp op : ops)
-      if (failed(CombineTiler(rewriter, op, blockM, blockDv).tile()))
+      if (failed(CombineTiler(rewriter, op, blockM, blockDv, splitWarps)
+                     .tile()))
         return signalPassFailure();
   }
 };

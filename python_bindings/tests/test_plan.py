@@ -318,18 +318,20 @@ def test_split_count_rule():
     assert decode_thread_blocks(1, 32, 4) == 4 and decode_thread_blocks(8, 32, 8) == 64
     assert decode_thread_blocks(2, 64, 2) == 8          # 32 heads a group: 2 blocks each
     # Few thread blocks: as many splits as fill ~2 per multiprocessor, at
-    # most 2 sqrt(K/V blocks of 64 keys), each at least 2 blocks.
+    # most 4 sqrt(K/V blocks of 64 keys), each at least 1 block.
     assert choose_splits(4, 131072, 132) == 64
     assert choose_splits(8, 131072, 132) == 32
-    assert choose_splits(4, 32768, 132) == 32
-    assert choose_splits(4, 8192, 132) == 16
-    assert choose_splits(4, 1024, 132) == 8
-    assert choose_splits(4, 256, 132) == 2
+    assert choose_splits(4, 32768, 132) == 64
+    assert choose_splits(4, 8192, 132) == 32
+    assert choose_splits(8, 8192, 132) == 32
+    assert choose_splits(4, 1024, 132) == 16
+    assert choose_splits(4, 256, 132) == 4
+    assert choose_splits(4, 512, 132) == 8
     assert choose_splits(32, 32768, 132) == 8
     assert choose_splits(128, 32768, 132) == 2
-    # A full GPU, a short cache, or nothing to do: no split.
+    # A full GPU, a cache of fewer than 4 blocks, or nothing to do: no split.
     assert choose_splits(512, 8192, 132) == 1
-    assert choose_splits(4, 100, 132) == 1
+    assert choose_splits(4, 192, 132) == 1 and choose_splits(4, 100, 132) == 1
     assert choose_splits(0, 1000, 132) == 1 and choose_splits(4, 0, 132) == 1
     assert choose_splits(4, 131072, 132, counts=(1, 2, 4)) == 4
 

@@ -7,6 +7,9 @@
 // RUN: not fa-opt %s --fa-to-ptx="splits=4 merge-dv=48" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-MERGE
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="splits=0 output-dir=%t" -o /dev/null && FileCheck %s --check-prefix=RUNTIME --input-file=%t/decode_kernel.json
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="splits=0 output-dir=%t" -o /dev/null && FileCheck %s --check-prefix=RUNTIME-PTX --input-file=%t/decode_kernel.ptx
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="splits=0 output-dir=%t" -o /dev/null && FileCheck %s --check-prefix=MERGE-PTX --input-file=%t/decode_kernel_1.ptx
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="splits=0 merge-split-warps=1 output-dir=%t" -o /dev/null && FileCheck %s --check-prefix=ONE-GROUP --input-file=%t/decode_kernel.json
+// RUN: not fa-opt %s --fa-to-ptx="splits=0 merge-split-warps=-2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-GROUPS
 // RUN: sed -e 's/x1x128/x?x128/g; s/x1xf32/x?xf32/g' %s | fa-opt --fa-to-ptx="splits=2" --mlir-print-ir-after=fa-tile-q-outer -o /dev/null 2>&1 | FileCheck %s --check-prefix=PREFILL
 // RUN: sed -e 's/x1x128/x?x128/g; s/x1xf32/x?xf32/g' %s | fa-opt --fa-to-ptx="splits=1" --mlir-print-ir-after=fa-tile-q-outer -o /dev/null 2>&1 | FileCheck %s --check-prefix=PREFILL-NOSPLIT
 
@@ -124,6 +127,12 @@
 // RUNTIME-NEXT: "partial_lse",
 // RUNTIME-NEXT: "softmax_scale_log2",
 // RUNTIME-NEXT: "index0"
+//     The merge: 32-row tiles on 2 warps, 4 groups of them (merge-split-warps
+//     = 0 with a run-time count), which exchange 4 x 6 values x 64 threads
+//     of f32 through shared memory.
+// RUNTIME:   "block": [
+// RUNTIME-NEXT: 256,
+// RUNTIME:   "dynamic_shared_memory": 6144,
 // RUNTIME:   "name": "decode_kernel_1",
 // RUNTIME:   "params": [
 // RUNTIME-NEXT: "partial_o",
@@ -165,6 +174,27 @@
 // RUNTIME:     32,
 // The chunk arrives as a 32-bit kernel parameter (index-bitwidth 32): no
 // division in the kernel.
+// ONE-GROUP: "name": "decode_kernel",
+// ONE-GROUP: "block": [
+// ONE-GROUP-NEXT: 64,
+// ONE-GROUP: "dynamic_shared_memory": 1024,
+// ONE-GROUP: "name": "decode_kernel_1",
+// BAD-GROUPS: fa-tile-combine: option split-warps must be 0 (pick from the split count) or a number of warp groups per tile, got -2
+
+// The merge kernel's two exchanges between the groups: barrier, each
+// thread's values into shared memory, barrier, every group's values back.
+// MERGE-PTX: .entry decode_kernel_1(
+// MERGE-PTX: bar.sync 0;
+// MERGE-PTX: st.shared.b32
+// MERGE-PTX: bar.sync 0;
+// MERGE-PTX: ld.shared.b32
+// MERGE-PTX: max.f32
+// MERGE-PTX: bar.sync 0;
+// MERGE-PTX: st.shared.b32
+// MERGE-PTX: bar.sync 0;
+// MERGE-PTX: ld.shared.b32
+// MERGE-PTX: add.rn.f32
+
 // RUNTIME-PTX: .entry decode_kernel(
 // RUNTIME-PTX: .param .f32 decode_kernel_param_{{[0-9]+}},
 // RUNTIME-PTX-NEXT: .param .u32 decode_kernel_param_{{[0-9]+}}

@@ -5,11 +5,17 @@
 // RUN: not fa-opt %s --fa-tile-combine=block-dv=-8 2>&1 | FileCheck %s --check-prefix=BAD-COLS
 // RUN: not fa-opt %s -split-input-file --fa-tile-combine=block-dv=48 2>&1 | FileCheck %s --check-prefix=NOT-DIVIDING
 // RUN: not fa-opt %s -split-input-file --fa-tile-combine=block-dv=4 2>&1 | FileCheck %s --check-prefix=NARROW
+// RUN: fa-opt %s -split-input-file --fa-tile-combine=split-warps=1 | FileCheck %s --check-prefix=ONE-GROUP
+// RUN: fa-opt %s -split-input-file --fa-tile-combine=split-warps=3 | FileCheck %s --check-prefix=GROUPS3
+// RUN: not fa-opt %s --fa-tile-combine=split-warps=-1 2>&1 | FileCheck %s --check-prefix=BAD-GROUPS
+// RUN: not fa-opt %s -split-input-file --fa-tile-combine="block-m=128 split-warps=8" 2>&1 | FileCheck %s --check-prefix=TOO-MANY-GROUPS
 
 // BAD-OPTION: fa-tile-combine: option block-m must be 0 (pick from the shapes) or a multiple of 16 up to 128
 // BAD-COLS: fa-tile-combine: option block-dv must be 0 (8 where it divides the value head dim, else all of it) or a column count that divides it, got -8
 // NOT-DIVIDING: error: fa-tile-combine: block-dv (48) must divide the value head dim, got 'tensor<?x32x1x128xbf16>'
 // NARROW: error: fa-tile-combine: #fa.mma_sync: acc tile columns (4) must be a multiple of 8, the n of mma.m16n8k16
+// BAD-GROUPS: fa-tile-combine: option split-warps must be 0 (pick from the split count) or a number of warp groups per tile, got -1
+// TOO-MANY-GROUPS: error: fa-tile-combine: split-warps (8) groups of 8 warps (128-row tiles) are more than the 32 warps of a thread block
 
 // The pass's input is --fa-split-kv's output after the loop nest: the
 // workspaces [S * B, H, Nq, Dv] / [S * B, H, Nq] viewed as [S, B, ...] by
@@ -80,6 +86,32 @@ func.func @decode(%wo: tensor<?x32x1x128xf32>, %wl: tensor<?x32x1xf32>)
 
 // -----
 
+// split-warps: groups of warps per tile (replicas in both result layouts),
+// each merging a share of the splits. Left to the pass (0), a static count
+// gets one group per 4 splits (13 -> 4).
+// CHECK-LABEL: func @decode_many_splits
+// CHECK: fa.combine_splits {{.*}} : tensor<13x32x8xf32>, tensor<13x32xf32> -> tensor<32x8xbf16, #acc_w2x4>, tensor<32xf32, #rows_w2x4>
+// ONE-GROUP-LABEL: func @decode_many_splits
+// ONE-GROUP: fa.combine_splits {{.*}} -> tensor<32x8xbf16, #acc_w2>, tensor<32xf32, #rows_w2>
+// GROUPS3-LABEL: func @decode_many_splits
+// GROUPS3: fa.combine_splits {{.*}} -> tensor<32x8xbf16, #acc_w2x3>, tensor<32xf32, #rows_w2x3>
+func.func @decode_many_splits(%wo: tensor<?x32x1x128xf32>, %wl: tensor<?x32x1xf32>)
+    -> (tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c13 = arith.constant 13 : index
+  %sb = tensor.dim %wo, %c0 : tensor<?x32x1x128xf32>
+  %b = arith.divui %sb, %c13 : index
+  %po = tensor.expand_shape %wo [[0, 1], [2], [3], [4]] output_shape [13, %b, 32, 1, 128]
+      : tensor<?x32x1x128xf32> into tensor<13x?x32x1x128xf32>
+  %pl = tensor.expand_shape %wl [[0, 1], [2], [3]] output_shape [13, %b, 32, 1]
+      : tensor<?x32x1xf32> into tensor<13x?x32x1xf32>
+  %o, %l = fa.combine_splits %po, %pl : tensor<13x?x32x1x128xf32>, tensor<13x?x32x1xf32>
+      -> tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>
+  return %o, %l : tensor<?x32x1x128xbf16>, tensor<?x32x1xf32>
+}
+
+// -----
+
 // A dynamic Nq: tiles of 64 queries of one head on 4 warps (or 32 on 2
 // with block-m=32), the last one partial, rows stored along the sequence;
 // 8 of the 64 columns per tile (all 64 with block-dv=64).
@@ -137,7 +169,8 @@ func.func @tiled(%po: tensor<2x16x64xf32>, %pl: tensor<2x16xf32>)
 
 // A split count known only at run time (--fa-split-kv splits=0), read off
 // the partial output [S, B, H, Nq, Dv] (no expand_shape here): the tiles
-// are [S, rows] with S dynamic.
+// are [S, rows] with S dynamic, merged by 4 groups of warps (split-warps
+// = 0: the count is unknown here; one group with split-warps=1).
 // CHECK-LABEL: func @runtime_splits
 // CHECK-SAME: (%[[PO:.*]]: tensor<?x2x8x?x64xf32>, %[[PL:.*]]: tensor<?x2x8x?xf32>)
 // CHECK: %[[S:.*]] = tensor.dim %[[PO]], %c0
@@ -145,7 +178,9 @@ func.func @tiled(%po: tensor<2x16x64xf32>, %pl: tensor<2x16xf32>)
 // CHECK:   %[[OS:.*]] = tensor.extract_slice %[[PO]][0, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] [%[[S]], 1, 1, %{{.*}}, 8] [1, 1, 1, 1, 1] : tensor<?x2x8x?x64xf32> to tensor<?x?x8xf32>
 // CHECK:   tensor.pad %[[OS]]
 // CHECK:   } : tensor<?x?x8xf32> to tensor<?x64x8xf32>
-// CHECK:   fa.combine_splits {{.*}} : tensor<?x64x8xf32>, tensor<?x64xf32> -> tensor<64x8xf16, #acc_w4>, tensor<64xf32, #rows_w4>
+// CHECK:   fa.combine_splits {{.*}} : tensor<?x64x8xf32>, tensor<?x64xf32> -> tensor<64x8xf16, #acc_w4x4>, tensor<64xf32, #rows_w4x4>
+// ONE-GROUP-LABEL: func @runtime_splits
+// ONE-GROUP: fa.combine_splits {{.*}} -> tensor<64x8xf16, #acc_w4>, tensor<64xf32, #rows_w4>
 func.func @runtime_splits(%po: tensor<?x2x8x?x64xf32>, %pl: tensor<?x2x8x?xf32>)
     -> (tensor<2x8x?x64xf16>, tensor<2x8x?xf32>) {
   %o, %l = fa.combine_splits %po, %pl : tensor<?x2x8x?x64xf32>, tensor<?x2x8x?xf32>

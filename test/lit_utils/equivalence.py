@@ -433,6 +433,9 @@ def main():
     p.add_argument("--combine-rows", type=int, default=-1,
                    help="with --split-kv: also tile the merge (--fa-tile-combine "
                         "block-m, 0 = its default), as --fa-to-ptx does")
+    p.add_argument("--merge-groups", type=int, default=0,
+                   help="with --combine-rows: --fa-tile-combine split-warps (groups of "
+                        "warps per merge tile; 0 = its default)")
     p.add_argument("--warps", type=int, default=0,
                    help="also run the L3 passes with this many warps (f16/bf16 only)")
     p.add_argument("--stages", type=int, default=2, help="--fa-pipeline-kv stages (with --warps)")
@@ -471,7 +474,8 @@ def main():
     if a.split_kv != 1:
         tiled.append("--fa-split-kv=splits=%d" % a.split_kv)
         if a.combine_rows >= 0:
-            tiled.append("--fa-tile-combine=block-m=%d" % a.combine_rows)
+            tiled.append("--fa-tile-combine=block-m=%d split-warps=%d"
+                         % (a.combine_rows, a.merge_groups))
     if a.warps:
         tiled += ["--fa-map-warps=num-warps=%d query-home=%s" % (a.warps, a.query_home),
                   "--fa-schedule-softmax=rescale=%s" % a.rescale,

@@ -85,6 +85,13 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "(--fa-tile-combine block-dv; 0 = 8 where they divide "
                      "the value head dim)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> mergeSplitWarps{
+      *this, "merge-split-warps",
+      llvm::cl::desc("Split-KV: groups of warps per tile of the merge "
+                     "kernel, each merging a share of the splits "
+                     "(--fa-tile-combine split-warps; 0 = from the split "
+                     "count)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> warpBlockSkip{
       *this, "warp-block-skip",
       llvm::cl::desc("Let each warp skip the masked K/V blocks none of its "

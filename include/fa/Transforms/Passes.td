@@ -724,8 +724,18 @@ def FATileCombine : Pass<"fa-tile-combine"> {
     flight: with whole 128-column rows a decode step's merge was one thread
     block of 64 threads at B = 1, about 2.3 us per split; 16-column tiles
     made B = 1 decode steps 1.5-2.3x faster, 8-column ones another
-    1.00-1.15x (docs/performance.md). The CPU path runs the tiled form too
-    (`--fa-decompose-tiles`), so the equivalence tests cover it.
+    1.00-1.15x (docs/performance.md).
+
+    `split-warps = C` gives each tile `C` groups of warps (`replicas = C` in
+    both result layouts): group `g` merges splits `g, g + C, ...`, and the
+    groups combine their largest LSEs and their sums through shared memory,
+    so that a merge with few thread blocks and many splits (a B = 1 decode
+    step) spreads its loads over C times as many threads. `0` (the default)
+    takes one group per 4 splits of a static count, 4 groups for a run-time
+    count, and at most 16 warps per thread block.
+
+    The CPU path runs the tiled form too (`--fa-decompose-tiles`), so the
+    equivalence tests cover it.
   }];
   let options = [
     Option<"blockM", "block-m", "int64_t", /*default=*/"0",
@@ -734,6 +744,10 @@ def FATileCombine : Pass<"fa-tile-combine"> {
     Option<"blockDv", "block-dv", "int64_t", /*default=*/"0",
            "Columns of one tile, dividing the value head dim; 0 picks 8 "
            "where it divides it, else the whole row">,
+    Option<"splitWarps", "split-warps", "int64_t", /*default=*/"0",
+           "Groups of warps per tile that share out its splits "
+           "(#fa.warp_rows replicas); 0 picks one per 4 static splits, or 4 "
+           "for a run-time count, at most 16 warps in all">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",

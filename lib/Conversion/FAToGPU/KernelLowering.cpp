@@ -76,6 +76,30 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
               cast<RankedTensorType>(convert.getSource().getType())
                   .getEncoding()))
         syncRings[convert] = newRing(atom.sharedTileBytes(tile), 1);
+    } else if (auto combine = dyn_cast<CombineSplitsOp>(op)) {
+      // Groups of warps that merge different splits of the same tile
+      // exchange one f32 per value each thread holds: the LSE's row values
+      // and the output's elements (the largest exchange, the sums).
+      auto outTy = cast<RankedTensorType>(combine.getOut().getType());
+      auto lseTy = cast<RankedTensorType>(combine.getLse().getType());
+      auto acc = dyn_cast_or_null<WarpRowsAttr>(outTy.getEncoding());
+      auto rows = dyn_cast_or_null<WarpRowsAttr>(lseTy.getEncoding());
+      if (acc && rows && acc.getReplicas() > 1) {
+        int64_t values =
+            rows.getAtom()
+                .getFragmentTypes(rows.getRole(), lseTy.getShape(),
+                                  lseTy.getElementType(), rows.getNumWarps())
+                .size() +
+            acc.getAtom()
+                    .getFragmentTypes(acc.getRole(), outTy.getShape(),
+                                      outTy.getElementType(),
+                                      acc.getNumWarps())
+                    .size() *
+                atom.elementsPerAccFragment();
+        int64_t threadsPerGroup = 32 * acc.getNumWarps();
+        syncRings[combine] = newRing(
+            acc.getReplicas() * values * threadsPerGroup * 4, 1);
+      }
     } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
       // A tile held by warps that is stored goes through shared memory.
       auto tile = dyn_cast<RankedTensorType>(slice.getSource().getType());

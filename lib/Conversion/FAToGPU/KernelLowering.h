@@ -71,6 +71,11 @@ public:
   const Ring &ring(ConvertLayoutOp toShared) const {
     return syncRings.at(toShared.getOperation());
   }
+  /// Where the warp groups of a merge tile held by several replicas
+  /// exchange their per-thread values (AtomLowering::reduceAcrossReplicas).
+  const Ring &ring(CombineSplitsOp combine) const {
+    return syncRings.at(combine.getOperation());
+  }
   /// Where an output tile is staged: from byte 0, over the rings.
   int64_t stagingOffset() const { return 0; }
   int64_t totalBytes() const { return std::max(ringBytes, stagingBytes); }

@@ -1,13 +1,37 @@
 // RUN: fa-opt %s --fa-lower-to-gpu --canonicalize --cse | FileCheck %s
 
 // The merge tile of lower-to-gpu-combine.mlir held by two groups of one warp
-// (#fa.warp_rows replicas = 2): the kernel has 64 threads, the group of a
-// thread is its warp (one warp per group), and only group 0 writes the staging tile
-// of the output rows (every thread then copies it out).
+// (#fa.warp_rows replicas = 2): the kernel has 64 threads and 2560 bytes of
+// shared memory (2 groups x 10 values x 32 threads x 4 bytes: the sums'
+// exchange), the group of a thread is its warp (one warp per group). Group g
+// walks splits g, g + 2 (of 4); the groups' largest LSEs (2 row values per
+// thread) and then their weight sums and element sums (2 + 8) meet in shared
+// memory, each group adding them up in group order; only group 0 writes the
+// staging tile of the output rows (every thread then copies it out).
 
+// CHECK: gpu.launch_func @merge_kernel_module::@merge_kernel
+// CHECK-SAME: threads in (%c64, %c1, %c1) dynamic_shared_memory_size %c2560_i32
 // CHECK-LABEL: gpu.func @merge_kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
+// CHECK: %[[LANE:.*]] = arith.remui %thread_id_x, %c32
 // CHECK: %[[WARP:.*]] = arith.divui %thread_id_x, %c32
+//     The largest LSEs of this group's splits.
+// CHECK: %[[MAX:.*]]:2 = scf.for %{{.*}} = %[[WARP]] to %c4 step %c4 iter_args
+// CHECK: %[[MAXES:.*]] = memref.view %{{.*}}[%c0][] : {{.*}} to memref<128xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.store %[[MAX]]#0, %[[MAXES]]
+// CHECK: memref.store %[[MAX]]#1, %[[MAXES]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: %[[G0:.*]] = memref.load %[[MAXES]][%[[LANE]]]
+// CHECK: %[[G1:.*]] = memref.load %[[MAXES]]
+// CHECK-NEXT: arith.maxnumf %[[G0]], %[[G1]]
+//     The sums of this group's splits with the bases of all splits.
+// CHECK: %[[SUM:.*]]:10 = scf.for %{{.*}} = %[[WARP]] to %c4 step %c4 iter_args
+// CHECK: %[[SUMS:.*]] = memref.view %{{.*}}[%c0][] : {{.*}} to memref<640xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-10: memref.store %[[SUM]]#{{[0-9]}}, %[[SUMS]]
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-20: memref.load %[[SUMS]]
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: memref.view

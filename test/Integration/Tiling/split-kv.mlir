@@ -14,6 +14,10 @@
 // run-time value (the function's argument marked fa.num_splits, which main
 // passes as --num-splits): 0 (counts as 1), 1, more splits than K/V
 // blocks, and the L3 passes and the tiled merge on the dynamic count.
+// The tiled merge's warp groups (split-warps, #fa.warp_rows replicas) do not
+// change the CPU's result (--fa-decompose-tiles ignores the layouts), but
+// each grouping must be one the passes accept: 4 groups by default for a
+// run-time count, ceil(S / 4) for a static S, and 3 and 1 requested.
 //
 // DEFINE: %{eq} = %python %lit_utils/equivalence.py --runner-libs=%mlir_runner_libs
 // DEFINE: %{f32} = --atol 2e-5 --rtol 2e-5
@@ -41,6 +45,8 @@
 // RUN: %{eq} %{f16} --B 2 --Hq 8 --Hkv 2 --Nq 1 --Nk 150 --D 64 --block-m 16 --block-n 32 --skip --pack-gqa --split-kv 3 --warps 1 --combine-rows 16
 // RUN: %{eq} %{bf16} --Hq 2 --Hkv 1 --Nq 19 --Nk 100 --D 128 --causal --block-m 16 --block-n 32 --skip --split-kv 0 --num-splits 3 --combine-rows 16
 // RUN: %{eq} %{f32} --Hq 8 --Hkv 2 --Nq 1 --Nk 100 --D 16 --block-m 16 --block-n 16 --skip --split-kv 0 --num-splits 3
+// RUN: %{eq} %{f16} --Hq 8 --Hkv 2 --Nq 1 --Nk 130 --D 16 --block-m 16 --block-n 16 --skip --pack-gqa --split-kv 0 --num-splits 5 --warps 1 --combine-rows 0 --merge-groups 3
+// RUN: %{eq} %{f16} --Hq 8 --Hkv 2 --Nq 1 --Nk 130 --D 16 --block-m 16 --block-n 16 --skip --pack-gqa --split-kv 9 --warps 1 --combine-rows 0 --merge-groups 1
 // RUN: %{eq} %{f32} --Nq 3 --Nk 40 --D 16 --block-m 16 --block-n 16 --skip --split-kv 0 --num-splits 8
 // RUN: %{eq} %{f32} --Nq 37 --Nk 100 --D 16 --causal --block-m 16 --block-n 16 --skip --split-kv 0 --num-splits 0
 // RUN: %{eq} %{f32} --Nq 37 --Nk 100 --D 16 --causal --block-m 16 --block-n 16 --skip --split-kv 0 --num-splits 1

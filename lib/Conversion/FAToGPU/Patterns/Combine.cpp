@@ -4,7 +4,10 @@
 // held by warps like the attention kernel's output (acc and rows roles), so
 // each thread merges exactly the elements its fragments hold, reading them
 // straight from the partial results in global memory, and the output goes
-// out through the same store patterns (Memory.cpp).
+// out through the same store patterns (Memory.cpp). When the layouts have
+// C replicas (--fa-tile-combine split-warps), C groups of warps hold the
+// tile and each merges every C-th split; their maxes and sums are combined
+// through shared memory (AtomLowering::reduceAcrossReplicas).
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,10 +101,11 @@ Value loadPartial(OpBuilder &b, Location loc, const PartialTile &t,
 }
 
 /// Pattern: fa.combine_splits (tile form, results held by warps) => per row
-/// value of this thread a loop over the splits: the largest LSE, then the
+/// value of this thread a loop over its group's splits: the largest LSE
+/// (then over the groups), then the
 /// weights (AttentionMath.h, "Combining splits") and the weighted sum of
-/// the elements of its acc fragments; O = sum * (1 / W) in the fragments'
-/// element type, LSE per row value.
+/// the elements of its acc fragments (then summed over the groups);
+/// O = sum * (1 / W) in the fragments' element type, LSE per row value.
 struct LowerCombineTile : OpConversionPattern<CombineSplitsOp> {
   LowerCombineTile(const TypeConverter &converter, MLIRContext *ctx,
                    KernelContext &kernel)
@@ -163,27 +167,37 @@ struct LowerCombineTile : OpConversionPattern<CombineSplitsOp> {
     // ones past the count read the last split and weigh nothing (LSE
     // -inf), so that the loads of several splits are in flight at once: one
     // split per iteration left the merge latency-bound, 1.7x slower at
-    // 32 splits (docs/performance.md).
+    // 32 splits (docs/performance.md). With C groups of warps holding the
+    // tile (replicas), group g takes splits g, g + C, g + 2C, ...: the
+    // splits' loads are spread over C times as many threads, and the
+    // groups' maxes and sums are combined through shared memory after
+    // each loop.
     Value count = lseTile->splitCount;
-    bool dynamicCount = !getConstantIntValue(count);
+    int64_t replicas = atom.numReplicas();
+    bool unrolled = !getConstantIntValue(count) || replicas > 1;
+    Value firstSplit = atom.replica(b, loc);
     auto forEachSplit = [&](int64_t unroll, ValueRange init,
                             function_ref<SmallVector<Value>(
                                 OpBuilder &, Location, Value, Value,
                                 ValueRange)>
                                 body) {
-      if (!dynamicCount)
+      if (!unrolled)
         unroll = 1;
-      Value last = dynamicCount
+      // (No more iterations than a group has splits of a static count.)
+      if (std::optional<int64_t> known = getConstantIntValue(count))
+        unroll = std::clamp<int64_t>(llvm::divideCeil(*known, replicas), 1,
+                                     unroll);
+      Value last = unrolled
                        ? arith::SubIOp::create(b, loc, count, cidx(1)).getResult()
                        : Value();
       return scf::ForOp::create(
-          b, loc, cidx(0), count, cidx(unroll), init,
+          b, loc, firstSplit, count, cidx(unroll * replicas), init,
           [&](OpBuilder &nb, Location l, Value s0, ValueRange args) {
             SmallVector<Value> carried(args);
             for (int64_t u = 0; u < unroll; ++u) {
               Value s = s0, valid; // (The first is below the count.)
-              if (dynamicCount && u > 0) {
-                Value c = arith::ConstantIndexOp::create(nb, l, u);
+              if (unrolled && u > 0) {
+                Value c = arith::ConstantIndexOp::create(nb, l, u * replicas);
                 Value at = arith::AddIOp::create(nb, l, s0, c);
                 valid = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult,
                                               at, count);
@@ -194,6 +208,8 @@ struct LowerCombineTile : OpConversionPattern<CombineSplitsOp> {
             scf::YieldOp::create(nb, l, carried);
           });
     };
+    Value exchange =
+        replicas > 1 ? cidx(kernel.plan.ring(op).base) : Value();
     // A split's LSE, -inf for an unrolled iteration past the count.
     auto splitLse = [&](OpBuilder &nb, Location l, Value s, Value valid,
                         Value row) {
@@ -215,7 +231,8 @@ struct LowerCombineTile : OpConversionPattern<CombineSplitsOp> {
           return next;
         });
     SmallVector<Value> bases;
-    for (Value m : maxLoop.getResults())
+    for (Value m : atom.reduceAcrossReplicas(b, loc, maxLoop.getResults(),
+                                             exchange, /*isMax=*/true))
       bases.push_back(semantics::splitsBase(b, loc, m));
 
     // The weights' sums and the weighted sums of the elements.
@@ -242,7 +259,8 @@ struct LowerCombineTile : OpConversionPattern<CombineSplitsOp> {
           }
           return next;
         });
-    ValueRange sums = sumLoop.getResults();
+    SmallVector<Value> sums = atom.reduceAcrossReplicas(
+        b, loc, sumLoop.getResults(), exchange, /*isMax=*/false);
 
     SmallVector<Value> inverse, lse;
     for (int64_t i = 0; i < rowValues; ++i) {
