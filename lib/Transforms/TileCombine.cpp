@@ -234,7 +234,7 @@ LogicalResult CombineTiler::tile() {
     groups = staticSplits ? llvm::divideCeil(*staticSplits, kSplitsPerGroup)
                           : kAutoGroupsDynamic;
     groups = std::clamp<int64_t>(groups, 1, kMaxAutoWarps / numWarps);
-  } else if (groups * numWarps > kMaxWarps) {
+  } else if (groups > kMaxWarps / numWarps) {
     return error() << "split-warps (" << groups << ") groups of " << numWarps
                    << " warps (" << rows << "-row tiles) are more than the "
                    << kMaxWarps << " warps of a thread block";

@@ -9,12 +9,14 @@
 // RUN: fa-opt %s -split-input-file --fa-tile-combine=split-warps=3 | FileCheck %s --check-prefix=GROUPS3
 // RUN: not fa-opt %s --fa-tile-combine=split-warps=-1 2>&1 | FileCheck %s --check-prefix=BAD-GROUPS
 // RUN: not fa-opt %s -split-input-file --fa-tile-combine="block-m=128 split-warps=8" 2>&1 | FileCheck %s --check-prefix=TOO-MANY-GROUPS
+// RUN: not fa-opt %s -split-input-file --fa-tile-combine=split-warps=4611686018427387904 2>&1 | FileCheck %s --check-prefix=HUGE-GROUPS
 
 // BAD-OPTION: fa-tile-combine: option block-m must be 0 (pick from the shapes) or a multiple of 16 up to 128
 // BAD-COLS: fa-tile-combine: option block-dv must be 0 (8 where it divides the value head dim, else all of it) or a column count that divides it, got -8
 // NOT-DIVIDING: error: fa-tile-combine: block-dv (48) must divide the value head dim, got 'tensor<?x32x1x128xbf16>'
 // NARROW: error: fa-tile-combine: #fa.mma_sync: acc tile columns (4) must be a multiple of 8, the n of mma.m16n8k16
 // BAD-GROUPS: fa-tile-combine: option split-warps must be 0 (pick from the split count) or a number of warp groups per tile, got -1
+// HUGE-GROUPS: error: fa-tile-combine: split-warps (4611686018427387904) groups of 2 warps (32-row tiles) are more than the 32 warps of a thread block
 // TOO-MANY-GROUPS: error: fa-tile-combine: split-warps (8) groups of 8 warps (128-row tiles) are more than the 32 warps of a thread block
 
 // The pass's input is --fa-split-kv's output after the loop nest: the
