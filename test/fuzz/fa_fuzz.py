@@ -221,8 +221,9 @@ def fa_passes(rng):
         "--fa-pipeline-kv=stages=%s" % n(["0", "2", "3", "4", "1", "9"]),
         "--fa-warp-block-skip",
         "--fa-split-kv=splits=%s" % n(["2", "3", "4", "16", "1", "0", "2000"]),
-        "--fa-tile-combine=block-m=%s block-dv=%s" % (n(["0", "16", "32", "64", "128", "24", "-16"]),
-                                                      n(["0", "8", "16", "32", "4", "24", "-8"])),
+        "--fa-tile-combine=block-m=%s block-dv=%s split-warps=%s" % (
+            n(["0", "16", "32", "64", "128", "24", "-16"]), n(["0", "8", "16", "32", "4", "24", "-8"]),
+            n(["0", "1", "2", "3", "8", "32", "-1", "4611686018427387904"])),
         "--fa-tile-q-outer=auto-blocks=true for-split-kv=true",
         "--fa-lower-to-gpu=chip=%s index-bitwidth=%s" % (n(["sm_80", "sm_86", "sm_90", "sm_90a", "sm_75", "sm_100", "sm_120", "gfx90a", ""]),
                                                          n(["32", "64", "16"])),
@@ -253,6 +254,7 @@ def random_pipeline(rng, out_dir):
                           ("pack-gqa", ["true", "false"]), ("warp-block-skip", ["true", "false"]),
                           ("splits", ["1", "2", "4", "7", "0", "4096"]),
                           ("merge-dv", ["0", "8", "16", "32", "12", "-1"]),
+                          ("merge-split-warps", ["0", "1", "4", "16", "-3"]),
                           ("dq", ["auto", "atomic", "deterministic", "x"]),
                           ("features", ["+ptx80", "+ptx60", "+ptx86", "+ptx90", "+ptx99", "garbage", ""]),
                           ("index-bitwidth", ["32", "64", "8"]), ("opt-level", ["0", "2", "3", "9"])):
