@@ -78,6 +78,11 @@ LogicalResult mlir::fa::buildToPTXPipeline(
           .Case("before-exp", RescalePlacement::BeforeExp)
           .Case("after-exp", RescalePlacement::AfterExp)
           .Default(std::nullopt);
+  std::optional<MmaAtomKind> atom =
+      llvm::StringSwitch<std::optional<MmaAtomKind>>(options.atom)
+          .Cases({"auto", "mma_sync"}, MmaAtomKind::MmaSync)
+          .Case("wgmma", MmaAtomKind::Wgmma)
+          .Default(std::nullopt);
   std::string message;
   FailureOr<std::string> features =
       checkFeatures(options.chip, options.features, message);
@@ -89,6 +94,13 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   if (!queryHome)
     return fail("option query-home must be auto, registers or shared, got '" +
                 options.queryHome + "'");
+  if (!atom)
+    return fail("option atom must be auto, mma_sync or wgmma, got '" +
+                options.atom + "'");
+  if (*atom == MmaAtomKind::Wgmma && options.chip != "sm_90a")
+    return fail("option atom=wgmma needs chip=sm_90a (wgmma is an sm_90a "
+                "instruction), got chip=" +
+                options.chip);
   if (!rescale)
     return fail("option rescale must be auto, before-exp or after-exp, got '" +
                 options.rescale + "'");
@@ -113,6 +125,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   tiling.chip = options.chip;
   tiling.packGqa = options.packGqa;
   tiling.forSplitKV = options.splits != 1;
+  tiling.atom = *atom;
   // The FlashAttention-2 loop nest (L1), without the K/V blocks no row sees
   // and with the mask only where some row needs it (L2).
   pm.addPass(createFATileQOuter(tiling));
@@ -130,6 +143,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   FAMapWarpsOptions warps;
   warps.numWarps = options.numWarps;
   warps.queryHome = *queryHome;
+  warps.atom = *atom;
   pm.addPass(createFAMapWarps(warps));
   pm.addPass(createFAScheduleSoftmax(FAScheduleSoftmaxOptions{*rescale}));
   pm.addPass(createFAPipelineKV(FAPipelineKVOptions{options.kvStages}));

@@ -31,10 +31,11 @@ namespace {
 /// Assigns the layouts of one tiled loop nest.
 class WarpMapper {
 public:
-  WarpMapper(TiledAttention &tiled, int64_t numWarps, QueryHome queryHome)
+  WarpMapper(TiledAttention &tiled, int64_t numWarps, QueryHome queryHome,
+             MmaAtomKind atomKind)
       : tiled(tiled), ctx(tiled.forall.getContext()), rewriter(ctx),
-        atom(MmaSyncAtomAttr::get(ctx)), numWarps(numWarps),
-        queryHome(queryHome) {}
+        atom(getMmaAtom(ctx, atomKind)), numWarps(numWarps),
+        queryHome(queryHome), wholeWarpgroups(atomKind == MmaAtomKind::Wgmma) {}
 
   LogicalResult checkSplit();
   void run();
@@ -65,6 +66,8 @@ private:
   MmaAtomAttrInterface atom;
   int64_t numWarps;
   QueryHome queryHome;
+  /// #fa.wgmma: 16 rows a warp, warps in groups of 4.
+  bool wholeWarpgroups;
 };
 
 LogicalResult WarpMapper::checkSplit() {
@@ -81,8 +84,15 @@ LogicalResult WarpMapper::checkSplit() {
   Type elem = tiled.elementType();
   if (!elem.isF16() && !elem.isBF16())
     return error() << "element type " << elem
-                   << " has no GPU layout: the #fa.mma_sync atom takes f16 "
-                      "or bf16";
+                   << " has no GPU layout: the " << atom
+                   << " atom takes f16 or bf16";
+  if (wholeWarpgroups &&
+      (numWarps % 4 != 0 || tiled.blockM() != 16 * numWarps))
+    return error() << "#fa.wgmma holds 16 rows a warp in warpgroups of 4 "
+                      "warps: block-m must be 16 * num-warps with num-warps "
+                      "a multiple of 4 (64 rows on 4 warps, 128 on 8), got "
+                      "block-m = "
+                   << tiled.blockM() << " on " << numWarps << " warps";
   if (tiled.blockM() % (16 * numWarps) != 0)
     return error() << "block-m (" << tiled.blockM()
                    << ") must be a multiple of 16 * num-warps = "
@@ -215,7 +225,10 @@ void WarpMapper::run() {
 
 /// The atom's warps for the head dims, fewer if the Q block is too small
 /// for them (each warp owns whole 16-row mma tiles).
-int64_t defaultWarps(TiledAttention &tiled) {
+int64_t defaultWarps(TiledAttention &tiled, MmaAtomKind atomKind) {
+  // #fa.wgmma: one warp per 16 rows (whole warpgroups or a diagnostic).
+  if (atomKind == MmaAtomKind::Wgmma)
+    return std::max<int64_t>(1, tiled.blockM() / 16);
   FailureOr<TileConfig> tiles =
       MmaSyncAtomAttr::get(tiled.forall.getContext())
           .getDefaultTiles(tiled.headDim(), tiled.valueDim());
@@ -252,8 +265,8 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
     for (TiledAttention &tiled : nests) {
       int64_t warps = numWarps;
       if (warps == 0)
-        warps = defaultWarps(tiled);
-      WarpMapper mapper(tiled, warps, queryHome);
+        warps = defaultWarps(tiled, atom);
+      WarpMapper mapper(tiled, warps, queryHome, atom);
       if (failed(mapper.checkSplit()))
         return signalPassFailure();
       mapper.run();

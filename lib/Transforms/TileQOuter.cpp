@@ -406,10 +406,10 @@ struct AutoTiles {
 
 FailureOr<AutoTiles>
 blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
-                 bool forSplitKV) {
+                 bool forSplitKV, fa::MmaAtomKind atomKind) {
   int64_t d = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
   int64_t dv = cast<ShapedType>(op.getValue().getType()).getDimSize(3);
-  auto atom = fa::MmaSyncAtomAttr::get(op.getContext());
+  fa::MmaAtomAttrInterface atom = fa::getMmaAtom(op.getContext(), atomKind);
   FailureOr<fa::TileConfig> tiles = atom.getDefaultTiles(d, dv);
   if (failed(tiles))
     return op.emitError("fa-tile-q-outer: no default tiles for head dims ")
@@ -430,9 +430,13 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
                            ? op.getGroupSize()
                            : cast<ShapedType>(op.getQuery().getType()).getDimSize(2);
   int64_t tableBlockM = tiles->blockM;
-  if (!ShapedType::isDynamic(numQueries) && tiles->numWarps <= 4)
+  // (#fa.wgmma holds 16 rows a warp in warpgroups of 4: 64 rows at least.)
+  bool wholeWarpgroups = atomKind == fa::MmaAtomKind::Wgmma;
+  if (!ShapedType::isDynamic(numQueries) &&
+      (tiles->numWarps <= 4 || wholeWarpgroups))
     for (int64_t rows : {16, 32, 64})
-      if (numQueries <= rows && rows < tiles->blockM) {
+      if (numQueries <= rows && rows < tiles->blockM &&
+          (!wholeWarpgroups || rows == 64)) {
         tiles->blockM = rows;
         break;
       }
@@ -546,7 +550,7 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
       AutoTiles tiles{blockM, blockN, 0};
       if (autoBlocks) {
         FailureOr<AutoTiles> picked =
-            blocksForHeadDim(op, *chipInfo, pack, forSplitKV);
+            blocksForHeadDim(op, *chipInfo, pack, forSplitKV, atom);
         if (failed(picked))
           return signalPassFailure();
         tiles = *picked;

@@ -33,8 +33,8 @@ _version = None
 # fa-to-ptx's options (include/fa/Pipelines/Pipelines.h) and the stage
 # passes that take them.
 PTX_OPTIONS = ("block-m", "block-n", "num-warps", "kv-stages", "query-home", "rescale",
-               "pack-gqa", "dq", "splits", "warp-block-skip", "chip", "features", "opt-level",
-               "index-bitwidth")
+               "pack-gqa", "dq", "splits", "warp-block-skip", "chip", "atom", "features",
+               "opt-level", "index-bitwidth")
 # Checked here: LLVM's option parser reports a bad number on stderr only.
 _INT_OPTIONS = ("block-m", "block-n", "num-warps", "kv-stages", "splits", "opt-level",
                 "index-bitwidth")
@@ -173,18 +173,21 @@ def stage_pipeline(stage, options=None):
     pack = get("pack-gqa", "true").lower()
     pack = "true" if pack in ("true", "1") else "false"
     splits = int(opts.get("splits", 1))
+    # fa-to-ptx's atom=auto is #fa.mma_sync.
+    atom = get("atom", "auto")
+    atom = "mma_sync" if atom == "auto" else atom
     passes = []
     if m == 0 and n == 0:
-        passes.append("fa-tile-q-outer{auto-blocks=true pack-gqa=%s%s}" % (
-            pack, " for-split-kv=true" if splits != 1 else ""))
+        passes.append("fa-tile-q-outer{auto-blocks=true pack-gqa=%s%s chip=%s atom=%s}" % (
+            pack, " for-split-kv=true" if splits != 1 else "", get("chip", "sm_80"), atom))
     else:
         passes.append("fa-tile-q-outer{block-m=%d block-n=%d pack-gqa=%s}" % (m, n, pack))
     passes.append("fa-causal-block-skip")
     l2 = len(passes)
     if splits != 1:
         passes += ["fa-split-kv{splits=%d}" % splits, "fa-tile-combine"]
-    passes.append("fa-map-warps{num-warps=%s query-home=%s}" % (
-        get("num-warps", 0), get("query-home", "auto")))
+    passes.append("fa-map-warps{num-warps=%s query-home=%s atom=%s}" % (
+        get("num-warps", 0), get("query-home", "auto"), atom))
     passes.append("fa-schedule-softmax{rescale=%s}" % get("rescale", "auto"))
     passes.append("fa-pipeline-kv{stages=%s}" % get("kv-stages", 0))
     if get("warp-block-skip", "false").lower() in ("true", "1"):

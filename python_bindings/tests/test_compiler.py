@@ -43,10 +43,12 @@ def test_each_stage_has_its_ops(compiler):
 def test_stage_pipelines_mirror_fa_to_ptx(compiler):
     assert stage_pipeline("L0") == ""
     assert stage_pipeline("L2") == \
-        "fa-tile-q-outer{auto-blocks=true pack-gqa=true},fa-causal-block-skip"
+        "fa-tile-q-outer{auto-blocks=true pack-gqa=true chip=sm_80 atom=mma_sync}," \
+        "fa-causal-block-skip"
     # Split-KV: the split and the merge's loop nest belong to the tiled stages.
     assert stage_pipeline("L3", {"splits": 4}).startswith(
-        "fa-tile-q-outer{auto-blocks=true pack-gqa=true for-split-kv=true},"
+        "fa-tile-q-outer{auto-blocks=true pack-gqa=true for-split-kv=true chip=sm_80 "
+        "atom=mma_sync},"
         "fa-causal-block-skip,fa-split-kv{splits=4},fa-tile-combine,fa-map-warps")
     assert stage_pipeline("L5", {"chip": "sm_90", "block_m": 64}) == \
         "fa-to-ptx{block-m=64 chip=sm_90}"
@@ -65,6 +67,19 @@ def test_options_reach_the_kernel(compiler):
     k = plan.plan["kernels"][0]
     assert k["block"] == [64, 1, 1] and plan.plan["index_bitwidth"] == 64
     assert plan.plan["chip"] == "sm_90" and ".target sm_90" in plan.ptx[k["name"]]
+
+
+def test_wgmma_atom(compiler):
+    # The sm_90a atom through the same passes: #fa.wgmma in L3, wgmma in PTX.
+    options = {"chip": "sm_90a", "atom": "wgmma"}
+    assert "atom=wgmma" in stage_pipeline("L3", options)
+    l3 = compiler.compile(GQA, stage="L3", options=options)
+    assert "#fa.wgmma" in l3 and "#fa.mma_sync" not in l3
+    plan = compiler.compile(GQA, options=options).plan()
+    [ptx] = plan.ptx.values()
+    assert ".target sm_90a" in ptx and "wgmma.mma_async.sync.aligned.m64n" in ptx
+    with pytest.raises(CompileError, match="atom=wgmma needs chip=sm_90a"):
+        compiler.compile(GQA, options={"atom": "wgmma"})
 
 
 def test_same_kernel_as_fa_opt(compiler, fa_opt, tmp_path):

@@ -22,6 +22,15 @@
 // W8: error: fa-map-warps: block-m (96) must be a multiple of 16 * num-warps = 128
 // W8: error: fa-map-warps: block-m (64) must be a multiple of 16 * num-warps = 128: each warp owns whole 16-row tiles of the Q block
 
+// #fa.wgmma holds exactly 16 rows a warp in whole warpgroups: 4 warps
+// cannot hold 96 or 128 rows, and the 64-row nest is fine.
+// RUN: not fa-opt %s -split-input-file --fa-map-warps="num-warps=4 atom=wgmma" 2>&1 | FileCheck %s --check-prefix=WGMMA
+// WGMMA: error: fa-map-warps: #fa.wgmma holds 16 rows a warp in warpgroups of 4 warps: block-m must be 16 * num-warps with num-warps a multiple of 4 (64 rows on 4 warps, 128 on 8), got block-m = 96 on 4 warps
+// RUN: not fa-opt %s -split-input-file --fa-map-warps="num-warps=2 atom=wgmma" 2>&1 | FileCheck %s --check-prefix=WGMMA2
+// WGMMA2: got block-m = 64 on 2 warps
+// RUN: not fa-opt %s --pass-pipeline="builtin.module(fa-map-warps{atom=hmma})" 2>&1 | FileCheck %s --check-prefix=ATOM
+// ATOM: for the --atom option: Cannot find option named 'hmma'!
+
 // block-m = 96 with 4 warps: 24 rows a warp.
 func.func @block_m_96(%q: tensor<?x2x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x64xf16>, %o: tensor<?x2x?x64xf16>)
     -> tensor<?x2x?x64xf16> {

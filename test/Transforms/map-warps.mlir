@@ -3,6 +3,15 @@
 // RUN: fa-opt %s -split-input-file --fa-map-warps="query-home=registers" | FileCheck %s --check-prefix=REGS
 // RUN: fa-opt %s -split-input-file --fa-map-warps="num-warps=8" | FileCheck %s --check-prefix=W8
 // RUN: fa-opt %s -split-input-file --fa-map-warps="num-warps=0" | FileCheck %s --check-prefix=AUTO
+// The sm_90a atom: the same nests, 16 rows a warp (8 warps for the
+// 128-row Q blocks), every encoding naming #fa.wgmma.
+// RUN: fa-opt %s -split-input-file --fa-map-warps="num-warps=0 atom=wgmma" | FileCheck %s --check-prefix=WGMMA
+// WGMMA-DAG: #acc_w8_wgmma = #fa.warp_rows<acc, num_warps = 8, atom = #fa.wgmma>
+// WGMMA-DAG: #opA_w8_wgmma = #fa.warp_rows<operand_a, num_warps = 8, atom = #fa.wgmma>
+// WGMMA-DAG: #shared_wgmma = #fa.block_shared<atom = #fa.wgmma>
+// WGMMA-LABEL: func @causal_d64
+// WGMMA: fa.qk %{{.*}}, %{{.*}} : tensor<128x64xf16, #opA_w8_wgmma>, tensor<64x64xf16, #shared_wgmma> -> tensor<128x64xf32, #acc_w8_wgmma>
+// WGMMA-NOT: #fa.mma_sync
 
 // Stage L2 -> L3: every value of the tiled loop nest gets the encoding of
 // how a thread block of num-warps warps holds it (#fa.mma_sync atom):

@@ -217,6 +217,9 @@ def fa_passes(rng):
         "--fa-causal-block-skip",
         "--fa-map-warps=num-warps=%s" % n(["0", "1", "2", "4", "8", "3", "-1"]),
         "--fa-map-warps=query-home=%s" % n(["auto", "registers", "shared"]),
+        "--fa-map-warps=num-warps=%s atom=%s" % (n(["0", "4", "8", "2"]),
+                                                 n(["wgmma", "mma_sync", "x"])),
+        "--fa-tile-q-outer=auto-blocks=true chip=sm_90a atom=%s" % n(["wgmma", "mma_sync"]),
         "--fa-schedule-softmax=rescale=%s" % n(["auto", "before-exp", "after-exp"]),
         "--fa-pipeline-kv=stages=%s" % n(["0", "2", "3", "4", "1", "9"]),
         "--fa-warp-block-skip",
@@ -255,6 +258,7 @@ def random_pipeline(rng, out_dir):
                           ("splits", ["1", "2", "4", "7", "0", "4096"]),
                           ("merge-dv", ["0", "8", "16", "32", "12", "-1"]),
                           ("merge-split-warps", ["0", "1", "4", "16", "-3"]),
+                          ("atom", ["auto", "mma_sync", "wgmma", "wgmma", "x"]),
                           ("dq", ["auto", "atomic", "deterministic", "x"]),
                           ("features", ["+ptx80", "+ptx60", "+ptx86", "+ptx90", "+ptx99", "garbage", ""]),
                           ("index-bitwidth", ["32", "64", "8"]), ("opt-level", ["0", "2", "3", "9"])):

@@ -105,6 +105,14 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "fa/Dialect/FA/IR/Chips.h); sets the PTX target, the "
                      "shared memory budget and the default tiles"),
       llvm::cl::init("sm_80")};
+  PassOptions::Option<std::string> atom{
+      *this, "atom",
+      llvm::cl::desc("MMA atom of the forward kernels: mma_sync "
+                     "(mma.sync.m16n8k16, every chip), wgmma "
+                     "(wgmma.mma_async on warpgroups, chip=sm_90a only) or "
+                     "auto (mma_sync; the backward and split-KV's merge "
+                     "always use mma_sync)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> features{
       *this, "features",
       llvm::cl::desc("PTX ISA version as an LLVM feature (+ptx70 .. +ptx90), "

@@ -20,6 +20,18 @@ namespace fa {
 /// Where --fa-map-warps puts the Q tile that fa.qk reads.
 enum class QueryHome { Auto, Registers, Shared };
 
+/// The MMA atom --fa-map-warps names in the layouts (and whose table of
+/// tiles --fa-tile-q-outer{auto-blocks} reads): #fa.mma_sync (sm_80 and
+/// newer) or #fa.wgmma (sm_90a).
+enum class MmaAtomKind { MmaSync, Wgmma };
+
+/// The atom attribute of `kind`.
+inline MmaAtomAttrInterface getMmaAtom(MLIRContext *ctx, MmaAtomKind kind) {
+  if (kind == MmaAtomKind::Wgmma)
+    return WgmmaAtomAttr::get(ctx);
+  return MmaSyncAtomAttr::get(ctx);
+}
+
 /// Where --fa-schedule-softmax places fa.rescale.
 enum class RescalePlacement { Auto, BeforeExp, AfterExp };
 

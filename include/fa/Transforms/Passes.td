@@ -183,7 +183,8 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
            "Rows of K/V per inner-loop step, 1..1024">,
     Option<"autoBlocks", "auto-blocks", "bool", /*default=*/"false",
            "Ignore block-m/block-n and pick the GPU kernel's tiles per op "
-           "from the sm_80 atom's table of head dims (MmaSyncAtom.cpp; "
+           "from the atom's table of head dims (option atom; "
+           "MmaSyncAtom.cpp, WgmmaAtom.cpp; for #fa.mma_sync "
            "its own blocks for sliding windows at d = 96 and 128), "
            "shrunk where they exceed the chip's shared memory; with a "
            "static Nq below the table's Q block (a decode step), the Q "
@@ -197,6 +198,15 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "With auto-blocks: the GPU whose shared memory the tiles must "
            "fit (fa/Dialect/FA/IR/Chips.h)">,
+    Option<"atom", "atom", "::mlir::fa::MmaAtomKind",
+           /*default=*/"::mlir::fa::MmaAtomKind::MmaSync",
+           "With auto-blocks: the atom whose table of head dims gives the "
+           "tiles (#fa.wgmma: Q blocks of 64 or 128 rows, never below 64)",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::fa::MmaAtomKind::MmaSync, "mma_sync",
+                        "#fa.mma_sync: mma.sync.m16n8k16 (sm_80 and newer)"),
+             clEnumValN(::mlir::fa::MmaAtomKind::Wgmma, "wgmma",
+                        "#fa.wgmma: wgmma.mma_async on warpgroups (sm_90a)"))}]>,
     Option<"packGqa", "pack-gqa", "bool", /*default=*/"false",
            "Single-query GQA/MQA ops (static Nq = 1): the query heads of a "
            "group share one Q block (rows along the heads); with "
@@ -808,6 +818,12 @@ def FAMapWarps : Pass<"fa-map-warps"> {
 
     where `#acc_w4 = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>`
     and `#shared = #fa.block_shared<atom = #fa.mma_sync>`.
+
+    With `atom=wgmma` the encodings name `#fa.wgmma` (sm_90a) instead,
+    printed `#acc_w8_wgmma`, `#shared_wgmma`: warps in warpgroups of 4, each
+    owning exactly 16 rows, so `block-m` must be `16 * num-warps` with
+    `num-warps` a multiple of 4 (`num-warps=0`: `block-m / 16`). The backward
+    nests keep `#fa.mma_sync`.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
@@ -822,7 +838,16 @@ def FAMapWarps : Pass<"fa-map-warps"> {
              clEnumValN(::mlir::fa::QueryHome::Registers, "registers",
                         "A-operand registers, loaded once"),
              clEnumValN(::mlir::fa::QueryHome::Shared, "shared",
-                        "shared memory, re-read for every K/V block"))}]>
+                        "shared memory, re-read for every K/V block"))}]>,
+    Option<"atom", "atom", "::mlir::fa::MmaAtomKind",
+           /*default=*/"::mlir::fa::MmaAtomKind::MmaSync",
+           "The MMA atom the layouts name (#fa.wgmma: 16 rows a warp, "
+           "warps in warpgroups of 4)",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::fa::MmaAtomKind::MmaSync, "mma_sync",
+                        "#fa.mma_sync: mma.sync.m16n8k16 (sm_80 and newer)"),
+             clEnumValN(::mlir::fa::MmaAtomKind::Wgmma, "wgmma",
+                        "#fa.wgmma: wgmma.mma_async on warpgroups (sm_90a)"))}]>
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

@@ -112,6 +112,11 @@ LogicalResult KernelLowering::convertBody(OutlinedLoopNest &nest) {
   });
   if (sameAtom.wasInterrupted())
     return failure();
+  // wgmma exists only in the architecture-specific sm_90a PTX target.
+  if (isa_and_nonnull<WgmmaAtomAttr>(atomAttr) && chip != "sm_90a")
+    return error() << "the #fa.wgmma atom needs chip=sm_90a (wgmma is an "
+                      "sm_90a instruction), got chip="
+                   << chip;
   std::unique_ptr<AtomLowering> atom = createAtomLowering(atomAttr);
   if (!atom)
     return error() << "no GPU lowering for the MMA atom " << atomAttr;

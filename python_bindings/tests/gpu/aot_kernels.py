@@ -3,6 +3,10 @@
 kernel directory, on the compiler machine:
 
     python3 python_bindings/tests/gpu/aot_kernels.py --out build/aot-gpu-tests
+
+--options "chip=sm_90a atom=wgmma" compiles every kernel with those fa-to-ptx
+options on top of its own (a variant of the whole set in its own directory,
+e.g. the GPU tests on the #fa.wgmma atom).
 """
 import argparse
 import os
@@ -18,7 +22,10 @@ from fa_mlir.kernels import KernelDir, describe  # noqa: E402
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--out", required=True)
+    p.add_argument("--options", default="",
+                   help="fa-to-ptx options (key=value, space separated) for every kernel")
     a = p.parse_args()
+    extra = dict(kv.split("=", 1) for kv in a.options.split())
     version = compiler.version()
     target = KernelDir(a.out)
     start = time.perf_counter()
@@ -31,8 +38,8 @@ def main():
         if hit:  # From another compiler: replace it.
             import shutil
             shutil.rmtree(target.entry_path(config))
-        target.store(config, compiler.compile(config.spec,
-                                              options=config.pipeline_options()).plan(), version)
+        options = dict(config.pipeline_options(), **extra)
+        target.store(config, compiler.compile(config.spec, options=options).plan(), version)
         print("  %5.2f s  %s" % (time.perf_counter() - t0, describe(config)), flush=True)
     target.write_index(version)
     print("%d kernels in %s (%.0f s), compiler %s" % (len(todo), a.out,

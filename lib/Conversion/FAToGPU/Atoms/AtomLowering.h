@@ -199,6 +199,9 @@ public:
                          const TileRows &rows) = 0;
 };
 
+/// The lowering of #fa.wgmma (Wgmma.cpp).
+std::unique_ptr<AtomLowering> createWgmmaLowering();
+
 /// The lowering of `atom`, or null for an atom without one.
 std::unique_ptr<AtomLowering> createAtomLowering(MmaAtomAttrInterface atom);
 

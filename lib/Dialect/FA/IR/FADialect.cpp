@@ -24,7 +24,8 @@ using namespace mlir::fa;
 
 namespace {
 /// Short aliases for the layout encodings, as Triton prints `#mma` and
-/// `#blocked`: L3 IR then reads `tensor<128x64xf32, #acc_w4>`.
+/// `#blocked`: L3 IR then reads `tensor<128x64xf32, #acc_w4>` (and
+/// `#acc_w8_wgmma` for the sm_90a atom).
 struct FAOpAsmInterface : public OpAsmDialectInterface {
   using OpAsmDialectInterface::OpAsmDialectInterface;
 
@@ -47,10 +48,15 @@ struct FAOpAsmInterface : public OpAsmDialectInterface {
       os << "_w" << rows.getNumWarps();
       if (rows.getReplicas() != 1)
         os << "x" << rows.getReplicas();
+      if (isa<WgmmaAtomAttr>(rows.getAtom()))
+        os << "_wgmma";
       return AliasResult::OverridableAlias;
     }
     if (auto shared = dyn_cast<BlockSharedAttr>(attr)) {
       os << (shared.getTransposed() ? "shared_t" : "shared");
+      // The sm_90a atom's tiles say so (#acc_w8_wgmma, #shared_wgmma).
+      if (isa<WgmmaAtomAttr>(shared.getAtom()))
+        os << "_wgmma";
       return AliasResult::OverridableAlias;
     }
     return AliasResult::NoAlias;

@@ -278,3 +278,35 @@ func.func @encoding_in_op() {
   %z = arith.constant dense<0.0> : tensor<64x4xf32, #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #fa.wgmma (WgmmaAtom.cpp): whole warpgroups, 16 rows a warp
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{#fa.wgmma: tiles are held by whole warpgroups: num_warps must be a multiple of 4, got 2}}
+func.func @wgmma_two_warps(%t: tensor<32x64xf32, #fa.warp_rows<acc, num_warps = 2, atom = #fa.wgmma>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fa.wgmma: each warp owns 16 rows of its warpgroup's m64 tile: a tile held by 4 warps has 64 rows, got 128}}
+func.func @wgmma_two_m_tiles(%t: tensor<128x64xf32, #fa.warp_rows<acc, num_warps = 4, atom = #fa.wgmma>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fa.wgmma: acc tiles are at most 256 columns wide (the widest wgmma), got 512}}
+func.func @wgmma_too_wide(%t: tensor<64x512xf32, #fa.warp_rows<acc, num_warps = 4, atom = #fa.wgmma>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{#fa.wgmma: a shared tile is stored as 8 x 8 core matrices: rows must be a multiple of 8, got 20}}
+func.func @wgmma_shared_rows(%t: tensor<20x64xf16, #fa.block_shared<atom = #fa.wgmma>>) {
+  return
+}

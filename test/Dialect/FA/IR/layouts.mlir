@@ -132,3 +132,21 @@ func.func @futures(%a: !fa.future<tensor<128x64xf16, #fa.block_shared<atom = #fa
   return %b, %a : !fa.future<tensor<64x64xbf16, #fa.block_shared<atom = #fa.mma_sync>>, tensor<64x128xbf16, #fa.block_shared<atom = #fa.mma_sync>>>,
                   !fa.future<tensor<128x64xf16, #fa.block_shared<atom = #fa.mma_sync>>>
 }
+
+// -----
+
+// The sm_90a atom round-trips: 16 rows a warp (64 rows on one warpgroup,
+// 128 on two), shared tiles of whole core-matrix rows.
+// The aliases name the atom when it is not #fa.mma_sync.
+// CHECK-DAG: #acc_w4_wgmma = #fa.warp_rows<acc, num_warps = 4, atom = #fa.wgmma>
+// CHECK-DAG: #shared_wgmma = #fa.block_shared<atom = #fa.wgmma>
+// CHECK-LABEL: func.func @wgmma_atom
+// CHECK-SAME: (%{{.*}}: tensor<64x128xf32, #acc_w4_wgmma>, %{{.*}}: tensor<128x64xbf16, #opA_w8_wgmma>, %{{.*}}: tensor<64x128xf16, #shared_wgmma>, %{{.*}}: tensor<128x64xf32, #acc_w8_wgmma>)
+// LOCAL-LABEL: func.func @wgmma_atom
+// LOCAL-SAME: (%{{.*}}: tensor<64x128xf32, #fa.warp_rows<acc, num_warps = 4, atom = #fa.wgmma>>, %{{.*}}: tensor<128x64xbf16, #fa.warp_rows<operand_a, num_warps = 8, atom = #fa.wgmma>>, %{{.*}}: tensor<64x128xf16, #fa.block_shared<atom = #fa.wgmma>>,
+func.func @wgmma_atom(%acc: tensor<64x128xf32, #fa.warp_rows<acc, num_warps = 4, atom = #fa.wgmma>>,
+                      %a: tensor<128x64xbf16, #fa.warp_rows<operand_a, num_warps = 8, atom = #fa.wgmma>>,
+                      %s: tensor<64x128xf16, #fa.block_shared<atom = #fa.wgmma>>,
+                      %w: tensor<128x64xf32, #fa.warp_rows<acc, num_warps = 8, atom = #fa.wgmma>>) {
+  return
+}

@@ -135,6 +135,38 @@ def FA_MmaSyncAtomAttr : FA_Attr<"MmaSyncAtom", "mma_sync",
   }];
 }
 
+def FA_WgmmaAtomAttr : FA_Attr<"WgmmaAtom", "wgmma",
+    [DeclareAttrInterfaceMethods<FA_MmaAtomAttrInterface>]> {
+  let summary = "the sm_90a atom: wgmma.mma_async on warpgroups";
+  let description = [{
+    Warpgroup-level `wgmma.mma_async.m64nNk16` (sm_90a) with f32
+    accumulators in registers, the A operand in registers (Q, P) or in
+    shared memory, the B operand (K, V) read by the instruction from shared
+    memory through a matrix descriptor.
+
+    * Each warp of a warpgroup (4 consecutive warps) owns 16 rows of the
+      warpgroup's 64: a tile held by `W` warps (`W` a multiple of 4) has
+      exactly `16 W` rows, and warp `w` owns rows `[16 w, 16 w + 16)`, as
+      with `#fa.mma_sync` at 16 rows a warp. Within its 16 rows a warp's
+      `acc`, `operand_a`, `rows` and `partial_rows` fragments are those of
+      `#fa.mma_sync` (the wgmma accumulator and register-A layouts are,
+      per warp, the mma.m16n8k16 ones), so the softmax and the stores are
+      shared with that atom.
+    * Shared tiles are stored as 8 x 8 core matrices, 128 contiguous bytes
+      each (8 rows of one 16-byte chunk), row-major over the grid of core
+      matrices: wgmma's canonical layout without swizzle, K-major for a tile
+      stored [n][k] (K) and MN-major for one stored [k][n] (V). `ldmatrix`
+      and `cp.async` address the same core matrices (8 lanes a matrix: no
+      bank conflicts). A tile takes the bytes of the `#fa.mma_sync` layout
+      (one padding chunk a row), so both atoms plan the same shared memory.
+
+    Tiles are filled by `cp.async` (the generic proxy); a
+    `fence.proxy.async` before the barrier that publishes them makes them
+    visible to wgmma (the async proxy). TMA and warp specialization are
+    not part of this atom yet.
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Layout encodings
 //===----------------------------------------------------------------------===//

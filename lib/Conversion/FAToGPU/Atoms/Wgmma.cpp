@@ -1,0 +1,450 @@
+//===- Wgmma.cpp - The sm_90a atom: wgmma.mma_async on warpgroups ---------===//
+//
+// AtomLowering of #fa.wgmma. Per warp the fragments are #fa.mma_sync's at 16
+// rows a warp (the wgmma m64nNk16 accumulator and register-A layouts,
+// restricted to one warp of the warpgroup, are the mma.m16n8k16 ones), so
+// this class derives from the sm_80 lowering and replaces what touches the
+// instruction or the shared layout:
+//
+//   matmuls       one `wgmma.mma_async.m64nNk16` per k step, N the whole
+//                 tile width; A from registers (Q, P) or by descriptor from
+//                 shared memory, B (K, V) by descriptor;
+//   shared tiles  8 x 8 core matrices of 128 contiguous bytes, row-major
+//                 over the core-matrix grid: element (r, c) of an R x C tile
+//                 at ((r / 8) * (C / 8) + c / 8) * 128 + (r % 8) * 16 +
+//                 (c % 8) * 2 bytes, wgmma's canonical layout without
+//                 swizzle (K-major for K [n][k], MN-major for V [k][n]);
+//   copies        cp.async, 8 lanes on the 8 rows of one core matrix (128
+//                 contiguous bytes: no bank conflicts; the 4 chunks a warp
+//                 takes of each row are 64 contiguous bytes of global
+//                 memory), then `fence.proxy.async` so that wgmma (the async
+//                 proxy) sees what cp.async (the generic proxy) wrote.
+//
+// Inline PTX: MLIR 22's nvgpu.warpgroup.mma takes A only as a descriptor
+// (shared memory), and P is produced in registers. Each matmul is therefore
+// one `llvm.inline_asm`: wgmma.fence, the k steps, commit_group and
+// wait_group 0, so the accumulators are complete when the asm returns and
+// no value is read while an MMA is in flight (ptxas sees the asynchrony and
+// keeps the registers in place).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Atoms/MmaSyncLowering.h"
+
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::fa;
+using namespace mlir::fa::atoms;
+
+namespace {
+
+/// Bytes of one 8 x 8 core matrix of 16-bit elements.
+constexpr int64_t kCoreBytes = 128;
+/// Rows of a warpgroup's wgmma tile; warps of a warpgroup.
+constexpr int64_t kGroupRows = 64, kWarpsPerGroup = 4;
+
+/// A wgmma shared-memory matrix descriptor without swizzle: the start
+/// address and the two strides between core matrices, each in 16-byte
+/// units (PTX ISA, "Matrix Descriptor Format").
+struct Descriptor {
+  Value address;            // Byte address in the shared window (index).
+  int64_t leadingBytes = 0; // Between core matrices adjacent along K.
+  int64_t strideBytes = 0;  // Between core matrices adjacent along M/N.
+};
+
+class WgmmaLowering : public MmaSyncLowering {
+public:
+  LogicalResult checkMatmulShape(Location loc, int64_t m, int64_t n,
+                                 int64_t k) const override {
+    if (numWarps % kWarpsPerGroup != 0 || m != kTileRows * numWarps ||
+        n % 8 != 0 || n < 8 || n > 256 || k % kStepK != 0)
+      return mlir::emitError(loc)
+             << "fa-lower-to-gpu: #fa.wgmma multiplies [M, K] x [K, N] tiles "
+                "with M = 16 x num-warps (a multiple of 4 warps: "
+             << numWarps << " here), N a multiple of 8 up to 256 and K a "
+                            "multiple of 16; got M = "
+             << m << ", N = " << n << ", K = " << k;
+    return success();
+  }
+
+  SmallVector<Value> matmulTransposedB(OpBuilder &b, Location loc,
+                                       const TileOperand &a,
+                                       const TileOperand &bTile,
+                                       RankedTensorType accType,
+                                       ValueRange acc) override;
+  SmallVector<Value> matmul(OpBuilder &b, Location loc, const TileOperand &a,
+                            const TileOperand &bTile, RankedTensorType accType,
+                            ValueRange acc) override;
+  FailureOr<SmallVector<Value>> convertLayout(OpBuilder &b, Location loc,
+                                              const TileOperand &from,
+                                              RankedTensorType to) override;
+  void copyTileAsync(OpBuilder &b, Location loc, Value source,
+                     const TileRows &rows, RankedTensorType tile,
+                     Value sharedOffset) override;
+  void waitCopies(OpBuilder &b, Location loc, int64_t pending) override {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(pending));
+    asmStatement(b, loc, "fence.proxy.async.shared::cta;");
+    gpu::BarrierOp::create(b, loc);
+  }
+  void storeAccToShared(OpBuilder &b, Location loc, RankedTensorType acc,
+                        ValueRange frags, Value sharedOffset) override;
+
+private:
+  static void asmStatement(OpBuilder &b, Location loc, StringRef text) {
+    LLVM::InlineAsmOp::create(b, loc, Type(), ValueRange(), text, "",
+                              /*has_side_effects=*/true,
+                              /*is_align_stack=*/false,
+                              LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
+                              ArrayAttr());
+  }
+
+  /// The shared tile at `offset` of the dynamic shared memory as its grid
+  /// of core matrices: memref<(rows/8) x (cols/8) x 8 x 8 x T>.
+  Value coreMatrices(OpBuilder &b, Location loc, Value offset, int64_t rows,
+                     int64_t cols, Type elemTy) {
+    auto tileTy = MemRefType::get(
+        {rows / 8, cols / 8, 8, 8}, elemTy, MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(b.getContext(),
+                                   gpu::AddressSpace::Workgroup));
+    return memref::ViewOp::create(b, loc, tileTy, dynamicShared, offset,
+                                  ValueRange());
+  }
+  /// Indices of element (row, col) in coreMatrices().
+  static SmallVector<Value> coreIndices(OpBuilder &b, Location loc, Value row,
+                                        Value col) {
+    auto div = [&](Value v) {
+      return arith::DivUIOp::create(b, loc, v, cidx(b, loc, 8)).getResult();
+    };
+    auto rem = [&](Value v) {
+      return arith::RemUIOp::create(b, loc, v, cidx(b, loc, 8)).getResult();
+    };
+    return {div(row), div(col), rem(row), rem(col)};
+  }
+
+  /// The byte address, in the shared window, of `sharedOffset` in the
+  /// dynamic shared memory.
+  Value sharedAddress(OpBuilder &b, Location loc, Value sharedOffset) {
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dynamicShared);
+    return arith::AddIOp::create(b, loc, base, sharedOffset);
+  }
+  /// The 64-bit descriptor of `d`, advanced by `bytes`.
+  Value descriptorValue(OpBuilder &b, Location loc, const Descriptor &d,
+                        int64_t bytes) {
+    Type i64 = b.getI64Type();
+    Value addr = arith::IndexCastUIOp::create(
+        b, loc, i64,
+        arith::AddIOp::create(b, loc, d.address, cidx(b, loc, bytes)));
+    // Bits 0-13: address >> 4 (the shared window is below 256 KiB).
+    Value start = arith::ShRUIOp::create(
+        b, loc,
+        arith::AndIOp::create(b, loc, addr,
+                              arith::ConstantIntOp::create(b, loc, i64,
+                                                           0x3FFFF)),
+        arith::ConstantIntOp::create(b, loc, i64, 4));
+    // Bits 16-29 and 32-45: the strides >> 4; bits 62-63: 0, no swizzle.
+    int64_t strides = ((d.leadingBytes >> 4) << 16) |
+                      ((d.strideBytes >> 4) << 32);
+    return arith::OrIOp::create(
+        b, loc, start, arith::ConstantIntOp::create(b, loc, i64, strides));
+  }
+
+  /// One k step of a wgmma chain: A as four registers or a descriptor, B
+  /// as a descriptor.
+  struct Step {
+    SmallVector<Value, 4> aRegs;
+    Value aDesc, bDesc;
+  };
+  /// acc + the products of `steps`, one wgmma.m64nNk16 each, as one asm.
+  SmallVector<Value> wgmmaChain(OpBuilder &b, Location loc, int64_t n,
+                                Type elemTy, bool transB, ArrayRef<Step> steps,
+                                ValueRange accFrags);
+  /// The 4 A registers (i32) of an operand_a fragment vector<4x2xT>.
+  static SmallVector<Value, 4> aRegisters(OpBuilder &b, Location loc,
+                                          Value frag);
+  /// The warpgroup of the executing warp, and its first row.
+  Value warpgroupRow0(OpBuilder &b, Location loc) {
+    Value group =
+        arith::DivUIOp::create(b, loc, warp, cidx(b, loc, kWarpsPerGroup));
+    return arith::MulIOp::create(b, loc, group, cidx(b, loc, kGroupRows));
+  }
+  /// Descriptor of a [rows][k] tile read K-major from row `row0` on.
+  Descriptor kMajor(OpBuilder &b, Location loc, Value sharedOffset,
+                    int64_t k, Value row0) {
+    Value rowBytes = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, row0, cidx(b, loc, 8)),
+        cidx(b, loc, (k / 8) * kCoreBytes));
+    return Descriptor{
+        arith::AddIOp::create(b, loc, sharedAddress(b, loc, sharedOffset),
+                              rowBytes),
+        kCoreBytes, (k / 8) * kCoreBytes};
+  }
+  static std::string typeSuffix(Type elemTy) {
+    return elemTy.isBF16() ? "bf16" : "f16";
+  }
+};
+
+SmallVector<Value, 4> WgmmaLowering::aRegisters(OpBuilder &b, Location loc,
+                                                Value frag) {
+  auto fragTy = cast<VectorType>(frag.getType());
+  auto asI32 = vector::BitCastOp::create(
+      b, loc, VectorType::get({fragTy.getDimSize(0), 1}, b.getI32Type()),
+      frag);
+  SmallVector<Value, 4> regs;
+  for (int64_t i = 0; i < fragTy.getDimSize(0); ++i)
+    regs.push_back(vector::ExtractOp::create(b, loc, asI32,
+                                             ArrayRef<int64_t>{i, 0}));
+  return regs;
+}
+
+SmallVector<Value> WgmmaLowering::wgmmaChain(OpBuilder &b, Location loc,
+                                             int64_t n, Type elemTy,
+                                             bool transB,
+                                             ArrayRef<Step> steps,
+                                             ValueRange accFrags) {
+  // The thread's accumulators in wgmma's register order: n-tile by n-tile,
+  // [h][e] within (rows g, g + 8; columns 2t, 2t + 1), as the fragments.
+  SmallVector<Value> accs;
+  for (Value frag : accFrags)
+    for (int64_t e = 0; e < 4; ++e)
+      accs.push_back(extractAccElement(b, loc, frag, e));
+  int64_t numAcc = accs.size();
+  std::string text, constraints;
+  llvm::raw_string_ostream os(text), cs(constraints);
+  auto sep = [&] {
+    if (!constraints.empty())
+      cs << ",";
+  };
+  for (int64_t i = 0; i < numAcc; ++i) {
+    sep();
+    cs << "=f";
+  }
+  SmallVector<Value> operands(accs);
+  for (int64_t i = 0; i < numAcc; ++i)
+    cs << "," << i;
+  std::string accList;
+  for (int64_t i = 0; i < numAcc; ++i)
+    accList += (i ? ", $" : "$") + std::to_string(i);
+  int64_t next = 2 * numAcc;
+  // scale-d = 1 (accumulate), as a predicate set from a register.
+  operands.push_back(
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1));
+  cs << ",r";
+  int64_t scaleD = next++;
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << scaleD << ", 0;\n"
+     << "wgmma.fence.sync.aligned;\n";
+  std::string ty = typeSuffix(elemTy);
+  for (const Step &step : steps) {
+    os << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << ty << "."
+       << ty << " {" << accList << "}, ";
+    if (step.aDesc) {
+      operands.push_back(step.aDesc);
+      cs << ",l";
+      os << "$" << next++ << ", ";
+    } else {
+      os << "{";
+      for (auto [i, reg] : llvm::enumerate(step.aRegs)) {
+        operands.push_back(reg);
+        cs << ",r";
+        os << (i ? ", $" : "$") << next++;
+      }
+      os << "}, ";
+    }
+    operands.push_back(step.bDesc);
+    cs << ",l";
+    os << "$" << next++ << ", p, 1, 1, ";
+    if (step.aDesc)
+      os << "0, ";
+    os << (transB ? 1 : 0) << ";\n";
+  }
+  os << "wgmma.commit_group.sync.aligned;\n"
+     << "wgmma.wait_group.sync.aligned 0;\n}";
+  auto resultTy = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(numAcc, b.getF32Type()));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, resultTy, operands, os.str(), cs.str(),
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  SmallVector<Value> out;
+  for (auto [f, frag] : llvm::enumerate(accFrags)) {
+    SmallVector<Value> elems;
+    for (int64_t e = 0; e < 4; ++e)
+      elems.push_back(LLVM::ExtractValueOp::create(
+          b, loc, asmOp.getResult(0), ArrayRef<int64_t>{int64_t(4 * f + e)}));
+    out.push_back(buildAccFragment(b, loc, frag.getType(), elems));
+  }
+  return out;
+}
+
+SmallVector<Value> WgmmaLowering::matmulTransposedB(
+    OpBuilder &b, Location loc, const TileOperand &a, const TileOperand &bTile,
+    RankedTensorType accType, ValueRange acc) {
+  // S = Q K^T: B = K^T with K stored [n][k], i.e. K-major.
+  int64_t n = accType.getDimSize(1), k = a.type.getDimSize(1);
+  Type elemTy = a.type.getElementType();
+  Descriptor keys = kMajor(b, loc, bTile.sharedOffset, k, cidx(b, loc, 0));
+  std::optional<Descriptor> queries;
+  if (a.inShared())
+    queries = kMajor(b, loc, a.sharedOffset, k, warpgroupRow0(b, loc));
+  SmallVector<Step> steps;
+  for (int64_t kk = 0; kk < k / kStepK; ++kk) {
+    Step step;
+    // A k step is 16 columns: two core matrices along K.
+    step.bDesc = descriptorValue(b, loc, keys, kk * 2 * kCoreBytes);
+    if (queries)
+      step.aDesc = descriptorValue(b, loc, *queries, kk * 2 * kCoreBytes);
+    else
+      step.aRegs = aRegisters(b, loc, a.fragments[kk]);
+    steps.push_back(step);
+  }
+  return wgmmaChain(b, loc, n, elemTy, /*transB=*/false, steps, acc);
+}
+
+SmallVector<Value> WgmmaLowering::matmul(OpBuilder &b, Location loc,
+                                         const TileOperand &a,
+                                         const TileOperand &bTile,
+                                         RankedTensorType accType,
+                                         ValueRange acc) {
+  // O += P V: V stored [k][n], i.e. MN-major (transposed B): core matrices
+  // adjacent along N are 128 bytes apart, along K a row of them.
+  int64_t n = accType.getDimSize(1), k = a.type.getDimSize(1);
+  Type elemTy = a.type.getElementType();
+  if (isTransposedView(a)) {
+    // (Only the backward's dQ has one, and it is mapped to #fa.mma_sync.)
+    mlir::emitError(loc) << "fa-lower-to-gpu: #fa.wgmma has no A operand "
+                            "stored [k][m] (a transposed shared view)";
+    return SmallVector<Value>(acc);
+  }
+  Descriptor values{sharedAddress(b, loc, bTile.sharedOffset),
+                    (n / 8) * kCoreBytes, kCoreBytes};
+  std::optional<Descriptor> probs;
+  if (a.inShared())
+    probs = kMajor(b, loc, a.sharedOffset, k, warpgroupRow0(b, loc));
+  SmallVector<Step> steps;
+  for (int64_t kk = 0; kk < k / kStepK; ++kk) {
+    Step step;
+    // A k step is 16 rows of V: two rows of core matrices.
+    step.bDesc = descriptorValue(b, loc, values, kk * 2 * (n / 8) * kCoreBytes);
+    if (probs)
+      step.aDesc = descriptorValue(b, loc, *probs, kk * 2 * kCoreBytes);
+    else
+      step.aRegs = aRegisters(b, loc, a.fragments[kk]);
+    steps.push_back(step);
+  }
+  return wgmmaChain(b, loc, n, elemTy, /*transB=*/true, steps, acc);
+}
+
+FailureOr<SmallVector<Value>>
+WgmmaLowering::convertLayout(OpBuilder &b, Location loc,
+                             const TileOperand &from, RankedTensorType to) {
+  if (!from.inShared())
+    return MmaSyncLowering::convertLayout(b, loc, from, to);
+  auto toRows = dyn_cast_or_null<WarpRowsAttr>(to.getEncoding());
+  if (!toRows || toRows.getRole() != FragmentRole::OperandA ||
+      isTransposedView(from))
+    return failure();
+  // Shared -> A registers: per k step one ldmatrix.x4 of the warp's 16
+  // rows; lane l addresses row l % 16 of chunk 2 kk + l / 16, i.e. row
+  // l % 8 of core matrix (row0 / 8 + (l % 16) / 8, 2 kk + l / 16).
+  int64_t m = to.getDimSize(0), k = to.getDimSize(1);
+  Type elemTy = to.getElementType();
+  Value tile = coreMatrices(b, loc, from.sharedOffset, m, k, elemTy);
+  Value lane = arith::RemUIOp::create(b, loc, threadId, cidx(b, loc, 32));
+  Value row = arith::AddIOp::create(
+      b, loc, warpRow0(b, loc, m),
+      arith::RemUIOp::create(b, loc, lane, cidx(b, loc, 16)));
+  Value chunk = arith::DivUIOp::create(b, loc, lane, cidx(b, loc, 16));
+  auto fragTy = VectorType::get({4, 2}, elemTy);
+  Value rowGroup = arith::DivUIOp::create(b, loc, row, cidx(b, loc, 8));
+  Value inRow = arith::RemUIOp::create(b, loc, lane, cidx(b, loc, 8));
+  SmallVector<Value> out;
+  for (int64_t kk = 0; kk < k / kStepK; ++kk) {
+    Value col = arith::AddIOp::create(b, loc, chunk, cidx(b, loc, 2 * kk));
+    out.push_back(nvgpu::LdMatrixOp::create(
+        b, loc, fragTy, tile, ValueRange{rowGroup, col, inRow, cidx(b, loc, 0)},
+        /*transpose=*/false, /*numTiles=*/4));
+  }
+  return out;
+}
+
+void WgmmaLowering::copyTileAsync(OpBuilder &b, Location loc, Value source,
+                                  const TileRows &rows, RankedTensorType tile,
+                                  Value sharedOffset) {
+  int64_t tileRows = tile.getDimSize(0), cols = tile.getDimSize(1);
+  int64_t perRow = cols / 8, threads = numThreads();
+  Type elemTy = tile.getElementType();
+  Value zero = opaqueZero(b, loc);
+  auto [view, first] = rowsView(b, loc, source, rows);
+  Value global = withOpaqueStride(b, loc, view, zero);
+  Value dst = coreMatrices(b, loc,
+                           arith::AddIOp::create(b, loc, sharedOffset, zero),
+                           tileRows, cols, elemTy);
+  // Chunk q = tid + i * threads: row (q / 8 / perRow) * 8 + q % 8, column
+  // chunk (q / 8) % perRow, so 8 consecutive lanes fill one core matrix.
+  int64_t total = tileRows * perRow;
+  Value chunkElems = cidx(b, loc, 8), none = cidx(b, loc, 0);
+  for (int64_t firstChunk = 0; firstChunk < total; firstChunk += threads) {
+    Value q = arith::AddIOp::create(b, loc, threadId,
+                                    cidx(b, loc, firstChunk));
+    Value q8 = arith::DivUIOp::create(b, loc, q, cidx(b, loc, 8));
+    Value rowGroup = arith::DivUIOp::create(b, loc, q8, cidx(b, loc, perRow));
+    Value chunk = arith::RemUIOp::create(b, loc, q8, cidx(b, loc, perRow));
+    Value inRow = arith::RemUIOp::create(b, loc, q, cidx(b, loc, 8));
+    Value row = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, rowGroup, cidx(b, loc, 8)),
+        inRow);
+    auto copy = [&](OpBuilder &nb, Location l) {
+      Value valid = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult,
+                                          row, rows.count);
+      Value srcElems = arith::SelectOp::create(nb, l, valid, chunkElems, none);
+      Value srcRow = arith::AddIOp::create(nb, l, first, row);
+      Value col = arith::MulIOp::create(nb, l, chunk, chunkElems);
+      nvgpu::DeviceAsyncCopyOp::create(
+          nb, l, nvgpu::DeviceAsyncTokenType::get(nb.getContext()), dst,
+          ValueRange{rowGroup, chunk, inRow, none}, global,
+          ValueRange{srcRow, col}, nb.getIndexAttr(8), srcElems,
+          nb.getUnitAttr());
+    };
+    if (firstChunk + threads <= total) {
+      copy(b, loc);
+      continue;
+    }
+    Value inTile = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, q,
+                                         cidx(b, loc, total));
+    scf::IfOp::create(b, loc, inTile, [&](OpBuilder &nb, Location l) {
+      copy(nb, l);
+      scf::YieldOp::create(nb, l);
+    });
+  }
+}
+
+void WgmmaLowering::storeAccToShared(OpBuilder &b, Location loc,
+                                     RankedTensorType acc, ValueRange frags,
+                                     Value sharedOffset) {
+  gpu::BarrierOp::create(b, loc);
+  Value tile = coreMatrices(b, loc, sharedOffset, acc.getDimSize(0),
+                            acc.getDimSize(1), acc.getElementType());
+  inFirstReplica(b, loc, [&](OpBuilder &b, Location loc) {
+    for (auto [f, frag] : llvm::enumerate(frags))
+      for (int64_t h = 0; h < 2; ++h) {
+        auto [row, col] = accPairPosition(b, loc, acc, f, h);
+        Value pair =
+            vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{h});
+        vector::StoreOp::create(b, loc, pair, tile,
+                                coreIndices(b, loc, row, col),
+                                /*nontemporal=*/false, llvm::MaybeAlign(4));
+      }
+  });
+  // Written by the generic proxy, read by wgmma (the async proxy).
+  asmStatement(b, loc, "fence.proxy.async.shared::cta;");
+  gpu::BarrierOp::create(b, loc);
+}
+
+} // namespace
+
+std::unique_ptr<AtomLowering> mlir::fa::createWgmmaLowering() {
+  return std::make_unique<WgmmaLowering>();
+}

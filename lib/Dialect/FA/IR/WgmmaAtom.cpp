@@ -1,0 +1,135 @@
+//===- WgmmaAtom.cpp - Layout facts of the sm_90a wgmma atom --------------===//
+//
+// What #fa.wgmma answers about fragments and shared tiles. Per warp, the
+// fragments are those of #fa.mma_sync at 16 rows a warp (the wgmma
+// accumulator and register-A layouts restricted to one warp's 16 rows are
+// the mma.m16n8k16 ones), so this file adds the warpgroup rules and its own
+// table and delegates the rest. The instructions are emitted by
+// lib/Conversion/FAToGPU/Atoms/Wgmma.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fa/Dialect/FA/IR/FA.h"
+
+using namespace mlir;
+using namespace mlir::fa;
+
+namespace {
+/// Warps of a warpgroup; rows one warp owns of a wgmma m64 tile.
+constexpr int64_t kWarpsPerGroup = 4, kRowsPerWarp = 16;
+/// The widest N (and so the widest acc tile) of one wgmma.
+constexpr int64_t kMaxN = 256;
+
+MmaSyncAtomAttr sm80(MLIRContext *ctx) { return MmaSyncAtomAttr::get(ctx); }
+} // namespace
+
+LogicalResult WgmmaAtomAttr::verifyFragment(
+    FragmentRole role, ArrayRef<int64_t> shape, Type elementType,
+    int64_t numWarps, function_ref<InFlightDiagnostic()> emitError) const {
+  if (numWarps % kWarpsPerGroup != 0)
+    return emitError() << "#fa.wgmma: tiles are held by whole warpgroups: "
+                          "num_warps must be a multiple of 4, got "
+                       << numWarps;
+  if (!shape.empty() && shape[0] != kRowsPerWarp * numWarps)
+    return emitError() << "#fa.wgmma: each warp owns 16 rows of its "
+                          "warpgroup's m64 tile: a tile held by "
+                       << numWarps << " warps has " << kRowsPerWarp * numWarps
+                       << " rows, got " << shape[0];
+  if (role == FragmentRole::Acc && shape.size() == 2 && shape[1] > kMaxN)
+    return emitError() << "#fa.wgmma: acc tiles are at most " << kMaxN
+                       << " columns wide (the widest wgmma), got "
+                       << shape[1];
+  return sm80(getContext())
+      .verifyFragment(role, shape, elementType, numWarps, emitError);
+}
+
+LogicalResult WgmmaAtomAttr::verifySharedTile(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(sm80(getContext())
+                 .verifySharedTile(shape, elementType, emitError)))
+    return failure();
+  if (shape[0] % 8 != 0)
+    return emitError() << "#fa.wgmma: a shared tile is stored as 8 x 8 core "
+                          "matrices: rows must be a multiple of 8, got "
+                       << shape[0];
+  return success();
+}
+
+SmallVector<Type> WgmmaAtomAttr::getFragmentTypes(FragmentRole role,
+                                                  ArrayRef<int64_t> shape,
+                                                  Type elementType,
+                                                  int64_t numWarps) const {
+  return sm80(getContext())
+      .getFragmentTypes(role, shape, elementType, numWarps);
+}
+
+int64_t WgmmaAtomAttr::getFragmentRegisters(FragmentRole role,
+                                            ArrayRef<int64_t> shape,
+                                            Type elementType,
+                                            int64_t numWarps) const {
+  return sm80(getContext())
+      .getFragmentRegisters(role, shape, elementType, numWarps);
+}
+
+// The core-matrix layout needs rows * cols * 2 bytes; a tile reserves the
+// padded layout's bytes so that both atoms plan the same shared memory
+// (and the output staging tile, padded, fits in what is planned).
+int64_t WgmmaAtomAttr::getSharedTileBytes(ArrayRef<int64_t> shape,
+                                          Type elementType) const {
+  return sm80(getContext()).getSharedTileBytes(shape, elementType);
+}
+
+// The register budgets of the sm_80 atom: the same fragments per thread.
+int64_t WgmmaAtomAttr::getMaxFragmentRegisters() const {
+  return sm80(getContext()).getMaxFragmentRegisters();
+}
+int64_t WgmmaAtomAttr::getQueryInRegistersBudget() const {
+  return sm80(getContext()).getQueryInRegistersBudget();
+}
+int64_t WgmmaAtomAttr::getEarlyRescaleBudget() const {
+  return sm80(getContext()).getEarlyRescaleBudget();
+}
+
+// 16 rows a warp, so 128-row Q blocks take 8 warps (two warpgroups) and
+// 64-row blocks 4. Measured on the H200 (docs/performance.md, "A first
+// sm_90a atom"; docs/results/wgmma-tiles-ab-2026-12-03.json): at d = 64,
+// 128 x 64 on 8 warps (206-319 TFLOP/s) beats 128 x 128 (159-244) and the
+// 64-row blocks on 4 warps (121-179); at d = 128, 128 x 128 (197-297) beats
+// 128 x 64 (184-280); a third K/V stage changes -3 to +5 %. All compile
+// without spills for sm_90a (test/Pipelines/ptxas-wgmma.mlir). Past
+// d = 128, 64-row Q blocks keep the S and O fragments in the registers.
+// Window kernels take the same tiles.
+FailureOr<TileConfig> WgmmaAtomAttr::getDefaultTiles(int64_t headDim,
+                                                     int64_t valueDim) const {
+  int64_t d = std::max(headDim, valueDim);
+  if (d <= 0)
+    return failure();
+  struct Entry {
+    int64_t maxDim;
+    TileConfig tiles;
+  };
+  static const Entry table[] = {
+      {64, {128, 64, 8, 2}},
+      {128, {128, 128, 8, 2}},
+      {256, {64, 64, 4, 2}},
+  };
+  for (const Entry &e : table)
+    if (d <= e.maxDim)
+      return e.tiles;
+  return failure();
+}
+
+// The sm_80 atom's order (K/V blocks first, then Q blocks), with as many
+// warps as the Q block has 16-row slices.
+FailureOr<TileConfig> WgmmaAtomAttr::fitTiles(TileConfig tiles,
+                                              int64_t headDim,
+                                              int64_t valueDim,
+                                              int64_t sharedMemoryBytes) const {
+  FailureOr<TileConfig> fitted = sm80(getContext())
+      .fitTiles(tiles, headDim, valueDim, sharedMemoryBytes);
+  if (failed(fitted) || fitted->blockM % (kWarpsPerGroup * kRowsPerWarp) != 0)
+    return failure();
+  fitted->numWarps = fitted->blockM / kRowsPerWarp;
+  return fitted;
+}

@@ -1,0 +1,45 @@
+// --fa-to-ptx{chip=sm_90a atom=wgmma}: the forward kernel on the #fa.wgmma
+// atom through the same passes. The PTX targets sm_90a and multiplies with
+// wgmma.mma_async (S = Q K^T m64n64k16 over the 64-key block, O += P V
+// m64n64k16 over head dim 64), one warpgroup per 64 Q rows (8 warps, 256
+// threads, for the table's 128 x 64 tiles); the merge and the backward stay
+// on #fa.mma_sync. The options are checked first.
+
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma" -o /dev/null && FileCheck %s --input-file=%t/attention_kernel.ptx && FileCheck %s --check-prefix=PLAN --input-file=%t/attention_kernel.json
+// CHECK: .target sm_90a
+// CHECK: .entry attention_kernel
+// CHECK: cp.async.cg.shared.global
+// CHECK: fence.proxy.async.shared::cta;
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0;
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
+// CHECK-NOT: mma.sync.aligned
+// PLAN: "chip": "sm_90a"
+// PLAN: "block": [
+// PLAN-NEXT: 256,
+
+// The stages show the atom: #fa.wgmma encodings at L3.
+// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" | FileCheck %s --check-prefix=L3
+// L3: #acc_w8_wgmma = #fa.warp_rows<acc, num_warps = 8, atom = #fa.wgmma>
+// L3: fa.qk {{.*}} -> tensor<128x64xf32, #acc_w8_wgmma>
+// L3: fa.pv {{.*}} : tensor<128x64xbf16, #opA_w8_wgmma>, tensor<64x64xbf16, #shared_wgmma>, tensor<128x64xf32, #acc_w8_wgmma>
+
+// RUN: not fa-opt %s --fa-to-ptx="atom=wgmma" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHIP
+// CHIP: error: fa-to-ptx: option atom=wgmma needs chip=sm_90a (wgmma is an sm_90a instruction), got chip=sm_80
+// RUN: not fa-opt %s --fa-to-ptx="chip=sm_90 atom=wgmma" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHIP90
+// CHIP90: got chip=sm_90
+// RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a atom=tcgen05" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ATOM
+// ATOM: error: fa-to-ptx: option atom must be auto, mma_sync or wgmma, got 'tcgen05'
+// Explicit tiles that do not fill whole warpgroups are a diagnostic.
+// RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a atom=wgmma block-m=32 block-n=64" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROWS
+// ROWS: error: fa-map-warps: #fa.wgmma holds 16 rows a warp in warpgroups of 4 warps: block-m must be 16 * num-warps with num-warps a multiple of 4 (64 rows on 4 warps, 128 on 8), got block-m = 32 on 2 warps
+
+func.func @attention(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>,
+                     %o: tensor<?x8x?x64xbf16>, %l: tensor<?x8x?xf32>) -> (tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>) {
+  %0, %1 = fa.attention ins(%q, %k, %v : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16>)
+                        outs(%o, %l : tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>) causal
+                        -> tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>
+  return %0, %1 : tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>
+}
