@@ -69,9 +69,11 @@ bool isRoundedSumsLoad(tensor::PadOp pad) {
 
 class BackwardWarpMapper {
 public:
-  BackwardWarpMapper(scf::ForallOp forall, int64_t numWarps)
+  BackwardWarpMapper(scf::ForallOp forall, int64_t numWarps,
+                     QueryHome rowTileHome)
       : forall(forall), ctx(forall.getContext()), rewriter(ctx),
-        atom(MmaSyncAtomAttr::get(ctx)), numWarps(numWarps) {}
+        atom(MmaSyncAtomAttr::get(ctx)), numWarps(numWarps),
+        rowTileHome(rowTileHome) {}
 
   LogicalResult check();
   void run();
@@ -95,6 +97,7 @@ private:
   IRRewriter rewriter;
   MmaAtomAttrInterface atom;
   int64_t numWarps;
+  QueryHome rowTileHome;
   ConvertedLayouts converted;
 };
 
@@ -160,6 +163,8 @@ LogicalResult BackwardWarpMapper::check() {
 }
 
 bool BackwardWarpMapper::keepRowTilesInRegisters() {
+  if (rowTileHome != QueryHome::Auto)
+    return rowTileHome == QueryHome::Registers;
   Type f32 = Float32Type::get(ctx);
   int64_t regs = 0;
   auto fragments = [&](FragmentRole role, Value v) {
@@ -303,7 +308,8 @@ bool mlir::fa::isBackwardLoopNest(scf::ForallOp forall) {
 }
 
 LogicalResult mlir::fa::mapBackwardWarps(scf::ForallOp forall,
-                                         int64_t numWarps) {
+                                         int64_t numWarps,
+                                         QueryHome rowTileHome) {
   if (numWarps == 0) {
     // At most 4 warps (8 measured slower for 128-row nests:
     // docs/performance.md, "Wider dK/dV tiles"), each owning whole 16-row
@@ -315,7 +321,7 @@ LogicalResult mlir::fa::mapBackwardWarps(scf::ForallOp forall,
            }))
       numWarps /= 2;
   }
-  BackwardWarpMapper mapper(forall, numWarps);
+  BackwardWarpMapper mapper(forall, numWarps, rowTileHome);
   if (failed(mapper.check()))
     return failure();
   mapper.run();

@@ -8,6 +8,8 @@
 #ifndef FA_LIB_TRANSFORMS_MAPBACKWARDWARPS_H
 #define FA_LIB_TRANSFORMS_MAPBACKWARDWARPS_H
 
+#include "fa/Transforms/Passes.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir {
@@ -19,8 +21,12 @@ bool isBackwardLoopNest(scf::ForallOp forall);
 
 /// Gives the nest's tiles their layouts and maps it to the grid, with
 /// `numWarps` warps (0: one per 16 rows of the nest's tiles, at most 4).
-/// Errors (at the nest) for tiles the atom cannot hold.
-LogicalResult mapBackwardWarps(scf::ForallOp forall, int64_t numWarps);
+/// `rowTileHome` says where the nest's fa.qk ops read their first operands,
+/// the tiles loaded once per thread block (K and V in the dK/dV nest, Q and
+/// dO in the dQ nest), as `query-home` does for the forward's Q. Errors (at
+/// the nest) for tiles the atom cannot hold.
+LogicalResult mapBackwardWarps(scf::ForallOp forall, int64_t numWarps,
+                               QueryHome rowTileHome);
 
 } // namespace fa
 } // namespace mlir

@@ -260,7 +260,7 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
         backwardNests.push_back(forall);
     });
     for (scf::ForallOp forall : backwardNests)
-      if (failed(mapBackwardWarps(forall, numWarps)))
+      if (failed(mapBackwardWarps(forall, numWarps, queryHome)))
         return signalPassFailure();
     for (TiledAttention &tiled : nests) {
       int64_t warps = numWarps;

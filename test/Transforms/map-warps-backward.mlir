@@ -5,6 +5,7 @@
 // RUN: sed -e 's/x16xf16/x64xf16/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=16 dq=atomic" | fa-opt --fa-map-warps | FileCheck %s --check-prefix=ATOMIC
 // RUN: fa-opt %s --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=16 dq=atomic" | not fa-opt --fa-map-warps="num-warps=4" 2>&1 | FileCheck %s --check-prefix=ATOMIC-ROWS
 // RUN: sed -e 's/x16xf16/x16xf32/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=64" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=F32
+// RUN: fa-opt %s --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=64" | fa-opt --fa-map-warps="query-home=shared" | FileCheck %s --check-prefix=HOME-SHARED
 
 // --fa-map-warps on the three nests of --fa-tile-backward (input: that
 // pass's output). Warps own whole rows of every tile of a nest: query rows
@@ -93,3 +94,17 @@ func.func @gqa_causal(%q: tensor<1x2x?x16xf16>, %k: tensor<1x1x?x16xf16>, %v: te
   %dq, %dk, %dv = fa.attention_backward ins(%q, %k, %v, %o, %do, %lse : tensor<1x2x?x16xf16>, tensor<1x1x?x16xf16>, tensor<1x1x?x16xf16>, tensor<1x2x?x16xf16>, tensor<1x2x?x16xf16>, tensor<1x2x?xf32>) outs(%dq0, %dk0, %dv0 : tensor<1x2x?x16xf16>, tensor<1x1x?x16xf16>, tensor<1x1x?x16xf16>) causal -> tensor<1x2x?x16xf16>, tensor<1x1x?x16xf16>, tensor<1x1x?x16xf16>
   return %dq, %dk, %dv : tensor<1x2x?x16xf16>, tensor<1x1x?x16xf16>, tensor<1x1x?x16xf16>
 }
+
+// query-home reaches the backward nests too: `shared` leaves K and V (dK/dV
+// nest) and Q and dO (dQ nest) in shared memory, read by fa.qk directly
+// (no fa.convert_layout to A-operand registers before the loops).
+// HOME-SHARED-LABEL: func @gqa_causal
+// HOME-SHARED: scf.forall
+// HOME-SHARED: scf.forall
+// HOME-SHARED-NOT: fa.convert_layout {{.*}}#shared{{.*}} -> {{.*}}#opA
+// HOME-SHARED: scf.for
+// HOME-SHARED: fa.qk %{{.*}}, %{{.*}} : tensor<64x16xf16, #shared>, tensor<64x16xf16, #shared> -> tensor<64x64xf32, #acc_w4>
+// HOME-SHARED: scf.forall
+// HOME-SHARED-NOT: fa.convert_layout {{.*}}#shared{{.*}} -> {{.*}}#opA
+// HOME-SHARED: scf.for
+// HOME-SHARED: fa.qk %{{.*}}, %{{.*}} : tensor<64x16xf16, #shared>, tensor<64x16xf16, #shared> -> tensor<64x64xf32, #acc_w4>

@@ -831,7 +831,8 @@ def FAMapWarps : Pass<"fa-map-warps"> {
            "the head dim, as many as the Q block allows)">,
     Option<"queryHome", "query-home", "::mlir::fa::QueryHome",
            /*default=*/"::mlir::fa::QueryHome::Auto",
-           "Where fa.qk reads the Q tile from",
+           "Where fa.qk reads its first operand from (Q; in the backward's "
+           "nests K and V, or Q and dO)",
            [{::llvm::cl::values(
              clEnumValN(::mlir::fa::QueryHome::Auto, "auto",
                         "registers while they fit the atom's budget"),
