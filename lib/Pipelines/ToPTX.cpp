@@ -83,6 +83,10 @@ LogicalResult mlir::fa::buildToPTXPipeline(
           .Cases({"auto", "mma_sync"}, MmaAtomKind::MmaSync)
           .Case("wgmma", MmaAtomKind::Wgmma)
           .Default(std::nullopt);
+  if (options.mmaPipeline != "auto" && options.mmaPipeline != "on" &&
+      options.mmaPipeline != "off")
+    return fail("option mma-pipeline must be auto, on or off, got '" +
+                options.mmaPipeline + "'");
   std::string message;
   FailureOr<std::string> features =
       checkFeatures(options.chip, options.features, message);
@@ -146,6 +150,11 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   warps.atom = *atom;
   pm.addPass(createFAMapWarps(warps));
   pm.addPass(createFAScheduleSoftmax(FAScheduleSoftmaxOptions{*rescale}));
+  // Async MMAs (wgmma): P V one block later, overlapping the next softmax.
+  // Before the K/V pipeline, which then keeps the deferred V's slot.
+  if (options.mmaPipeline != "off")
+    pm.addPass(createFAPipelineMMA(
+        FAPipelineMMAOptions{/*allAtoms=*/options.mmaPipeline == "on"}));
   pm.addPass(createFAPipelineKV(FAPipelineKVOptions{options.kvStages}));
   if (options.warpBlockSkip)
     pm.addPass(createFAWarpBlockSkip());

@@ -154,6 +154,17 @@ struct EraseAwait : OpConversionPattern<AwaitOp> {
   }
 };
 
+/// fa.mma_wait on the CPU: every product is complete when computed.
+struct EraseMmaWait : OpConversionPattern<MmaWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MmaWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getAcc());
+    return success();
+  }
+};
+
 /// fa.warp_row_range on the CPU: the whole tile is one slice.
 struct EraseWarpRowRange : OpConversionPattern<WarpRowRangeOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -191,7 +202,8 @@ LogicalResult mlir::fa::eraseLayouts(Operation *root) {
   MLIRContext *ctx = root->getContext();
   bool any = false;
   root->walk([&](Operation *op) {
-    if (op != root && (hasLayoutTypes(op) || isa<WarpRowRangeOp>(op)))
+    if (op != root &&
+        (hasLayoutTypes(op) || isa<WarpRowRangeOp, MmaWaitOp>(op)))
       any = true;
   });
   if (!any)
@@ -200,13 +212,14 @@ LogicalResult mlir::fa::eraseLayouts(Operation *root) {
   ConversionTarget target(*ctx);
   target.markUnknownOpDynamicallyLegal(
       [](Operation *op) { return !hasLayoutTypes(op); });
-  target.addIllegalOp<ConvertLayoutOp, AsyncLoadOp, AwaitOp, WarpRowRangeOp>();
+  target.addIllegalOp<ConvertLayoutOp, AsyncLoadOp, AwaitOp, WarpRowRangeOp,
+                      MmaWaitOp>();
   RewritePatternSet patterns(ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   populateAnyFunctionOpInterfaceTypeConversionPattern(patterns, converter);
   patterns.add<EraseConvertLayout, EraseAsyncLoad, EraseAwait,
-               EraseWarpRowRange>(converter, ctx);
+               EraseWarpRowRange, EraseMmaWait>(converter, ctx);
   patterns.add<Retype>(converter, ctx);
   return applyPartialConversion(root, target, std::move(patterns));
 }

@@ -139,7 +139,8 @@ bool sameLoads(PipelinedLoop a, PipelinedLoop b) {
 class KVPipeliner {
 public:
   KVPipeliner(scf::ForallOp forall, int64_t stages)
-      : forall(forall), stages(stages), rewriter(forall.getContext()) {}
+      : forall(forall), stages(stages), slots(stages),
+        rewriter(forall.getContext()) {}
 
   LogicalResult run();
 
@@ -158,6 +159,10 @@ private:
 
   scf::ForallOp forall;
   int64_t stages;
+  /// Slots of the K/V ring: `stages`, one more when a loop carries a tile
+  /// to its next iteration (--fa-pipeline-mma's deferred P V reads block
+  /// j - 1's V while block j + stages - 1 loads).
+  int64_t slots;
   IRRewriter rewriter;
 };
 
@@ -199,9 +204,10 @@ FailureOr<Value> KVPipeliner::issue(PipelinedLoop pl, Value k,
     return pl.loop.emitError("fa-pipeline-kv: the tile indices of this K/V "
                              "loop are not side-effect-free index arithmetic "
                              "on its induction variable");
-  // Slot (k floordiv step) mod S: consecutive blocks take consecutive slots.
+  // Slot (k floordiv step) mod slots: consecutive blocks take consecutive
+  // slots.
   Value block = arith::DivUIOp::create(rewriter, loc, k, cidx(pl.step));
-  Value slot = arith::RemUIOp::create(rewriter, loc, block, cidx(stages));
+  Value slot = arith::RemUIOp::create(rewriter, loc, block, cidx(slots));
   Value inRange =
       arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, k, end);
   SmallVector<Value> sources;
@@ -213,7 +219,7 @@ FailureOr<Value> KVPipeliner::issue(PipelinedLoop pl, Value k,
   return AsyncLoadOp::create(
              rewriter, loc, FutureType::get(rewriter.getContext(), tiles),
              sources, *batch, *head, *row, *rows, slot,
-             rewriter.getI64IntegerAttr(stages), inRange,
+             rewriter.getI64IntegerAttr(slots), inRange,
              pl.group.loads.front().alongHeads ? rewriter.getUnitAttr()
                                                : UnitAttr())
       .getResult();
@@ -411,6 +417,13 @@ LogicalResult KVPipeliner::run() {
     if (!sameLoads(loops[i - 1], loops[i]))
       return loop.emitError("fa-pipeline-kv: this K/V loop loads its tiles "
                             "differently from the previous one");
+  }
+  // A loop that yields one of its tiles reads it in the next iteration.
+  for (PipelinedLoop &pl : loops) {
+    Operation *yield = pl.loop.getBody()->getTerminator();
+    for (TileLoad &load : pl.group.loads)
+      if (llvm::is_contained(load.pad.getResult().getUsers(), yield))
+        slots = stages + 1;
   }
   if (failed(pipelineChain(loops)))
     return failure();

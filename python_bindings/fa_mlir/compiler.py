@@ -33,8 +33,8 @@ _version = None
 # fa-to-ptx's options (include/fa/Pipelines/Pipelines.h) and the stage
 # passes that take them.
 PTX_OPTIONS = ("block-m", "block-n", "num-warps", "kv-stages", "query-home", "rescale",
-               "pack-gqa", "dq", "splits", "warp-block-skip", "chip", "atom", "features",
-               "opt-level", "index-bitwidth")
+               "mma-pipeline", "pack-gqa", "dq", "splits", "warp-block-skip", "chip", "atom",
+               "features", "opt-level", "index-bitwidth")
 # Checked here: LLVM's option parser reports a bad number on stderr only.
 _INT_OPTIONS = ("block-m", "block-n", "num-warps", "kv-stages", "splits", "opt-level",
                 "index-bitwidth")
@@ -189,6 +189,11 @@ def stage_pipeline(stage, options=None):
     passes.append("fa-map-warps{num-warps=%s query-home=%s atom=%s}" % (
         get("num-warps", 0), get("query-home", "auto"), atom))
     passes.append("fa-schedule-softmax{rescale=%s}" % get("rescale", "auto"))
+    # mma-pipeline=auto defers P V where the atom's matmuls are async (the
+    # pass decides from the layouts); on: every atom; off: not at all.
+    mma = get("mma-pipeline", "auto")
+    if mma != "off":
+        passes.append("fa-pipeline-mma{all-atoms=%s}" % ("true" if mma == "on" else "false"))
     passes.append("fa-pipeline-kv{stages=%s}" % get("kv-stages", 0))
     if get("warp-block-skip", "false").lower() in ("true", "1"):
         passes.append("fa-warp-block-skip")

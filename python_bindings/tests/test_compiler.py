@@ -52,6 +52,12 @@ def test_stage_pipelines_mirror_fa_to_ptx(compiler):
         "fa-causal-block-skip,fa-split-kv{splits=4},fa-tile-combine,fa-map-warps")
     assert stage_pipeline("L5", {"chip": "sm_90", "block_m": 64}) == \
         "fa-to-ptx{block-m=64 chip=sm_90}"
+    # P V deferred by a block where the atom's MMAs are async (the pass
+    # checks the layouts), before the K/V pipeline, as in fa-to-ptx.
+    assert "fa-schedule-softmax{rescale=auto},fa-pipeline-mma{all-atoms=false}," \
+        "fa-pipeline-kv" in stage_pipeline("L3")
+    assert "fa-pipeline-mma{all-atoms=true}" in stage_pipeline("L3", {"mma-pipeline": "on"})
+    assert "fa-pipeline-mma" not in stage_pipeline("L3", {"mma_pipeline": "off"})
     for stage in ("L1", "L2", "L3", "L4", "L5"):  # every one parses
         assert compiler.canonical_pipeline(stage_pipeline(stage, {"num-warps": 4}))
     with pytest.raises(ValueError, match="stage must be one of"):

@@ -10,15 +10,41 @@
 // CHECK: .entry attention_kernel
 // CHECK: cp.async.cg.shared.global
 // CHECK: fence.proxy.async.shared::cta;
+//     In each K/V loop (--fa-pipeline-mma, on by default for this atom):
+//     S_j issued, P_{j-1} V_{j-1} issued, wait for all but one group (S_j
+//     done), the softmax, wait for the last group before the rescale.
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0;
 // CHECK: wgmma.commit_group.sync.aligned;
-// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: wgmma.wait_group
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK-NEXT: }
+// CHECK: wgmma.wait_group.sync.aligned 1;
+// CHECK: ex2.approx
+// CHECK: wgmma.wait_group.sync.aligned 0;
+//     The masked loop, the same way.
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
+// CHECK: wgmma.wait_group.sync.aligned 1;
+// CHECK: wgmma.wait_group.sync.aligned 0;
+//     After the loops: the last block's P V, waited for at once.
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
 // CHECK-NOT: mma.sync.aligned
 // PLAN: "chip": "sm_90a"
 // PLAN: "block": [
 // PLAN-NEXT: 256,
+
+// mma-pipeline=off: each product waited for in its own asm, as before.
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma mma-pipeline=off" -o /dev/null && FileCheck %s --check-prefix=OFF --input-file=%t/attention_kernel.ptx
+// OFF: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0;
+// OFF: wgmma.commit_group.sync.aligned;
+// OFF-NEXT: wgmma.wait_group.sync.aligned 0;
+// OFF-NOT: wgmma.wait_group.sync.aligned 1;
+// RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a atom=wgmma mma-pipeline=yes" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-PIPELINE
+// BAD-PIPELINE: error: fa-to-ptx: option mma-pipeline must be auto, on or off, got 'yes'
 
 // The stages show the atom: #fa.wgmma encodings at L3.
 // RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" | FileCheck %s --check-prefix=L3

@@ -1,6 +1,7 @@
 // RUN: fa-opt %s -split-input-file --fa-pipeline-kv | FileCheck %s
 // RUN: fa-opt %s -split-input-file --fa-pipeline-kv="stages=3" | FileCheck %s --check-prefix=S3
 // RUN: fa-opt %s -split-input-file --fa-pipeline-kv="stages=4" | FileCheck %s --check-prefix=S4
+// RUN: fa-opt %s -split-input-file --fa-pipeline-mma="all-atoms=true" --fa-pipeline-kv | FileCheck %s --check-prefix=MMA
 
 // Once pipelined, no #fa.block_shared tile load is left: running the pass
 // again (any stages) changes nothing.
@@ -499,6 +500,17 @@ func.func @three_loops(%q: tensor<?x4x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: t
 #partial = #fa.warp_rows<partial_rows, num_warps = 4, atom = #fa.mma_sync>
 #shared = #fa.block_shared<atom = #fa.mma_sync>
 
+// After --fa-pipeline-mma the loop yields block j's V tile for the P V of
+// block j + 1: the ring gets one slot more than the stages (3 for 2), so
+// the load issued in iteration j (block j + 1) goes to a slot that is
+// neither block j's nor block j - 1's.
+// MMA-LABEL: func @one_loop
+// MMA: fa.async_load %{{.*}}, %{{.*}}[{{.*}}] rows(%{{.*}}) slot(%{{.*}}) of 3 if(%{{.*}})
+// MMA: scf.for {{.*}} iter_args({{.*}}, %[[VP:.*]] = %{{.*}}, %[[F:.*]] = %{{.*}}) ->
+// MMA: %[[KV:.*]]:2 = fa.await %[[F]] pending(0)
+// MMA: %[[NEXT:.*]] = fa.async_load {{.*}} of 3 if
+// MMA: arith.select %{{.*}}, %[[VP]], %[[KV]]#1
+// MMA: scf.yield {{.*}}, %[[KV]]#1, %[[NEXT]] :
 func.func @one_loop(%q: tensor<?x2x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: tensor<?x2x?x128xbf16>, %o: tensor<?x2x?x128xbf16>)
     -> tensor<?x2x?x128xbf16> {
   %c0 = arith.constant 0 : index

@@ -4,7 +4,8 @@
 The reference is the naive lowering (--fa-decompose-naive, the oracle); the
 candidate is the tiled loop nest (--fa-tile-q-outer, optionally followed by
 --fa-causal-block-skip and, with --warps, by the GPU stages on L3:
---fa-map-warps, --fa-schedule-softmax, --fa-pipeline-kv (and, with
+--fa-map-warps, --fa-schedule-softmax, optionally --fa-pipeline-mma,
+--fa-pipeline-kv (and, with
 --split-kv and --combine-rows, --fa-tile-combine), i.e. the IR that
 --fa-lower-to-gpu consumes). Both go through --fa-lower-to-cpu and mlir-runner on
 the same random inputs; O and LSE are compared element by element with
@@ -443,6 +444,11 @@ def main():
     p.add_argument("--query-home", default="auto", help="--fa-map-warps query-home (with --warps)")
     p.add_argument("--warp-skip", action="store_true",
                    help="also run --fa-warp-block-skip (with --warps)")
+    p.add_argument("--pipeline-mma", action="store_true",
+                   help="also run --fa-pipeline-mma all-atoms=true before "
+                        "--fa-pipeline-kv (with --warps): P V deferred by a block")
+    p.add_argument("--atom", default="mma_sync",
+                   help="--fa-map-warps atom (with --warps): mma_sync or wgmma")
     p.add_argument("--key-lengths", type=int, nargs="+",
                    help="a K/V cache: key_lengths (one per batch; -1 or more than "
                         "the capacity are clamped); the reference is then one dense "
@@ -477,9 +483,12 @@ def main():
             tiled.append("--fa-tile-combine=block-m=%d split-warps=%d"
                          % (a.combine_rows, a.merge_groups))
     if a.warps:
-        tiled += ["--fa-map-warps=num-warps=%d query-home=%s" % (a.warps, a.query_home),
-                  "--fa-schedule-softmax=rescale=%s" % a.rescale,
-                  "--fa-pipeline-kv=stages=%d" % a.stages]
+        tiled += ["--fa-map-warps=num-warps=%d query-home=%s atom=%s"
+                  % (a.warps, a.query_home, a.atom),
+                  "--fa-schedule-softmax=rescale=%s" % a.rescale]
+        if a.pipeline_mma:
+            tiled.append("--fa-pipeline-mma=all-atoms=true")
+        tiled.append("--fa-pipeline-kv=stages=%d" % a.stages)
         if a.warp_skip:
             tiled.append("--fa-warp-block-skip")
     if a.seqlens_q:

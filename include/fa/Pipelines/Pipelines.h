@@ -58,6 +58,13 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
       llvm::cl::desc("Where the accumulator is rescaled: auto, before-exp or "
                      "after-exp (--fa-schedule-softmax)"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> mmaPipeline{
+      *this, "mma-pipeline",
+      llvm::cl::desc("Defer each K/V block's P V by one block so that "
+                     "asynchronous MMAs overlap the softmax "
+                     "(--fa-pipeline-mma): auto (where the atom's matmuls are "
+                     "asynchronous: wgmma), on (every atom) or off"),
+      llvm::cl::init("auto")};
   PassOptions::Option<bool> packGqa{
       *this, "pack-gqa",
       llvm::cl::desc("Single-query GQA/MQA ops (static Nq = 1): the query "

@@ -913,6 +913,85 @@ def FAScheduleSoftmax : Pass<"fa-schedule-softmax"> {
 }
 
 
+def FAPipelineMMA : Pass<"fa-pipeline-mma"> {
+  let summary = "Defer each K/V block's P V by one block so that async MMAs "
+                "overlap the softmax (stage L3)";
+  let description = [{
+    On an atom whose matmuls run asynchronously to the issuing threads
+    (`#fa.wgmma`), a block's `S = Q K^T`, softmax and `P V` done in order
+    leave the warpgroup waiting for each product. This pass rotates every
+    forward K/V loop of a warp-mapped nest (FlashAttention-3's
+    intra-warpgroup pipelining): iteration `j` issues `S_j` and then the
+    previous block's `P_{j-1} V_{j-1}`, both `async`; it waits for `S_j`
+    alone (`fa.mma_wait ... pending(1)`), so the softmax of block `j` runs
+    while the tensor cores compute `P_{j-1} V_{j-1}`; it waits for that
+    (`pending(0)`) only where the accumulator is rescaled, after the
+    exponentials. P and the V tile of the block are carried to the next
+    iteration (`iter_args`), across the unmasked and masked loops of
+    causal block skipping, and the last block's `P V` follows the loops.
+
+    The arithmetic is unchanged: after iteration `j` the accumulator holds
+    `sum_{i<j} exp2(S_i - m_j) V_i`, and the deferred product is added
+    before it is rescaled to the next max. The first iteration multiplies
+    a zero P by its own V tile (an `i1` iter_arg says whether a block was
+    seen; `arith.select` picks that tile); with no block at all, the final
+    product is skipped (`scf.if`).
+
+    A V tile lives one iteration longer, so `--fa-pipeline-kv`, run after
+    this pass, gives its ring one more slot than the blocks it loads ahead.
+    Loops without the forward's `fa.rescale` + `fa.pv` form (the backward's
+    nests, the split-KV merge) and loops already pipelined are left alone.
+
+    Before (abridged):
+
+    ```mlir
+    %r:3 = scf.for %k0 = ... iter_args(%m = .., %l = .., %acc = ..) {
+      %s = fa.qk %qa, %k : ...
+      %m2, %alpha = fa.running_max %s, %m scale(%c) : ...
+      %p, %l2 = fa.softmax_exp %s, %m2, %alpha, %l scale(%c) : ...
+      %pa = fa.convert_layout (arith.truncf %p) : ... -> ...#opA
+      %acc1 = fa.rescale %acc, %alpha : ...
+      %acc2 = fa.pv %pa, %v, %acc1 : ...
+      scf.yield %m2, %l2, %acc2
+    }
+    %o, %lse = fa.finalize %r#2, %r#0, %r#1 : ...
+    ```
+
+    After:
+
+    ```mlir
+    %r:6 = scf.for %k0 = ... iter_args(%m = .., %l = .., %acc = ..,
+                                       %seen = %false, %pp = %zeros, %vp = %empty) {
+      %s = fa.qk %qa, %k {async} : ...
+      %v1 = arith.select %seen, %vp, %v : ...
+      %acc1 = fa.pv %pp, %v1, %acc {async} : ...
+      %s1 = fa.mma_wait %s pending(1) : ...
+      %m2, %alpha = fa.running_max %s1, %m scale(%c) : ...
+      %p, %l2 = fa.softmax_exp %s1, %m2, %alpha, %l scale(%c) : ...
+      %pa = fa.convert_layout (arith.truncf %p) : ... -> ...#opA
+      %acc2 = fa.mma_wait %acc1 pending(0) : ...
+      %acc3 = fa.rescale %acc2, %alpha : ...
+      scf.yield %m2, %l2, %acc3, %true, %pa, %v
+    }
+    %acc = scf.if %r#3 -> (...) {
+      scf.yield (fa.pv %r#4, %r#5, %r#2 : ...)
+    } else {
+      scf.yield %r#2
+    }
+    %o, %lse = fa.finalize %acc, %r#0, %r#1 : ...
+    ```
+  }];
+  let options = [
+    Option<"allAtoms", "all-atoms", "bool", /*default=*/"false",
+           "Rotate the loops whatever the atom (default: only where the "
+           "tiles' atom has asynchronous matmuls, #fa.wgmma)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+
 def FAPipelineKV : Pass<"fa-pipeline-kv"> {
   let summary = "Load K/V blocks ahead into a ring of shared tiles (stage L3)";
   let description = [{
@@ -934,6 +1013,10 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
       K/V loop, at indices computed as the block's own are, for that block
       (side-effect-free index arithmetic and `tensor.extract`: a paged
       cache's page lookup). The futures in flight are loop-carried.
+    * A loop that yields one of its loaded tiles (`--fa-pipeline-mma`'s
+      deferred P V reads block j - 1's V in iteration j) gets a ring of
+      `S + 1` slots, still loading `S - 1` blocks ahead, so that the slot
+      being filled is never one still read.
     * K/V tiles that are rows along dim 1 (a paged cache's pools
       `[num_pages, page_size, Hkv, D]`) load with `{along_heads}`.
     * Consecutive K/V loops that load the same tiles the same way (the

@@ -198,3 +198,70 @@ func.func @pv_p_in_shared(%q: tensor<1x1x?x32xf16>, %k: tensor<1x1x?x32xf16>, %v
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x1x?x16xf16>
 }
+
+// -----
+
+// Async products (--fa-pipeline-mma): an `async` fa.qk / fa.pv is its asm
+// without the wait_group; fa.mma_wait is an asm of its own,
+// `wgmma.wait_group N`, whose operands and results are the accumulators
+// (tied: "=f"... then "0", "1", ...), so no read of them moves above it.
+// The deferred P V's V: a tensor.empty shared tile is offset 0 and
+// arith.select picks between the two offsets.
+// CHECK-LABEL: gpu.func @async_products_kernel
+// CHECK: %[[S:.*]] = llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16{{.*}}wgmma.commit_group.sync.aligned;\0A}", "=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7,r,r,r,r,r,l,r,r,r,r,l"
+// CHECK: %[[S0:.*]] = llvm.extractvalue %[[S]][0]
+// CHECK: %[[SW:.*]] = llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 1;", "=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7" %[[S0]],
+// CHECK: llvm.extractvalue %[[SW]][7]
+// CHECK: %[[VOFF:.*]] = arith.select %{{.*}}, %c0, %{{.*}} : index
+// CHECK: %[[O:.*]] = llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {{.*}}, p, 1, 1, 1;\0Awgmma.commit_group.sync.aligned;\0A}"
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7"
+// CHECK-NOT: wgmma.wait_group
+// CHECK: gpu.return
+#acc = #fa.warp_rows<acc, num_warps = 4, atom = #fa.wgmma>
+#opA = #fa.warp_rows<operand_a, num_warps = 4, atom = #fa.wgmma>
+#shared = #fa.block_shared<atom = #fa.wgmma>
+func.func @async_products(%q: tensor<1x1x?x32xf16>, %k: tensor<1x1x?x32xf16>, %v: tensor<1x1x?x16xf16>, %o: tensor<1x1x?x16xf16>) -> tensor<1x1x?x16xf16> {
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %nq = tensor.dim %q, %c2 : tensor<1x1x?x32xf16>
+  %nqb = arith.ceildivui %nq, %c64 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%oo = %o) -> (tensor<1x1x?x16xf16>) {
+    %zero = arith.constant 0.0 : f16
+    %q0 = arith.muli %qb, %c64 : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qn = arith.minsi %qleft, %c64 : index
+    %qpad = arith.subi %c64, %qn : index
+    %qs = tensor.extract_slice %q[%b, %h, %q0, 0] [1, 1, %qn, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf16> to tensor<?x32xf16>
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x32xf16> to tensor<64x32xf16, #shared>
+    %qa = fa.convert_layout %qt : tensor<64x32xf16, #shared> -> tensor<64x32xf16, #opA>
+    %ks = tensor.extract_slice %k[%b, %h, 0, 0] [1, 1, 16, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf16> to tensor<16x32xf16>
+    %kt = tensor.pad %ks low[0, 0] high[0, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<16x32xf16> to tensor<16x32xf16, #shared>
+    %vs = tensor.extract_slice %v[%b, %h, 0, 0] [1, 1, 16, 16] [1, 1, 1, 1] : tensor<1x1x?x16xf16> to tensor<16x16xf16>
+    %vt = tensor.pad %vs low[0, 0] high[0, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<16x16xf16> to tensor<16x16xf16, #shared>
+    %sc = fa.qk %qa, %kt {async} : tensor<64x32xf16, #opA>, tensor<16x32xf16, #shared> -> tensor<64x16xf32, #acc>
+    %sd = fa.mma_wait %sc pending(1) : tensor<64x16xf32, #acc>
+    %p16 = arith.truncf %sd : tensor<64x16xf32, #acc> to tensor<64x16xf16, #acc>
+    %pa = fa.convert_layout %p16 : tensor<64x16xf16, #acc> -> tensor<64x16xf16, #opA>
+    %placeholder = tensor.empty() : tensor<16x16xf16, #shared>
+    %later = arith.cmpi sgt, %qb, %c2 : index
+    %vsel = arith.select %later, %placeholder, %vt : tensor<16x16xf16, #shared>
+    %a0 = arith.constant dense<0.0> : tensor<64x16xf32, #acc>
+    %acc = fa.pv %pa, %vsel, %a0 {async} : tensor<64x16xf16, #opA>, tensor<16x16xf16, #shared>, tensor<64x16xf32, #acc>
+    %accd = fa.mma_wait %acc pending(0) : tensor<64x16xf32, #acc>
+    %o16 = arith.truncf %accd : tensor<64x16xf32, #acc> to tensor<64x16xf16, #acc>
+    %os = tensor.extract_slice %o16[0, 0] [%qn, 16] [1, 1] : tensor<64x16xf16, #acc> to tensor<?x16xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os into %oo[%b, %h, %q0, 0] [1, 1, %qn, 16] [1, 1, 1, 1] : tensor<?x16xf16> into tensor<1x1x?x16xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x16xf16>
+}

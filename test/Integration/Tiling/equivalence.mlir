@@ -96,3 +96,17 @@
 // RUN: %{eq} %{bf16} --Hq 4 --Hkv 2 --Nq 130 --Nk 100 --D 16 --window 20 5 --causal --softcap 2.0 --block-m 32 --block-n 16 --skip --warps 2 --stages 3 --warp-skip
 // RUN: %{eq} %{f32} --Hq 2 --Hkv 1 --Nq 70 --Nk 90 --D 16 --softcap 1.5 --window 10 10 --block-m 16 --block-n 16 --skip
 // RUN: %{eq} %{bf16} --Nq 33 --Nk 33 --D 16 --softcap 0.5 --scale 2.0 --block-m 16 --block-n 16 --skip --warps 1 --stages 4
+
+// P V deferred by one K/V block (--fa-pipeline-mma, all-atoms=true so that
+// the #fa.mma_sync layouts take it too; with --atom wgmma the #fa.wgmma
+// ones): the unmasked and masked loops hand P and V on, the last block's
+// P V follows the loops, rows and sequences with no key skip it. A wrong
+// V in the first step, or the final P V left out, fails these.
+// RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 130 --D 16 --causal --block-m 32 --block-n 16 --skip --warps 2 --pipeline-mma
+// RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 130 --D 16 --causal --block-m 64 --block-n 16 --skip --warps 4 --atom wgmma --pipeline-mma
+// RUN: %{eq} %{bf16} --Nq 77 --Nk 77 --D 32 --causal --block-m 16 --block-n 16 --skip --warps 1 --rescale before-exp --query-home shared --stages 3 --pipeline-mma
+// RUN: %{eq} %{bf16} --Hq 4 --Hkv 2 --Nq 130 --Nk 100 --D 16 --window 20 5 --causal --softcap 2.0 --block-m 32 --block-n 16 --skip --warps 2 --stages 3 --pipeline-mma
+// RUN: %{eq} %{f16} --Nq 7 --Nk 1 --D 16 --causal --block-m 16 --block-n 16 --skip --warps 1 --pipeline-mma
+// RUN: %{eq} %{f16} --dynamic --Hq 2 --Hkv 2 --Nq 50 --Nk 70 --D 32 --Dv 16 --block-m 16 --block-n 32 --warps 1 --stages 4 --pipeline-mma
+// RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 40 --Nk 130 --D 16 --causal --block-m 32 --block-n 16 --skip --split-kv 3 --combine-rows 0 --warps 2 --pipeline-mma
+// RUN: %{eq} %{bf16} --Hq 8 --Hkv 1 --Nq 1 --Nk 100 --D 32 --window 20 0 --causal --softcap 2.0 --block-m 32 --block-n 16 --skip --pack-gqa --warps 2 --stages 3 --pipeline-mma

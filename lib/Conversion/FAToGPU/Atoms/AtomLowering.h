@@ -126,19 +126,29 @@ public:
                                          int64_t k) const = 0;
 
   /// acc + Q K^T for a query operand (registers or shared) and a key tile
-  /// in shared memory stored [n][k].
+  /// in shared memory stored [n][k]. `async` (an async fa.qk): issued and
+  /// not waited for; the result is read after waitMatmuls. Atoms whose
+  /// matmuls are synchronous ignore it.
   virtual SmallVector<Value> matmulTransposedB(OpBuilder &b, Location loc,
                                                const TileOperand &a,
                                                const TileOperand &bTile,
                                                RankedTensorType accType,
-                                               ValueRange acc) = 0;
+                                               ValueRange acc, bool async) = 0;
   /// acc + P V for P in A-operand registers or in shared memory (stored
-  /// [m][k], or [k][m] for a transposed view) and V in shared memory [k][n].
+  /// [m][k], or [k][m] for a transposed view) and V in shared memory [k][n];
+  /// `async` as for matmulTransposedB.
   virtual SmallVector<Value> matmul(OpBuilder &b, Location loc,
                                     const TileOperand &a,
                                     const TileOperand &bTile,
-                                    RankedTensorType accType,
-                                    ValueRange acc) = 0;
+                                    RankedTensorType accType, ValueRange acc,
+                                    bool async) = 0;
+  /// The accumulators `acc` of an async matmul once it has completed, with
+  /// at most `pending` later async matmuls of the thread still in flight
+  /// (fa.mma_wait). The identity for synchronous atoms.
+  virtual SmallVector<Value> waitMatmuls(OpBuilder &b, Location loc,
+                                         int64_t pending, ValueRange acc) {
+    return SmallVector<Value>(acc);
+  }
 
   //===--------------------------------------------------------------------===//
   // Layout conversions

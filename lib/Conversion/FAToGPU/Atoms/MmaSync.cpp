@@ -130,7 +130,7 @@ Value MmaSyncLowering::withOpaqueStride(OpBuilder &b, Location loc,
 
 SmallVector<Value> MmaSyncLowering::matmulTransposedB(
     OpBuilder &b, Location loc, const TileOperand &a, const TileOperand &bTile,
-    RankedTensorType accType, ValueRange acc) {
+    RankedTensorType accType, ValueRange acc, bool /*async*/) {
   int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
   int64_t k = a.type.getDimSize(1);
   int64_t mTiles = m / warpRows(accType).getNumWarps() / kTileRows;
@@ -172,7 +172,7 @@ SmallVector<Value> MmaSyncLowering::matmul(OpBuilder &b, Location loc,
                                            const TileOperand &a,
                                            const TileOperand &bTile,
                                            RankedTensorType accType,
-                                           ValueRange acc) {
+                                           ValueRange acc, bool /*async*/) {
   int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
   int64_t k = a.type.getDimSize(1);
   int64_t mTiles = m / warpRows(accType).getNumWarps() / kTileRows;

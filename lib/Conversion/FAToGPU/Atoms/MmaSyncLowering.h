@@ -133,10 +133,10 @@ public:
                                        const TileOperand &a,
                                        const TileOperand &bTile,
                                        RankedTensorType accType,
-                                       ValueRange acc) override;
+                                       ValueRange acc, bool async) override;
   SmallVector<Value> matmul(OpBuilder &b, Location loc, const TileOperand &a,
                             const TileOperand &bTile, RankedTensorType accType,
-                            ValueRange acc) override;
+                            ValueRange acc, bool async) override;
   FailureOr<SmallVector<Value>> convertLayout(OpBuilder &b, Location loc,
                                               const TileOperand &from,
                                               RankedTensorType to) override;

@@ -25,7 +25,10 @@
 // one `llvm.inline_asm`: wgmma.fence, the k steps, commit_group and
 // wait_group 0, so the accumulators are complete when the asm returns and
 // no value is read while an MMA is in flight (ptxas sees the asynchrony and
-// keeps the registers in place).
+// keeps the registers in place). An `async` fa.qk / fa.pv leaves the
+// wait_group out; its fa.mma_wait is an asm of its own, `wait_group N`,
+// whose operands and results are the accumulators (tied), so every read of
+// them depends on the wait and none can be scheduled before it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,10 +77,10 @@ public:
                                        const TileOperand &a,
                                        const TileOperand &bTile,
                                        RankedTensorType accType,
-                                       ValueRange acc) override;
+                                       ValueRange acc, bool async) override;
   SmallVector<Value> matmul(OpBuilder &b, Location loc, const TileOperand &a,
                             const TileOperand &bTile, RankedTensorType accType,
-                            ValueRange acc) override;
+                            ValueRange acc, bool async) override;
   FailureOr<SmallVector<Value>> convertLayout(OpBuilder &b, Location loc,
                                               const TileOperand &from,
                                               RankedTensorType to) override;
@@ -91,6 +94,12 @@ public:
   }
   void storeAccToShared(OpBuilder &b, Location loc, RankedTensorType acc,
                         ValueRange frags, Value sharedOffset) override;
+  SmallVector<Value> waitMatmuls(OpBuilder &b, Location loc, int64_t pending,
+                                 ValueRange acc) override {
+    return accumulatorAsm(
+        b, loc, acc,
+        "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";");
+  }
 
 private:
   static void asmStatement(OpBuilder &b, Location loc, StringRef text) {
@@ -158,10 +167,40 @@ private:
     SmallVector<Value, 4> aRegs;
     Value aDesc, bDesc;
   };
-  /// acc + the products of `steps`, one wgmma.m64nNk16 each, as one asm.
+  /// acc + the products of `steps`, one wgmma.m64nNk16 each, as one asm
+  /// that commits them as one group and, unless `async`, waits for it.
   SmallVector<Value> wgmmaChain(OpBuilder &b, Location loc, int64_t n,
                                 Type elemTy, bool transB, ArrayRef<Step> steps,
-                                ValueRange accFrags);
+                                ValueRange accFrags, bool async);
+  /// One asm over the thread's accumulators `accs` (f32, in and out):
+  /// `text`, with the accumulators tied so that no read of them is moved
+  /// before it.
+  SmallVector<Value> accumulatorAsm(OpBuilder &b, Location loc,
+                                    ValueRange accFrags, StringRef text);
+  /// The thread's accumulators in wgmma's register order: n-tile by n-tile,
+  /// [h][e] within (rows g, g + 8; columns 2t, 2t + 1), as the fragments.
+  SmallVector<Value> accumulatorScalars(OpBuilder &b, Location loc,
+                                        ValueRange accFrags) {
+    SmallVector<Value> accs;
+    for (Value frag : accFrags)
+      for (int64_t e = 0; e < 4; ++e)
+        accs.push_back(extractAccElement(b, loc, frag, e));
+    return accs;
+  }
+  /// The fragments of `accFrags`' types from the f32 results of `asmOp`.
+  SmallVector<Value> accumulatorFragments(OpBuilder &b, Location loc,
+                                          ValueRange accFrags,
+                                          LLVM::InlineAsmOp asmOp) {
+    SmallVector<Value> out;
+    for (auto [f, frag] : llvm::enumerate(accFrags)) {
+      SmallVector<Value> elems;
+      for (int64_t e = 0; e < 4; ++e)
+        elems.push_back(LLVM::ExtractValueOp::create(
+            b, loc, asmOp.getResult(0), ArrayRef<int64_t>{int64_t(4 * f + e)}));
+      out.push_back(buildAccFragment(b, loc, frag.getType(), elems));
+    }
+    return out;
+  }
   /// The 4 A registers (i32) of an operand_a fragment vector<4x2xT>.
   static SmallVector<Value, 4> aRegisters(OpBuilder &b, Location loc,
                                           Value frag);
@@ -204,13 +243,8 @@ SmallVector<Value> WgmmaLowering::wgmmaChain(OpBuilder &b, Location loc,
                                              int64_t n, Type elemTy,
                                              bool transB,
                                              ArrayRef<Step> steps,
-                                             ValueRange accFrags) {
-  // The thread's accumulators in wgmma's register order: n-tile by n-tile,
-  // [h][e] within (rows g, g + 8; columns 2t, 2t + 1), as the fragments.
-  SmallVector<Value> accs;
-  for (Value frag : accFrags)
-    for (int64_t e = 0; e < 4; ++e)
-      accs.push_back(extractAccElement(b, loc, frag, e));
+                                             ValueRange accFrags, bool async) {
+  SmallVector<Value> accs = accumulatorScalars(b, loc, accFrags);
   int64_t numAcc = accs.size();
   std::string text, constraints;
   llvm::raw_string_ostream os(text), cs(constraints);
@@ -260,28 +294,41 @@ SmallVector<Value> WgmmaLowering::wgmmaChain(OpBuilder &b, Location loc,
       os << "0, ";
     os << (transB ? 1 : 0) << ";\n";
   }
-  os << "wgmma.commit_group.sync.aligned;\n"
-     << "wgmma.wait_group.sync.aligned 0;\n}";
+  os << "wgmma.commit_group.sync.aligned;\n";
+  if (!async)
+    os << "wgmma.wait_group.sync.aligned 0;\n";
+  os << "}";
   auto resultTy = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(numAcc, b.getF32Type()));
   auto asmOp = LLVM::InlineAsmOp::create(
       b, loc, resultTy, operands, os.str(), cs.str(),
       /*has_side_effects=*/true, /*is_align_stack=*/false,
       LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
-  SmallVector<Value> out;
-  for (auto [f, frag] : llvm::enumerate(accFrags)) {
-    SmallVector<Value> elems;
-    for (int64_t e = 0; e < 4; ++e)
-      elems.push_back(LLVM::ExtractValueOp::create(
-          b, loc, asmOp.getResult(0), ArrayRef<int64_t>{int64_t(4 * f + e)}));
-    out.push_back(buildAccFragment(b, loc, frag.getType(), elems));
-  }
-  return out;
+  return accumulatorFragments(b, loc, accFrags, asmOp);
+}
+
+SmallVector<Value> WgmmaLowering::accumulatorAsm(OpBuilder &b, Location loc,
+                                                 ValueRange accFrags,
+                                                 StringRef text) {
+  SmallVector<Value> accs = accumulatorScalars(b, loc, accFrags);
+  int64_t numAcc = accs.size();
+  std::string constraints;
+  for (int64_t i = 0; i < numAcc; ++i)
+    constraints += (i ? ",=f" : "=f");
+  for (int64_t i = 0; i < numAcc; ++i)
+    constraints += "," + std::to_string(i);
+  auto resultTy = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(numAcc, b.getF32Type()));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, resultTy, accs, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  return accumulatorFragments(b, loc, accFrags, asmOp);
 }
 
 SmallVector<Value> WgmmaLowering::matmulTransposedB(
     OpBuilder &b, Location loc, const TileOperand &a, const TileOperand &bTile,
-    RankedTensorType accType, ValueRange acc) {
+    RankedTensorType accType, ValueRange acc, bool async) {
   // S = Q K^T: B = K^T with K stored [n][k], i.e. K-major.
   int64_t n = accType.getDimSize(1), k = a.type.getDimSize(1);
   Type elemTy = a.type.getElementType();
@@ -300,14 +347,14 @@ SmallVector<Value> WgmmaLowering::matmulTransposedB(
       step.aRegs = aRegisters(b, loc, a.fragments[kk]);
     steps.push_back(step);
   }
-  return wgmmaChain(b, loc, n, elemTy, /*transB=*/false, steps, acc);
+  return wgmmaChain(b, loc, n, elemTy, /*transB=*/false, steps, acc, async);
 }
 
 SmallVector<Value> WgmmaLowering::matmul(OpBuilder &b, Location loc,
                                          const TileOperand &a,
                                          const TileOperand &bTile,
                                          RankedTensorType accType,
-                                         ValueRange acc) {
+                                         ValueRange acc, bool async) {
   // O += P V: V stored [k][n], i.e. MN-major (transposed B): core matrices
   // adjacent along N are 128 bytes apart, along K a row of them.
   int64_t n = accType.getDimSize(1), k = a.type.getDimSize(1);
@@ -334,7 +381,7 @@ SmallVector<Value> WgmmaLowering::matmul(OpBuilder &b, Location loc,
       step.aRegs = aRegisters(b, loc, a.fragments[kk]);
     steps.push_back(step);
   }
-  return wgmmaChain(b, loc, n, elemTy, /*transB=*/true, steps, acc);
+  return wgmmaChain(b, loc, n, elemTy, /*transB=*/true, steps, acc, async);
 }
 
 FailureOr<SmallVector<Value>>

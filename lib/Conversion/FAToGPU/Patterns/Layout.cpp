@@ -146,6 +146,46 @@ struct LowerConstant : OpConversionPattern<arith::ConstantOp> {
   }
 };
 
+/// Pattern: arith.select of two tiles by one i1 => the select of each
+/// converted value (fragments, or a shared tile's offset): the deferred
+/// P V of --fa-pipeline-mma picks the current V tile in its first step.
+struct LowerSelect : OpConversionPattern<arith::SelectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::SelectOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ValueRange cond = adaptor.getCondition();
+    if (cond.size() != 1 || !cond.front().getType().isInteger(1))
+      return op.emitOpError("fa-lower-to-gpu: tiles are selected by one i1, "
+                            "not per element");
+    SmallVector<Value> out;
+    for (auto [t, f] : llvm::zip(adaptor.getTrueValue(),
+                                 adaptor.getFalseValue()))
+      out.push_back(
+          arith::SelectOp::create(rewriter, op.getLoc(), cond.front(), t, f));
+    rewriter.replaceOpWithMultiple(op, {out});
+    return success();
+  }
+};
+
+/// Pattern: tensor.empty of a shared tile => offset 0: a tile no one reads
+/// (the deferred P V's V before its first step, replaced by a select).
+struct LowerEmptySharedTile : OpConversionPattern<tensor::EmptyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tensor::EmptyOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa_and_nonnull<BlockSharedAttr>(getTileEncoding(op.getType())))
+      return op.emitOpError("fa-lower-to-gpu: only a shared tile can be a "
+                            "tensor.empty in a kernel, got ")
+             << op.getType();
+    rewriter.replaceOp(op, arith::ConstantIndexOp::create(rewriter,
+                                                          op.getLoc(), 0)
+                               .getResult());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::fa::populateLayoutPatterns(const TypeConverter &converter,
@@ -153,5 +193,6 @@ void mlir::fa::populateLayoutPatterns(const TypeConverter &converter,
                                       RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<LowerConvertLayout, LowerWarpRowRange>(converter, ctx, kernel);
-  patterns.add<LowerTruncF, LowerConstant, LowerTranspose>(converter, ctx);
+  patterns.add<LowerTruncF, LowerConstant, LowerTranspose, LowerSelect,
+               LowerEmptySharedTile>(converter, ctx);
 }

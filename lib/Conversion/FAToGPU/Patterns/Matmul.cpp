@@ -36,7 +36,8 @@ struct LowerQK : OpConversionPattern<QKOp> {
         op, {kernel.atom.matmulTransposedB(
                 rewriter, op.getLoc(),
                 tileOperand(op.getQuery(), adaptor.getQuery()),
-                tileOperand(op.getKey(), adaptor.getKey()), scoresTy, zeros)});
+                tileOperand(op.getKey(), adaptor.getKey()), scoresTy, zeros,
+                op.getAsync())});
     return success();
   }
   KernelContext &kernel;
@@ -63,7 +64,26 @@ struct LowerPV : OpConversionPattern<PVOp> {
                 rewriter, op.getLoc(), probs,
                 tileOperand(op.getValue(), adaptor.getValue()),
                 cast<RankedTensorType>(op.getAcc().getType()),
-                adaptor.getAcc())});
+                adaptor.getAcc(), op.getAsync())});
+    return success();
+  }
+  KernelContext &kernel;
+};
+
+/// Pattern: fa.mma_wait => the atom's wait for all but `pending` of the
+/// thread's later async matmuls, on the accumulator fragments (nothing for
+/// synchronous atoms).
+struct LowerMmaWait : OpConversionPattern<MmaWaitOp> {
+  LowerMmaWait(const TypeConverter &converter, MLIRContext *ctx,
+               KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(MmaWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithMultiple(
+        op, {kernel.atom.waitMatmuls(rewriter, op.getLoc(), op.getPending(),
+                                     adaptor.getAcc())});
     return success();
   }
   KernelContext &kernel;
@@ -74,5 +94,6 @@ struct LowerPV : OpConversionPattern<PVOp> {
 void mlir::fa::populateMatmulPatterns(const TypeConverter &converter,
                                       KernelContext &kernel,
                                       RewritePatternSet &patterns) {
-  patterns.add<LowerQK, LowerPV>(converter, patterns.getContext(), kernel);
+  patterns.add<LowerQK, LowerPV, LowerMmaWait>(converter, patterns.getContext(),
+                                              kernel);
 }

@@ -148,6 +148,9 @@ int64_t MmaSyncAtomAttr::getSharedTileBytes(ArrayRef<int64_t> shape,
 int64_t MmaSyncAtomAttr::getMaxFragmentRegisters() const { return 192; }
 int64_t MmaSyncAtomAttr::getQueryInRegistersBudget() const { return 160; }
 int64_t MmaSyncAtomAttr::getEarlyRescaleBudget() const { return 160; }
+// mma.sync returns its result to the issuing warp: nothing to overlap by
+// deferring P V (measured slower with the extra live P: docs/performance.md).
+bool MmaSyncAtomAttr::hasAsyncMatmuls() const { return false; }
 
 // Default tiles per head dim: the fastest configuration of a sweep on the
 // H200 (docs/performance.md, "Tiles per head dim";

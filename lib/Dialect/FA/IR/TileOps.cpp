@@ -158,9 +158,37 @@ LogicalResult checkSoftmaxState(Operation *op, Value scores, Value max,
     return failure();
   return success();
 }
+
+/// An async matmul's result is read through fa.mma_wait only: reading it
+/// anywhere else would read registers an MMA may still be writing.
+LogicalResult checkAsyncUses(Operation *op, bool async) {
+  if (!async)
+    return success();
+  for (Operation *user : op->getResult(0).getUsers())
+    if (!isa<MmaWaitOp>(user))
+      return op->emitOpError("is async: its result may be read only through "
+                             "fa.mma_wait, but '")
+             << user->getName() << "' uses it";
+  return success();
+}
 } // namespace
 
+LogicalResult MmaWaitOp::verify() {
+  if (getPendingAttr().getInt() < 0)
+    return emitOpError("pending must be non-negative, got ")
+           << getPendingAttr().getInt();
+  Operation *def = getAcc().getDefiningOp();
+  auto qk = dyn_cast_or_null<QKOp>(def);
+  auto pv = dyn_cast_or_null<PVOp>(def);
+  if (!(qk && qk.getAsync()) && !(pv && pv.getAsync()))
+    return emitOpError("waits for the result of an async fa.qk or fa.pv, "
+                       "got a value that is not one");
+  return success();
+}
+
 LogicalResult QKOp::verify() {
+  if (failed(checkAsyncUses(*this, getAsync())))
+    return failure();
   if (failed(checkTile(*this, getQuery().getType(), "query tile", 2, false)) ||
       failed(checkTile(*this, getKey().getType(), "key tile", 2, false)) ||
       failed(checkTile(*this, getScores().getType(), "scores", 2, true)))
@@ -244,6 +272,8 @@ LogicalResult RescaleOp::verify() {
 }
 
 LogicalResult PVOp::verify() {
+  if (failed(checkAsyncUses(*this, getAsync())))
+    return failure();
   if (failed(checkTile(*this, getProbs().getType(), "P", 2, false)) ||
       failed(checkTile(*this, getValue().getType(), "value tile", 2, false)) ||
       failed(checkTile(*this, getAcc().getType(), "accumulator", 2, true)))

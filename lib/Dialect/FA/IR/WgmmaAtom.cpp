@@ -90,16 +90,23 @@ int64_t WgmmaAtomAttr::getQueryInRegistersBudget() const {
 int64_t WgmmaAtomAttr::getEarlyRescaleBudget() const {
   return sm80(getContext()).getEarlyRescaleBudget();
 }
+// wgmma.mma_async runs while the warpgroup issues other instructions, until
+// wgmma.wait_group.
+bool WgmmaAtomAttr::hasAsyncMatmuls() const { return true; }
 
 // 16 rows a warp, so 128-row Q blocks take 8 warps (two warpgroups) and
 // 64-row blocks 4. Measured on the H200 (docs/performance.md, "A first
 // sm_90a atom"; docs/results/wgmma-tiles-ab-2026-12-03.json): at d = 64,
 // 128 x 64 on 8 warps (206-319 TFLOP/s) beats 128 x 128 (159-244) and the
-// 64-row blocks on 4 warps (121-179); at d = 128, 128 x 128 (197-297) beats
-// 128 x 64 (184-280); a third K/V stage changes -3 to +5 %. All compile
-// without spills for sm_90a (test/Pipelines/ptxas-wgmma.mlir). Past
-// d = 128, 64-row Q blocks keep the S and O fragments in the registers.
-// Window kernels take the same tiles.
+// 64-row blocks on 4 warps (121-179). At d = 128, with P V deferred by a
+// block (--fa-pipeline-mma) the ring needs a K/V slot more than the stages
+// and 128 x 128 no longer fits 227 KB; 128 x 64 with 3 stages (4 slots) is
+// 1.054x the 2-stage one and 1.017x the unpipelined 128 x 128 kernel
+// (docs/performance.md, "P V deferred by one block";
+// docs/results/wgmma-pipeline-mma-ab-2026-12-03.json). All compile without
+// spills for sm_90a (test/Pipelines/ptxas-wgmma.mlir). Past d = 128,
+// 64-row Q blocks keep the S and O fragments in the registers. Window
+// kernels take the same tiles.
 FailureOr<TileConfig> WgmmaAtomAttr::getDefaultTiles(int64_t headDim,
                                                      int64_t valueDim) const {
   int64_t d = std::max(headDim, valueDim);
@@ -111,7 +118,7 @@ FailureOr<TileConfig> WgmmaAtomAttr::getDefaultTiles(int64_t headDim,
   };
   static const Entry table[] = {
       {64, {128, 64, 8, 2}},
-      {128, {128, 128, 8, 2}},
+      {128, {128, 64, 8, 3}},
       {256, {64, 64, 4, 2}},
   };
   for (const Entry &e : table)
@@ -121,15 +128,21 @@ FailureOr<TileConfig> WgmmaAtomAttr::getDefaultTiles(int64_t headDim,
 }
 
 // The sm_80 atom's order (K/V blocks first, then Q blocks), with as many
-// warps as the Q block has 16-row slices.
+// warps as the Q block has 16-row slices, and room for one K/V slot more
+// than the stages: --fa-pipeline-mma (on for this atom in --fa-to-ptx)
+// keeps block j - 1's V while block j + stages - 1 loads. At d = 128 that
+// turns the table's 128 x 128 into 128 x 64 on a 227 KB chip.
 FailureOr<TileConfig> WgmmaAtomAttr::fitTiles(TileConfig tiles,
                                               int64_t headDim,
                                               int64_t valueDim,
                                               int64_t sharedMemoryBytes) const {
+  TileConfig withDeferredSlot = tiles;
+  withDeferredSlot.stages += 1;
   FailureOr<TileConfig> fitted = sm80(getContext())
-      .fitTiles(tiles, headDim, valueDim, sharedMemoryBytes);
+      .fitTiles(withDeferredSlot, headDim, valueDim, sharedMemoryBytes);
   if (failed(fitted) || fitted->blockM % (kWarpsPerGroup * kRowsPerWarp) != 0)
     return failure();
+  fitted->stages = tiles.stages;
   fitted->numWarps = fitted->blockM / kRowsPerWarp;
   return fitted;
 }

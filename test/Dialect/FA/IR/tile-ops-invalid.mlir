@@ -854,3 +854,51 @@ func.func @varlen_block_rows(%cu: tensor<?xi32>, %i: index) {
   %s, %b = fa.varlen_block %cu[%i] block_rows(0) : tensor<?xi32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// async fa.qk / fa.pv and fa.mma_wait
+//===----------------------------------------------------------------------===//
+
+// An async product's registers may still be written: read only after a wait.
+func.func @async_qk_read_directly(%q: tensor<64x16xf16>, %k: tensor<16x16xf16>) -> tensor<64x16xf32> {
+  // expected-error @+1 {{'fa.qk' op is async: its result may be read only through fa.mma_wait, but 'func.return' uses it}}
+  %s = fa.qk %q, %k {async} : tensor<64x16xf16>, tensor<16x16xf16> -> tensor<64x16xf32>
+  return %s : tensor<64x16xf32>
+}
+
+// -----
+
+func.func @async_pv_read_directly(%p: tensor<64x16xf16>, %v: tensor<16x16xf16>, %acc: tensor<64x16xf32>,
+                                  %alpha: tensor<64xf32>) -> tensor<64x16xf32> {
+  // expected-error @+1 {{'fa.pv' op is async: its result may be read only through fa.mma_wait, but 'fa.rescale' uses it}}
+  %o = fa.pv %p, %v, %acc {async} : tensor<64x16xf16>, tensor<16x16xf16>, tensor<64x16xf32>
+  %r = fa.rescale %o, %alpha : tensor<64x16xf32>, tensor<64xf32>
+  return %r : tensor<64x16xf32>
+}
+
+// -----
+
+// A wait is for an async product, not for any value.
+func.func @mma_wait_not_async(%q: tensor<64x16xf16>, %k: tensor<16x16xf16>) -> tensor<64x16xf32> {
+  %s = fa.qk %q, %k : tensor<64x16xf16>, tensor<16x16xf16> -> tensor<64x16xf32>
+  // expected-error @+1 {{'fa.mma_wait' op waits for the result of an async fa.qk or fa.pv, got a value that is not one}}
+  %w = fa.mma_wait %s pending(0) : tensor<64x16xf32>
+  return %w : tensor<64x16xf32>
+}
+
+// -----
+
+func.func @mma_wait_block_argument(%acc: tensor<64x16xf32>) -> tensor<64x16xf32> {
+  // expected-error @+1 {{'fa.mma_wait' op waits for the result of an async fa.qk or fa.pv, got a value that is not one}}
+  %w = fa.mma_wait %acc pending(0) : tensor<64x16xf32>
+  return %w : tensor<64x16xf32>
+}
+
+// -----
+
+func.func @mma_wait_negative(%q: tensor<64x16xf16>, %k: tensor<16x16xf16>) -> tensor<64x16xf32> {
+  %s = fa.qk %q, %k {async} : tensor<64x16xf16>, tensor<16x16xf16> -> tensor<64x16xf32>
+  // expected-error @+1 {{'fa.mma_wait' op pending must be non-negative, got -1}}
+  %w = fa.mma_wait %s pending(-1) : tensor<64x16xf32>
+  return %w : tensor<64x16xf32>
+}

@@ -276,3 +276,23 @@ func.func @varlen_block(%cu: tensor<?xi32>, %i: index) -> (index, index) {
   %s, %b = fa.varlen_block %cu[%i] block_rows(128) : tensor<?xi32>
   return %s, %b : index, index
 }
+
+// -----
+
+// Asynchronous products and their waits (--fa-pipeline-mma): `async` on
+// fa.qk and fa.pv, read through fa.mma_wait with the number of later
+// products that may stay in flight.
+// CHECK-LABEL: func @async_products
+// CHECK: %[[S:.*]] = fa.qk %{{.*}}, %{{.*}} {async} : tensor<64x16xf16>, tensor<16x16xf16> -> tensor<64x16xf32>
+// CHECK: %[[O:.*]] = fa.pv %{{.*}}, %{{.*}}, %{{.*}} {async} : tensor<64x16xf16>, tensor<16x16xf16>, tensor<64x16xf32>
+// CHECK: fa.mma_wait %[[S]] pending(1) : tensor<64x16xf32>
+// CHECK: fa.mma_wait %[[O]] pending(0) : tensor<64x16xf32>
+func.func @async_products(%q: tensor<64x16xf16>, %k: tensor<16x16xf16>, %p: tensor<64x16xf16>,
+                          %v: tensor<16x16xf16>, %acc: tensor<64x16xf32>)
+    -> (tensor<64x16xf32>, tensor<64x16xf32>) {
+  %s = fa.qk %q, %k {async} : tensor<64x16xf16>, tensor<16x16xf16> -> tensor<64x16xf32>
+  %o = fa.pv %p, %v, %acc {async} : tensor<64x16xf16>, tensor<16x16xf16>, tensor<64x16xf32>
+  %s1 = fa.mma_wait %s pending(1) : tensor<64x16xf32>
+  %o1 = fa.mma_wait %o pending(0) : tensor<64x16xf32>
+  return %s1, %o1 : tensor<64x16xf32>, tensor<64x16xf32>
+}

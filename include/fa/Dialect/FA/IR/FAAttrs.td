@@ -88,6 +88,11 @@ def FA_MmaAtomAttrInterface : AttrInterface<"MmaAtomAttrInterface"> {
         exponentials of the online softmax (`--fa-schedule-softmax`).
       }], "int64_t", "getEarlyRescaleBudget">,
     InterfaceMethod<[{
+        Whether the atom's matmuls run asynchronously to the issuing threads
+        (wgmma), so that deferring P V by one K/V block
+        (`--fa-pipeline-mma`) overlaps it with the next block's softmax.
+      }], "bool", "hasAsyncMatmuls">,
+    InterfaceMethod<[{
         The default tiles (block-m, block-n, warps, K/V stages) for head dims
         `headDim` (Q, K) and `valueDim` (V, O): what `--fa-tile-q-outer`,
         `--fa-map-warps` and `--fa-pipeline-kv` pick when not told. Failure

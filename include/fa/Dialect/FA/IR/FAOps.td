@@ -345,8 +345,14 @@ def FA_QKOp : FA_TileOp<"qk"> {
     (`#fa.warp_rows<operand_a, ...>`) or in shared memory
     (`#fa.block_shared`), the key tile in shared memory, and S an `acc`
     tile of the same atom and warps.
+
+    `async` (set by `--fa-pipeline-mma`): the product is issued and not
+    waited for; S may be read only through `fa.mma_wait`, which says where
+    the wait goes. Atoms whose matmuls are synchronous (`#fa.mma_sync`)
+    ignore it.
   }];
-  let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key);
+  let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key,
+                       UnitAttr:$async);
   let results = (outs AnyRankedTensor:$scores);
   let assemblyFormat = [{
     $query `,` $key attr-dict `:` type($query) `,` type($key) `->`
@@ -564,13 +570,46 @@ def FA_PVOp : FA_TileOp<"pv", [AllTypesMatch<["acc", "result"]>]> {
 
     With layouts, P is an `operand_a` tile, V a shared tile and the
     accumulator an `acc` tile of the same atom.
+
+    `async`: as for `fa.qk`, the sum may be read only through
+    `fa.mma_wait`.
   }];
   let arguments = (ins AnyRankedTensor:$probs, AnyRankedTensor:$value,
-                       AnyRankedTensor:$acc);
+                       AnyRankedTensor:$acc, UnitAttr:$async);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $probs `,` $value `,` $acc attr-dict `:` type($probs) `,` type($value)
     `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_MmaWaitOp : FA_Op<"mma_wait", [MemoryEffects<[MemRead, MemWrite]>,
+                                      AllTypesMatch<["acc", "result"]>]> {
+  let summary = "wait for the accumulator of an asynchronous fa.qk or fa.pv";
+  let description = [{
+    Returns `acc`, the result of an `async` `fa.qk` or `fa.pv`, once that
+    product has completed. `pending` is how many of the thread's
+    asynchronous products issued after it may still be in flight (on
+    `#fa.wgmma`: `wgmma.wait_group pending`, which waits for all but the
+    `pending` most recently committed groups). On atoms whose matmuls are
+    synchronous, and on the CPU, it is the identity.
+
+    `--fa-pipeline-mma` places these: S of block j is waited with
+    `pending(1)` (block j - 1's P V, issued after it, keeps running through
+    the softmax of block j), that P V with `pending(0)` before the
+    accumulator is rescaled.
+
+    ```mlir
+    %s = fa.qk %q, %k {async} : ... -> tensor<128x64xf32, #acc_w8_wgmma>
+    %o = fa.pv %p, %v, %acc {async} : ...
+    %s_done = fa.mma_wait %s pending(1) : tensor<128x64xf32, #acc_w8_wgmma>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$acc, I64Attr:$pending);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $acc `pending` `(` $pending `)` attr-dict `:` type($acc)
   }];
   let hasVerifier = 1;
 }
