@@ -95,6 +95,13 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   if (options.optLevel > 3)
     return fail("option opt-level must be 0 to 3, got " +
                 Twine(options.optLevel));
+  // One of the two alone would leave fa-tile-q-outer a block of 0 rows: the
+  // table's tiles are chosen as a pair (and fitted to shared memory together).
+  if ((options.blockM == 0) != (options.blockN == 0))
+    return fail("options block-m and block-n go together: give both, or "
+                "neither for the atom's tiles per head dim (got block-m=" +
+                Twine(options.blockM) + ", block-n=" + Twine(options.blockN) +
+                ")");
   if (!queryHome)
     return fail("option query-home must be auto, registers or shared, got '" +
                 options.queryHome + "'");

@@ -9,7 +9,7 @@ messages and locations.
     from fa_mlir import compiler
     text = compiler.build_attention(q_heads=32, kv_heads=8, head_dim=128,
                                     dtype="bf16", causal=True)
-    l3 = compiler.compile(text, stage="L3", options={"block-m": 64})
+    l3 = compiler.compile(text, stage="L3", options={"block-m": 64, "block-n": 64})
     module = compiler.compile(text)             # PTX + launch plan
     module.plans[0].ptx, module.plans[0].plan
 
@@ -154,6 +154,12 @@ def ptx_options(options):
         if name in _BOOL_OPTIONS and value not in ("true", "false"):
             raise ValueError("fa-to-ptx option %s takes true or false, got %r" % (name, value))
         parts.append("%s=%s" % (name, value))
+    blocks = [int(dict((k.replace("_", "-"), v) for k, v in (options or {}).items())
+                  .get(name, 0)) for name in ("block-m", "block-n")]
+    if (blocks[0] == 0) != (blocks[1] == 0):
+        raise ValueError("fa-to-ptx options block-m and block-n go together: give both, or "
+                         "neither for the atom's tiles per head dim (got block-m=%d, "
+                         "block-n=%d)" % tuple(blocks))
     return " ".join(parts)
 
 

@@ -50,8 +50,10 @@ def test_stage_pipelines_mirror_fa_to_ptx(compiler):
         "fa-tile-q-outer{auto-blocks=true pack-gqa=true for-split-kv=true chip=sm_80 "
         "atom=mma_sync},"
         "fa-causal-block-skip,fa-split-kv{splits=4},fa-tile-combine,fa-map-warps")
-    assert stage_pipeline("L5", {"chip": "sm_90", "block_m": 64}) == \
-        "fa-to-ptx{block-m=64 chip=sm_90}"
+    assert stage_pipeline("L5", {"chip": "sm_90", "block_m": 64, "block-n": 32}) == \
+        "fa-to-ptx{block-m=64 block-n=32 chip=sm_90}"
+    with pytest.raises(ValueError, match="block-m and block-n go together.*block-m=64, block-n=0"):
+        stage_pipeline("L3", {"block_m": 64})
     # P V deferred by a block where the atom's MMAs are async (the pass
     # checks the layouts), before the K/V pipeline, as in fa-to-ptx.
     assert "fa-schedule-softmax{rescale=auto},fa-pipeline-mma{all-atoms=false}," \

@@ -7,6 +7,8 @@
 // RUN: FileCheck %s --check-prefix=CUSTOM-PTX < %t/gqa_causal_kernel.ptx
 // RUN: not fa-opt %s --fa-to-ptx="query-home=sideways" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-HOME
 // RUN: not fa-opt %s --fa-to-ptx="rescale=sideways" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-RESCALE
+// RUN: not fa-opt %s --fa-to-ptx="block-m=64" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HALF-BLOCKS
+// RUN: not fa-opt %s --fa-to-ptx="block-n=32" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HALF-BLOCKS-N
 // RUN: rm -rf %t && sed -e 's/) causal$/) causal softcap(50.0)/' %s | fa-opt --fa-to-ptx="output-dir=%t" -o /dev/null
 // RUN: FileCheck %s --check-prefix=SOFTCAP --strict-whitespace < %t/gqa_causal_kernel.json
 // RUN: %python -c "import json, sys; json.load(open(sys.argv[1]))" %t/gqa_causal_kernel.json
@@ -199,6 +201,8 @@
 //     valid values and the value given (not silently the default).
 // BAD-HOME: fa-to-ptx: option query-home must be auto, registers or shared, got 'sideways'
 // BAD-RESCALE: fa-to-ptx: option rescale must be auto, before-exp or after-exp, got 'sideways'
+// HALF-BLOCKS: fa-to-ptx: options block-m and block-n go together: give both, or neither for the atom's tiles per head dim (got block-m=64, block-n=0)
+// HALF-BLOCKS-N: fa-to-ptx: options block-m and block-n go together{{.*}}(got block-m=0, block-n=32)
 
 //     The same kernel with softcap(50): the kernel computes tanh(scale /
 //     cap * s), softcap_scale = 0.125 / 50 after the tensors, and the cap

@@ -32,12 +32,12 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
   PassOptions::Option<int64_t> blockM{
       *this, "block-m",
       llvm::cl::desc("Rows of Q per thread block; 0 (with block-n=0) picks "
-                     "both per head dim"),
+                     "both per head dim; give both or neither"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> blockN{
       *this, "block-n",
       llvm::cl::desc("Rows of K/V per inner-loop step; 0 (with block-m=0) "
-                     "picks both per head dim"),
+                     "picks both per head dim; give both or neither"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> numWarps{
       *this, "num-warps",
