@@ -11,8 +11,8 @@
 // sequences' Q blocks in order (S = entries of cu_seqlens_q - 1), y the
 // query heads, z the batch of one; the caller passes both offset arrays
 // (i32), named by how the kernel reads them. The kernel walks the
-// sequences for its Q block (fa.varlen_block: a loop of loads) and reads
-// the offsets with plain loads. No spills (d = 64 and 128, sm_80 and
+// sequences for its Q block (fa.varlen_block: 32 a round on a warp's
+// lanes) and reads the offsets with plain loads. No spills (d = 64 and 128, sm_80 and
 // sm_90, the table's window tiles for a packed nest).
 
 // CHECK: "grid": [
@@ -44,8 +44,29 @@
 // CHECK-NEXT: "name": "cu_seqlens_q",
 
 // KERNEL: gpu.func @varlen_kernel(%{{.*}}, %{{.*}}, %{{.*}}, %[[CUQ:.*]]: memref<?xi32, strided<[1], offset: ?>>, %[[CUK:.*]]: memref<?xi32, strided<[1], offset: ?>>,
-// KERNEL: scf.for
+// fa.varlen_block: 32 sequences a round on the lanes of a warp: each lane
+// counts one sequence's Q blocks, a scan over the lanes gives their ends, a
+// ballot of the ends at or before the block and its popcount the lane that
+// holds it; that lane's first block and the round's total by shuffles.
+// KERNEL: %[[DIM:.*]] = memref.dim %[[CUQ]]
+// KERNEL: %[[NSEQ:.*]] = arith.subi %[[DIM]]
+// KERNEL: %[[TID:.*]] = gpu.thread_id  x
+// KERNEL: %[[LANE:.*]] = arith.remui %[[TID]], %{{.*}} : index
+// KERNEL: %[[BLOCK:.*]] = arith.index_cast %block_id_x : index to i32
+// KERNEL: %{{.*}}:3 = scf.for %[[BASE:.*]] = %{{.*}} to %[[NSEQ]] step %{{.*}} iter_args(%[[FIRST:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %block_id_x) -> (i32, index, index) {
+// KERNEL:   %[[SEQ:.*]] = arith.addi %[[BASE]], %[[LANE]] : index
 // KERNEL:   memref.load %[[CUQ]]
+// KERNEL:   memref.load %[[CUQ]]
+// KERNEL:   %[[BLOCKS:.*]] = arith.ceildivui
+// KERNEL:   gpu.shuffle  up %[[BLOCKS]], %{{.*}}, %{{.*}} : i32
+// KERNEL-COUNT-4: gpu.shuffle  up
+// KERNEL:   %[[END:.*]] = arith.addi %[[FIRST]], %[[INCL:.*]] : i32
+// KERNEL:   %[[BEFORE:.*]] = arith.cmpi ule, %[[END]], %[[BLOCK]] : i32
+// KERNEL:   %[[MASK:.*]] = nvvm.vote.sync  ballot %{{.*}}, %[[BEFORE]] -> i32
+// KERNEL:   %[[WINNER:.*]] = llvm.intr.ctpop(%[[MASK]]) : (i32) -> i32
+// KERNEL:   gpu.shuffle  idx
+// KERNEL:   gpu.shuffle  idx %[[INCL]]
+// KERNEL:   scf.yield
 // KERNEL: memref.load %[[CUK]]
 
 // SPILLS: 0 bytes spill stores, 0 bytes spill loads

@@ -14,6 +14,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -243,9 +246,109 @@ struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
   KernelContext &kernel;
 };
 
-/// Pattern: fa.varlen_block => the walk over the sequences
-/// (AttentionMath.h, varlenBlock), every thread reading cu_seqlens, a
-/// kernel argument, with plain loads.
+/// Whether every thread of a warp reaches `op` together: it sits in the
+/// kernel's body, outside any region that could diverge.
+bool inWarpUniformFlow(Operation *op) {
+  return isa<gpu::GPUFuncOp>(op->getParentOp());
+}
+
+/// The walk of fa.varlen_block on the lanes of a warp, 32 sequences a round:
+/// lane l counts the Q blocks of sequence base + l, an inclusive scan over
+/// the lanes (shuffles) gives each sequence the end of its blocks, and the
+/// lanes whose sequence ends at or before `index` are a prefix of the warp
+/// (the ends never decrease), so their count (ballot, popc) is the lane of
+/// the sequence that holds `index`. Every sequence's range is the one
+/// semantics::varlenBlock gives it (the same integer arithmetic), so the
+/// result is that walk's: (0, index) when no sequence holds the block.
+/// ceil(S / 32) rounds of about 35 instructions instead of S steps of about
+/// 15, which took 10-15 % of a thread block's instructions with 32
+/// sequences of 512 tokens (docs/performance.md, "varlen_block on the
+/// lanes").
+std::pair<Value, Value> varlenBlockOnLanes(OpBuilder &b, Location loc,
+                                           Value cu, Value numSeqs,
+                                           Value index, int64_t blockRows) {
+  Type i32 = b.getI32Type();
+  auto c32 = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  };
+  auto toI32 = [&](OpBuilder &nb, Location l, Value v) -> Value {
+    return arith::IndexCastOp::create(nb, l, i32, v);
+  };
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value lane = arith::RemUIOp::create(b, loc, tid, cidx(b, loc, 32));
+  Value index32 = toI32(b, loc, index);
+  auto loop = scf::ForOp::create(
+      b, loc, cidx(b, loc, 0), numSeqs, cidx(b, loc, 32),
+      ValueRange{c32(0), cidx(b, loc, 0), index},
+      [&](OpBuilder &lb, Location l, Value base, ValueRange state) {
+        // Sequence base + lane; lanes past the last read cu[S] twice (a
+        // sequence of no blocks).
+        Value seq = arith::AddIOp::create(lb, l, base, lane);
+        Value next = arith::AddIOp::create(lb, l, seq, cidx(lb, l, 1));
+        Value startAt = arith::MinUIOp::create(lb, l, seq, numSeqs);
+        Value stopAt = arith::MinUIOp::create(lb, l, next, numSeqs);
+        Value start = memref::LoadOp::create(lb, l, cu, startAt);
+        Value stop = memref::LoadOp::create(lb, l, cu, stopAt);
+        Value diff = arith::SubIOp::create(lb, l, stop, start);
+        Value length = arith::MaxSIOp::create(lb, l, diff, c32(0));
+        Value blocks = arith::CeilDivUIOp::create(lb, l, length, c32(blockRows));
+        // Inclusive scan of the block counts over the lanes.
+        Value inclusive = blocks;
+        for (int64_t offset = 1; offset < 32; offset *= 2) {
+          auto up = gpu::ShuffleOp::create(lb, l, inclusive, c32(offset),
+                                           c32(32), gpu::ShuffleMode::UP);
+          Value added =
+              arith::AddIOp::create(lb, l, inclusive, up.getShuffleResult());
+          inclusive = arith::SelectOp::create(lb, l, up.getValid(), added,
+                                              inclusive);
+        }
+        Value first = state[0];
+        Value end = arith::AddIOp::create(lb, l, first, inclusive);
+        Value endsBefore = arith::CmpIOp::create(
+            lb, l, arith::CmpIPredicate::ule, end, index32);
+        Value before = NVVM::VoteSyncOp::create(
+            lb, l, i32, c32(-1), endsBefore,
+            NVVM::VoteSyncKindAttr::get(lb.getContext(),
+                                        NVVM::VoteSyncKind::ballot));
+        Value winner = LLVM::CtPopOp::create(lb, l, i32, before);
+        // The first lane whose sequence ends after `index` holds it if the
+        // round's first block is at or before it.
+        Value inRound = arith::AndIOp::create(
+            lb, l,
+            arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult, winner,
+                                  c32(32)),
+            arith::CmpIOp::create(lb, l, arith::CmpIPredicate::uge, index32,
+                                  first));
+        Value source = arith::MinUIOp::create(lb, l, winner, c32(31));
+        Value blockStart = arith::SubIOp::create(lb, l, end, blocks);
+        Value winnerStart =
+            gpu::ShuffleOp::create(lb, l, blockStart, source, c32(32),
+                                   gpu::ShuffleMode::IDX)
+                .getShuffleResult();
+        Value roundBlocks =
+            gpu::ShuffleOp::create(lb, l, inclusive, c32(31), c32(32),
+                                   gpu::ShuffleMode::IDX)
+                .getShuffleResult();
+        Value winnerSeq = arith::AddIOp::create(
+            lb, l, base,
+            arith::IndexCastOp::create(lb, l, lb.getIndexType(), winner));
+        Value local = arith::IndexCastOp::create(
+            lb, l, lb.getIndexType(),
+            arith::SubIOp::create(lb, l, index32, winnerStart));
+        Value foundSeq =
+            arith::SelectOp::create(lb, l, inRound, winnerSeq, state[1]);
+        Value foundBlock =
+            arith::SelectOp::create(lb, l, inRound, local, state[2]);
+        Value nextFirst = arith::AddIOp::create(lb, l, first, roundBlocks);
+        scf::YieldOp::create(lb, l, ValueRange{nextFirst, foundSeq, foundBlock});
+      });
+  return {loop.getResult(1), loop.getResult(2)};
+}
+
+/// Pattern: fa.varlen_block => the walk over the sequences, every thread
+/// reading cu_seqlens, a kernel argument, with plain loads: on the lanes of
+/// a warp (varlenBlockOnLanes) where the whole warp reaches the op, else
+/// one sequence a step (AttentionMath.h, varlenBlock, the definition).
 struct LowerVarlenBlock : OpConversionPattern<VarlenBlockOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -256,12 +359,19 @@ struct LowerVarlenBlock : OpConversionPattern<VarlenBlockOp> {
       return op.emitOpError("fa-lower-to-gpu: cu_seqlens must be a kernel "
                             "argument");
     Location loc = op.getLoc();
+    Value numSeqs = arith::SubIOp::create(
+        b, loc, memref::DimOp::create(b, loc, cu, 0), cidx(b, loc, 1));
+    if (inWarpUniformFlow(op)) {
+      auto [seq, block] = varlenBlockOnLanes(b, loc, cu, numSeqs,
+                                             adaptor.getIndex(),
+                                             op.getBlockRows());
+      b.replaceOp(op, ValueRange{seq, block});
+      return success();
+    }
     auto read = [&](OpBuilder &rb, Location l, Value i) -> Value {
       return arith::IndexCastOp::create(rb, l, rb.getIndexType(),
                                         memref::LoadOp::create(rb, l, cu, i));
     };
-    Value numSeqs = arith::SubIOp::create(
-        b, loc, memref::DimOp::create(b, loc, cu, 0), cidx(b, loc, 1));
     auto [seq, block] = semantics::varlenBlock(
         b, loc, read, numSeqs, adaptor.getIndex(), op.getBlockRows());
     b.replaceOp(op, ValueRange{seq, block});
