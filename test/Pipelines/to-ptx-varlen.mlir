@@ -53,7 +53,7 @@
 // KERNEL: %[[TID:.*]] = gpu.thread_id  x
 // KERNEL: %[[LANE:.*]] = arith.remui %[[TID]], %{{.*}} : index
 // KERNEL: %[[BLOCK:.*]] = arith.index_cast %block_id_x : index to i32
-// KERNEL: %{{.*}}:3 = scf.for %[[BASE:.*]] = %{{.*}} to %[[NSEQ]] step %{{.*}} iter_args(%[[FIRST:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %block_id_x) -> (i32, index, index) {
+// KERNEL: %[[WALK:.*]]:4 = scf.for %[[BASE:.*]] = %{{.*}} to %[[NSEQ]] step %{{.*}} iter_args(%[[FIRST:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %block_id_x, %[[FOUND:.*]] = %false) -> (i32, index, index, i1) {
 // KERNEL:   %[[SEQ:.*]] = arith.addi %[[BASE]], %[[LANE]] : index
 // KERNEL:   memref.load %[[CUQ]]
 // KERNEL:   memref.load %[[CUQ]]
@@ -64,9 +64,17 @@
 // KERNEL:   %[[BEFORE:.*]] = arith.cmpi ule, %[[END]], %[[BLOCK]] : i32
 // KERNEL:   %[[MASK:.*]] = nvvm.vote.sync  ballot %{{.*}}, %[[BEFORE]] -> i32
 // KERNEL:   %[[WINNER:.*]] = llvm.intr.ctpop(%[[MASK]]) : (i32) -> i32
+// KERNEL:   %[[IN:.*]] = arith.andi
 // KERNEL:   gpu.shuffle  idx
 // KERNEL:   gpu.shuffle  idx %[[INCL]]
-// KERNEL:   scf.yield
+// KERNEL:   %[[NOW:.*]] = arith.ori %[[FOUND]], %[[IN]] : i1
+// KERNEL:   scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[NOW]] : i32, index, index, i1
+// KERNEL-NOT: fa.varlen_walk
+// A block that no sequence holds has no row: its threads exit right after
+// the walk, before the loads of the offsets and everything else.
+// KERNEL: %[[FLAG:.*]] = arith.extui %[[WALK]]#3 : i1 to i32
+// KERNEL-NEXT: llvm.inline_asm has_side_effects "{\0A.reg .pred %p;\0Asetp.eq.u32 %p, $0, 0;\0A@%p exit;\0A}", "r" %[[FLAG]] : (i32) -> ()
+// KERNEL-NOT: gpu.return
 // KERNEL: memref.load %[[CUK]]
 
 // SPILLS: 0 bytes spill stores, 0 bytes spill loads

@@ -260,13 +260,15 @@ bool inWarpUniformFlow(Operation *op) {
 /// the sequence that holds `index`. Every sequence's range is the one
 /// semantics::varlenBlock gives it (the same integer arithmetic), so the
 /// result is that walk's: (0, index) when no sequence holds the block.
+/// The loop's results: the first block past the sequences, the sequence,
+/// the block within it, and whether some sequence holds the block (then it
+/// has at least one row).
 /// ceil(S / 32) rounds of about 35 instructions instead of S steps of about
 /// 15, which took 10-15 % of a thread block's instructions with 32
 /// sequences of 512 tokens (docs/performance.md, "varlen_block on the
 /// lanes").
-std::pair<Value, Value> varlenBlockOnLanes(OpBuilder &b, Location loc,
-                                           Value cu, Value numSeqs,
-                                           Value index, int64_t blockRows) {
+scf::ForOp varlenBlockOnLanes(OpBuilder &b, Location loc, Value cu,
+                              Value numSeqs, Value index, int64_t blockRows) {
   Type i32 = b.getI32Type();
   auto c32 = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, i32, v);
@@ -279,7 +281,8 @@ std::pair<Value, Value> varlenBlockOnLanes(OpBuilder &b, Location loc,
   Value index32 = toI32(b, loc, index);
   auto loop = scf::ForOp::create(
       b, loc, cidx(b, loc, 0), numSeqs, cidx(b, loc, 32),
-      ValueRange{c32(0), cidx(b, loc, 0), index},
+      ValueRange{c32(0), cidx(b, loc, 0), index,
+                 arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0)},
       [&](OpBuilder &lb, Location l, Value base, ValueRange state) {
         // Sequence base + lane; lanes past the last read cu[S] twice (a
         // sequence of no blocks).
@@ -339,16 +342,35 @@ std::pair<Value, Value> varlenBlockOnLanes(OpBuilder &b, Location loc,
             arith::SelectOp::create(lb, l, inRound, winnerSeq, state[1]);
         Value foundBlock =
             arith::SelectOp::create(lb, l, inRound, local, state[2]);
+        Value found = arith::OrIOp::create(lb, l, state[3], inRound);
         Value nextFirst = arith::AddIOp::create(lb, l, first, roundBlocks);
-        scf::YieldOp::create(lb, l, ValueRange{nextFirst, foundSeq, foundBlock});
+        scf::YieldOp::create(
+            lb, l, ValueRange{nextFirst, foundSeq, foundBlock, found});
       });
-  return {loop.getResult(1), loop.getResult(2)};
+  return loop;
+}
+
+/// The thread ends here unless `cond` (PTX `exit`, inline: MLIR has no op
+/// for it). For a block no sequence holds: it has no row, so nothing after
+/// the walk has an effect, and the whole thread block (the condition is the
+/// same for all its threads) ends at once, as FlashAttention's kernels
+/// return. Inline rather than a branch around the rest, which gave the same
+/// PTX as an scf.if and cost 1.6-1.9 % on long d = 128 sequences
+/// (docs/performance.md, "varlen_block on the lanes").
+void exitUnless(OpBuilder &b, Location loc, Value cond) {
+  Value flag = arith::ExtUIOp::create(b, loc, b.getI32Type(), cond);
+  LLVM::InlineAsmOp::create(
+      b, loc, Type(), ValueRange{flag},
+      "{\n.reg .pred %p;\nsetp.eq.u32 %p, $0, 0;\n@%p exit;\n}", "r",
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
 }
 
 /// Pattern: fa.varlen_block => the walk over the sequences, every thread
 /// reading cu_seqlens, a kernel argument, with plain loads: on the lanes of
-/// a warp (varlenBlockOnLanes) where the whole warp reaches the op, else
-/// one sequence a step (AttentionMath.h, varlenBlock, the definition).
+/// a warp (varlenBlockOnLanes), then an exit for a block without rows,
+/// where the whole thread block reaches the op; else one sequence a step
+/// (AttentionMath.h, varlenBlock, the definition), no exit.
 struct LowerVarlenBlock : OpConversionPattern<VarlenBlockOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -362,10 +384,11 @@ struct LowerVarlenBlock : OpConversionPattern<VarlenBlockOp> {
     Value numSeqs = arith::SubIOp::create(
         b, loc, memref::DimOp::create(b, loc, cu, 0), cidx(b, loc, 1));
     if (inWarpUniformFlow(op)) {
-      auto [seq, block] = varlenBlockOnLanes(b, loc, cu, numSeqs,
-                                             adaptor.getIndex(),
-                                             op.getBlockRows());
-      b.replaceOp(op, ValueRange{seq, block});
+      scf::ForOp walk = varlenBlockOnLanes(b, loc, cu, numSeqs,
+                                           adaptor.getIndex(),
+                                           op.getBlockRows());
+      exitUnless(b, loc, walk.getResults().back());
+      b.replaceOp(op, ValueRange{walk.getResult(1), walk.getResult(2)});
       return success();
     }
     auto read = [&](OpBuilder &rb, Location l, Value i) -> Value {
