@@ -246,9 +246,10 @@ struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
   KernelContext &kernel;
 };
 
-/// Whether every thread of a warp reaches `op` together: it sits in the
-/// kernel's body, outside any region that could diverge.
-bool inWarpUniformFlow(Operation *op) {
+/// Whether every thread of the thread block reaches `op` together: it sits
+/// in the kernel's body, outside any region that could diverge (what warp
+/// shuffles and an exit of the whole thread block need).
+bool reachedByWholeBlock(Operation *op) {
   return isa<gpu::GPUFuncOp>(op->getParentOp());
 }
 
@@ -383,7 +384,7 @@ struct LowerVarlenBlock : OpConversionPattern<VarlenBlockOp> {
     Location loc = op.getLoc();
     Value numSeqs = arith::SubIOp::create(
         b, loc, memref::DimOp::create(b, loc, cu, 0), cidx(b, loc, 1));
-    if (inWarpUniformFlow(op)) {
+    if (reachedByWholeBlock(op)) {
       scf::ForOp walk = varlenBlockOnLanes(b, loc, cu, numSeqs,
                                            adaptor.getIndex(),
                                            op.getBlockRows());
