@@ -136,6 +136,7 @@ def ptx_options(options):
     """fa-to-ptx's option string from a dict ({"block-m": 64, ...}, keys
     with - or _); ValueError for a key fa-to-ptx does not have."""
     parts = []
+    blocks = {"block-m": 0, "block-n": 0}
     for key, value in sorted((options or {}).items()):
         name = key.replace("_", "-")
         if name == "output-dir":
@@ -153,13 +154,13 @@ def ptx_options(options):
                 name, value))
         if name in _BOOL_OPTIONS and value not in ("true", "false"):
             raise ValueError("fa-to-ptx option %s takes true or false, got %r" % (name, value))
+        if name in blocks:
+            blocks[name] = int(value)
         parts.append("%s=%s" % (name, value))
-    blocks = [int(dict((k.replace("_", "-"), v) for k, v in (options or {}).items())
-                  .get(name, 0)) for name in ("block-m", "block-n")]
-    if (blocks[0] == 0) != (blocks[1] == 0):
+    if (blocks["block-m"] == 0) != (blocks["block-n"] == 0):
         raise ValueError("fa-to-ptx options block-m and block-n go together: give both, or "
                          "neither for the atom's tiles per head dim (got block-m=%d, "
-                         "block-n=%d)" % tuple(blocks))
+                         "block-n=%d)" % (blocks["block-m"], blocks["block-n"]))
     return " ".join(parts)
 
 
