@@ -155,6 +155,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   warps.numWarps = options.numWarps;
   warps.queryHome = *queryHome;
   warps.atom = *atom;
+  warps.keyGroups = options.keyGroups;
   pm.addPass(createFAMapWarps(warps));
   pm.addPass(createFAScheduleSoftmax(FAScheduleSoftmaxOptions{*rescale}));
   // Async MMAs (wgmma): P V one block later, overlapping the next softmax.

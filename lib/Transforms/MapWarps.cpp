@@ -32,18 +32,29 @@ namespace {
 class WarpMapper {
 public:
   WarpMapper(TiledAttention &tiled, int64_t numWarps, QueryHome queryHome,
-             MmaAtomKind atomKind)
+             MmaAtomKind atomKind, int64_t keyGroups)
       : tiled(tiled), ctx(tiled.forall.getContext()), rewriter(ctx),
         atom(getMmaAtom(ctx, atomKind)), numWarps(numWarps),
-        queryHome(queryHome), wholeWarpgroups(atomKind == MmaAtomKind::Wgmma) {}
+        keyGroups(keyGroups), queryHome(queryHome),
+        wholeWarpgroups(atomKind == MmaAtomKind::Wgmma) {}
 
   LogicalResult checkSplit();
   void run();
 
 private:
-  Attribute rows(FragmentRole role) {
-    return WarpRowsAttr::get(ctx, role, numWarps, atom);
+  /// `share` says what each of the key groups holds (whole without them).
+  Attribute rows(FragmentRole role,
+                 ReplicaShare share = ReplicaShare::Whole) {
+    if (keyGroups == 1)
+      share = ReplicaShare::Whole;
+    return WarpRowsAttr::get(ctx, role, numWarps, atom, keyGroups, share);
   }
+  /// S and P: the key groups divide their columns.
+  Attribute keyTile(FragmentRole role) {
+    return rows(role, ReplicaShare::Columns);
+  }
+  /// What the key groups accumulate over their own keys: summands.
+  Attribute summands(FragmentRole role) { return rows(role, ReplicaShare::Sum); }
   Attribute shared() { return BlockSharedAttr::get(ctx, atom); }
   static void setEncoding(Value v, Attribute encoding) {
     setTileEncoding(v, encoding);
@@ -65,6 +76,8 @@ private:
   IRRewriter rewriter;
   MmaAtomAttrInterface atom;
   int64_t numWarps;
+  /// Groups of numWarps warps dividing the keys of each K/V block.
+  int64_t keyGroups;
   QueryHome queryHome;
   /// #fa.wgmma: 16 rows a warp, warps in groups of 4.
   bool wholeWarpgroups;
@@ -86,6 +99,9 @@ LogicalResult WarpMapper::checkSplit() {
     return error() << "element type " << elem
                    << " has no GPU layout: the " << atom
                    << " atom takes f16 or bf16";
+  if (keyGroups != 1 && wholeWarpgroups)
+    return error() << "key-groups is implemented for #fa.mma_sync only, not "
+                      "with atom=wgmma";
   if (wholeWarpgroups &&
       (numWarps % 4 != 0 || tiled.blockM() != 16 * numWarps))
     return error() << "#fa.wgmma holds 16 rows a warp in warpgroups of 4 "
@@ -101,6 +117,15 @@ LogicalResult WarpMapper::checkSplit() {
   if (tiled.blockN() % 16 != 0)
     return error() << "block-n (" << tiled.blockN()
                    << ") must be a multiple of 16, the k of the P V mma";
+  if (tiled.blockN() % (16 * keyGroups) != 0)
+    return error() << "block-n (" << tiled.blockN()
+                   << ") must be a multiple of 16 * key-groups = "
+                   << 16 * keyGroups
+                   << ": each group of warps takes whole 16-key steps of the "
+                      "block";
+  if (numWarps * keyGroups > 32)
+    return error() << "num-warps x key-groups (" << numWarps << " x "
+                   << keyGroups << ") must be at most 32 warps a block";
   if (tiled.headDim() % 16 != 0 || tiled.valueDim() % 16 != 0)
     return error() << "head dims (" << tiled.headDim() << ", "
                    << tiled.valueDim() << ") must be multiples of 16";
@@ -113,7 +138,8 @@ bool WarpMapper::keepQueryInRegisters() {
   Type f32 = Float32Type::get(ctx);
   int64_t m = tiled.blockM();
   int64_t regs =
-      atom.getFragmentRegisters(FragmentRole::Acc, {m, tiled.blockN()}, f32,
+      atom.getFragmentRegisters(FragmentRole::Acc,
+                                {m, tiled.blockN() / keyGroups}, f32,
                                 numWarps) +
       atom.getFragmentRegisters(FragmentRole::Acc, {m, tiled.valueDim()}, f32,
                                 numWarps) +
@@ -139,8 +165,10 @@ void WarpMapper::mapLoopState(scf::ForOp loop) {
       else if (isa<RescaleOp, PVOp>(user))
         role = FragmentRole::Acc;
     }
+    // The running sum and the accumulator add up each key group's keys.
     if (role)
-      setEncoding(arg, rows(*role));
+      setEncoding(arg, *role == FragmentRole::Rows ? rows(*role)
+                                                   : summands(*role));
   }
 }
 
@@ -149,25 +177,25 @@ void WarpMapper::mapOp(Operation *op) {
     return cast<RankedTensorType>(v.getType()).getEncoding();
   };
   if (auto qk = dyn_cast<QKOp>(op)) {
-    setEncoding(qk.getScores(), rows(FragmentRole::Acc));
+    setEncoding(qk.getScores(), keyTile(FragmentRole::Acc));
   } else if (auto mask = dyn_cast<MaskOp>(op)) {
     setEncoding(mask.getResult(), encodingOf(mask.getScores()));
   } else if (auto cap = dyn_cast<SoftcapOp>(op)) {
     setEncoding(cap.getResult(), encodingOf(cap.getScores()));
   } else if (auto softmax = dyn_cast<OnlineSoftmaxOp>(op)) {
-    setEncoding(softmax.getProbs(), rows(FragmentRole::Acc));
+    setEncoding(softmax.getProbs(), keyTile(FragmentRole::Acc));
     setEncoding(softmax.getNewMax(), rows(FragmentRole::Rows));
     setEncoding(softmax.getAlpha(), rows(FragmentRole::Rows));
     // The running sum stays a per-lane share until fa.finalize.
-    setEncoding(softmax.getNewSum(), rows(FragmentRole::PartialRows));
+    setEncoding(softmax.getNewSum(), summands(FragmentRole::PartialRows));
   } else if (auto runningMax = dyn_cast<RunningMaxOp>(op)) {
     setEncoding(runningMax.getNewMax(), rows(FragmentRole::Rows));
     setEncoding(runningMax.getAlpha(), rows(FragmentRole::Rows));
   } else if (auto exp = dyn_cast<SoftmaxExpOp>(op)) {
-    setEncoding(exp.getProbs(), rows(FragmentRole::Acc));
-    setEncoding(exp.getNewSum(), rows(FragmentRole::PartialRows));
+    setEncoding(exp.getProbs(), keyTile(FragmentRole::Acc));
+    setEncoding(exp.getNewSum(), summands(FragmentRole::PartialRows));
   } else if (isa<RescaleOp, PVOp>(op)) {
-    setEncoding(op->getResult(0), rows(FragmentRole::Acc));
+    setEncoding(op->getResult(0), summands(FragmentRole::Acc));
   } else if (auto trunc = dyn_cast<arith::TruncFOp>(op)) {
     if (isa<RankedTensorType>(trunc.getType()))
       setEncoding(trunc.getResult(), encodingOf(trunc.getIn()));
@@ -211,7 +239,7 @@ void WarpMapper::run() {
         convertOperand(qk.getQueryMutable(), rows(FragmentRole::OperandA),
                        converted);
     } else if (auto pv = dyn_cast<PVOp>(op)) {
-      convertOperand(pv.getProbsMutable(), rows(FragmentRole::OperandA),
+      convertOperand(pv.getProbsMutable(), keyTile(FragmentRole::OperandA),
                      converted);
     }
   });
@@ -241,6 +269,14 @@ int64_t defaultWarps(TiledAttention &tiled, MmaAtomKind atomKind) {
 struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (keyGroups != 0 && keyGroups != 1 && keyGroups != 2 && keyGroups != 4 &&
+        keyGroups != 8) {
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-map-warps: option key-groups must be 1, 2, 4 or 8 (or 0 for "
+             "the tiling's choice), got "
+          << keyGroups.getValue();
+      return signalPassFailure();
+    }
     if (numWarps != 0 && numWarps != 1 && numWarps != 2 && numWarps != 4 &&
         numWarps != 8) {
       mlir::emitError(getOperation()->getLoc())
@@ -266,7 +302,14 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
       int64_t warps = numWarps;
       if (warps == 0)
         warps = defaultWarps(tiled, atom);
-      WarpMapper mapper(tiled, warps, queryHome, atom);
+      int64_t groups = keyGroups;
+      if (groups == 0) {
+        auto recorded =
+            tiled.forall->getAttrOfType<IntegerAttr>(kKeyGroupsAttrName);
+        groups = recorded && atom == MmaAtomKind::MmaSync ? recorded.getInt()
+                                                          : 1;
+      }
+      WarpMapper mapper(tiled, warps, queryHome, atom, groups);
       if (failed(mapper.checkSplit()))
         return signalPassFailure();
       mapper.run();

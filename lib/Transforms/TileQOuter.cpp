@@ -402,7 +402,18 @@ constexpr int64_t kMaxKVStages = 4;
 
 struct AutoTiles {
   int64_t blockM, blockN, stages;
+  /// Groups of warps dividing each K/V block's keys (1: none).
+  int64_t keyGroups = 1;
 };
+
+/// Keys a group of warps takes of a K/V block, at least, when the groups
+/// divide it (a decode step: --fa-map-warps{key-groups}).
+constexpr int64_t kMinKeysPerGroup = 32;
+/// Warps a decode step's thread block gets with its key groups.
+constexpr int64_t kDecodeWarps = 4;
+/// The K/V block of a decode step that key groups divide (head dims up to
+/// 128, #fa.mma_sync): 4 groups of 32 keys.
+constexpr int64_t kDecodeKVBlock = 128;
 
 FailureOr<AutoTiles>
 blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
@@ -460,6 +471,17 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
   // block has the registers to spare: test/Pipelines/ptxas-split-kv.mlir).
   if (forSplitKV && tiles->blockM == tableBlockM && tiles->windowBlockN)
     tiles->blockN = tiles->windowBlockN;
+  // A shrunk Q block of one or two warps (a decode step) has too few warps
+  // to ask for the K/V bytes fast enough (docs/performance.md, "where a
+  // full-GPU decode step loses to cuDNN"): 128-key blocks whose keys groups
+  // of warps divide (below), as cuDNN's 4 warps along the keys. Not with a
+  // window (its bounds are live: the window tiles stay) and not above head
+  // dim 128 (the shared memory of two stages).
+  bool decodeStep = tiles->blockM < tableBlockM &&
+                    tiles->blockM < 16 * kDecodeWarps;
+  if (decodeStep && !windowed && atomKind == fa::MmaAtomKind::MmaSync &&
+      d <= 128 && dv <= 128 && tiles->blockN < kDecodeKVBlock)
+    tiles->blockN = kDecodeKVBlock;
   FailureOr<fa::TileConfig> fitted =
       atom.fitTiles(*tiles, d, dv, chip.maxSharedMemoryPerBlock);
   if (failed(fitted))
@@ -503,7 +525,13 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
     int64_t base = stages ? stages : fitted->stages;
     stages = std::min<int64_t>(kMaxKVStages, base * (fitted->blockN / kvBlock));
   }
-  return AutoTiles{fitted->blockM, kvBlock, stages};
+  // Key groups: 4 warps a thread block, each group at least 32 keys of the
+  // block (none for the table's Q blocks, or #fa.wgmma).
+  int64_t keyGroups = 1;
+  int64_t warps = std::max<int64_t>(1, fitted->blockM / 16);
+  if (decodeStep && atomKind == fa::MmaAtomKind::MmaSync && warps < kDecodeWarps)
+    keyGroups = std::min(kDecodeWarps / warps, kvBlock / kMinKeysPerGroup);
+  return AutoTiles{fitted->blockM, kvBlock, stages, std::max<int64_t>(1, keyGroups)};
 }
 
 struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
@@ -566,10 +594,15 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
           QOuterTiler(rewriter, op, tiles.blockM, tiles.blockN, pack).build();
       // The stages are --fa-pipeline-kv's (stages=0) to apply: recorded on
       // the loop nest, where the L1 IR shows them.
-      if (tiles.stages)
-        if (auto forall = results.front().getDefiningOp<scf::ForallOp>())
+      if (auto forall = results.front().getDefiningOp<scf::ForallOp>()) {
+        if (tiles.stages)
           forall->setAttr(fa::kKVStagesAttrName,
                           rewriter.getI64IntegerAttr(tiles.stages));
+        // And the key groups, --fa-map-warps's (key-groups=0) to apply.
+        if (tiles.keyGroups > 1)
+          forall->setAttr(fa::kKeyGroupsAttrName,
+                          rewriter.getI64IntegerAttr(tiles.keyGroups));
+      }
       rewriter.replaceOp(op, results);
     }
   }

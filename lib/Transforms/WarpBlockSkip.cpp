@@ -90,6 +90,11 @@ bool skipHiddenWarpBlocks(scf::ForOp loop) {
   if ((!spec.causalOffset && !spec.windowOffset) || spec.singleQuery)
     return false;
   auto scoresTy = cast<RankedTensorType>(mask.getScores().getType());
+  // Key groups (--fa-map-warps{key-groups}) meet in shared memory behind a
+  // block-wide barrier in every step, which a skipping warp would miss.
+  if (cast<WarpRowsAttr>(scoresTy.getEncoding()).getShare() !=
+      ReplicaShare::Whole)
+    return false;
   int64_t rows = scoresTy.getDimSize(0), cols = scoresTy.getDimSize(1);
 
   // The yielded positions the step computes, and a loop-carried tile of the

@@ -32,11 +32,11 @@ _version = None
 
 # fa-to-ptx's options (include/fa/Pipelines/Pipelines.h) and the stage
 # passes that take them.
-PTX_OPTIONS = ("block-m", "block-n", "num-warps", "kv-stages", "query-home", "rescale",
+PTX_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "query-home", "rescale",
                "mma-pipeline", "pack-gqa", "dq", "splits", "warp-block-skip", "chip", "atom",
                "features", "opt-level", "index-bitwidth")
 # Checked here: LLVM's option parser reports a bad number on stderr only.
-_INT_OPTIONS = ("block-m", "block-n", "num-warps", "kv-stages", "splits", "opt-level",
+_INT_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "splits", "opt-level",
                 "index-bitwidth")
 _BOOL_OPTIONS = ("pack-gqa", "warp-block-skip")
 STAGES = ("L0", "L1", "L2", "L3", "L4", "L5")
@@ -193,8 +193,8 @@ def stage_pipeline(stage, options=None):
     l2 = len(passes)
     if splits != 1:
         passes += ["fa-split-kv{splits=%d}" % splits, "fa-tile-combine"]
-    passes.append("fa-map-warps{num-warps=%s query-home=%s atom=%s}" % (
-        get("num-warps", 0), get("query-home", "auto"), atom))
+    passes.append("fa-map-warps{num-warps=%s query-home=%s atom=%s key-groups=%s}" % (
+        get("num-warps", 0), get("query-home", "auto"), atom, get("key-groups", 0)))
     passes.append("fa-schedule-softmax{rescale=%s}" % get("rescale", "auto"))
     # mma-pipeline=auto defers P V where the atom's matmuls are async (the
     # pass decides from the layouts); on: every atom; off: not at all.

@@ -20,7 +20,7 @@ from . import cache_append as _cache_append
 from . import kernels as _kernels
 from .errors import CompilerUnavailableError, MissingKernelError
 from .runtime.plan import attention_scalars, backward_scalars
-from .runtime.splits import choose_splits, decode_thread_blocks
+from .runtime.splits import choose_splits, decode_thread_blocks, kernel_shape
 
 DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16"}
 LAYOUTS = ("bhnd", "bnhd")
@@ -165,9 +165,11 @@ def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None, splits=1
     return _loaded_plan(dtype, hq, hkv, d, dv, causal, window, capped, q_len, splits)
 
 
-def decode_splits(device, batch, hq, hkv, nk):
-    """Split-KV chunks for a decode step (runtime/splits.py's rule; 1 when
-    FA_MLIR_SPLITS=1 turns split-KV off, or FA_MLIR_SPLITS=S forces S)."""
+def decode_splits(device, batch, hq, hkv, nk, split_plan=None):
+    """Split-KV chunks for a decode step (runtime/splits.py's rule, for the
+    attention kernel of `split_plan`, the run-time-count plan, when given;
+    1 when FA_MLIR_SPLITS=1 turns split-KV off, or FA_MLIR_SPLITS=S forces
+    S)."""
     forced = os.environ.get("FA_MLIR_SPLITS")
     if forced:
         if not forced.isdigit() or not 1 <= int(forced) <= 1024:
@@ -178,7 +180,12 @@ def decode_splits(device, batch, hq, hkv, nk):
     sms = _multiprocessors.get(index)
     if sms is None:
         sms = _multiprocessors[index] = torch.cuda.get_device_properties(index).multi_processor_count
-    return choose_splits(decode_thread_blocks(batch, hq, hkv), nk, sms)
+    shape = {}
+    kernels = split_plan.plan.plan.get("kernels") if split_plan is not None else None
+    if kernels:
+        keys_per_block, per_sm = kernel_shape(kernels[0])
+        shape = dict(keys_per_block=keys_per_block, blocks_per_multiprocessor=per_sm)
+    return choose_splits(decode_thread_blocks(batch, hq, hkv), nk, sms, **shape)
 
 
 def attention_impl(q, k, v, causal, scale, window_left, window_right, softcap, layout):
@@ -205,7 +212,11 @@ def _run(q, qh, kh, vh, causal, scale, window_left, window_right, softcap, layou
         return out, lse
     capped = softcap > 0.0
     decode = nq == 1
-    splits = decode_splits(q.device, b, hq, hkv, nk) if decode and q.is_cuda else 1
+    splits = 1
+    if decode and q.is_cuda:
+        split_plan = plan_for(DTYPES[q.dtype], hq, hkv, d, dv, causal,
+                              (window_left, window_right), capped, q_len=1, splits=0)
+        splits = decode_splits(q.device, b, hq, hkv, nk, split_plan)
     plan = plan_for(DTYPES[q.dtype], hq, hkv, d, dv, causal, (window_left, window_right),
                     capped, q_len=1 if decode else None, splits=_compiled_splits(splits))
     scalars = attention_scalars(plan.plan, scale, softcap if capped else None)
@@ -468,7 +479,12 @@ def kvcache_impl(q, k_cache, v_cache, cache_seqlens, block_table, causal, scale,
     capped = softcap > 0.0
     decode = nq == 1
     # The split count from the cache's capacity: the lengths are on the GPU.
-    splits = decode_splits(q.device, b, hq, hkv, capacity) if decode and q.is_cuda else 1
+    splits = 1
+    if decode and q.is_cuda:
+        split_plan = cache_plan_for(DTYPES[q.dtype], hq, hkv, d, causal,
+                                    (window_left, window_right), capped, 1, 0,
+                                    kh.shape[1] if paged else None)
+        splits = decode_splits(q.device, b, hq, hkv, capacity, split_plan)
     plan = cache_plan_for(DTYPES[q.dtype], hq, hkv, d, causal, (window_left, window_right),
                           capped, 1 if decode else None, _compiled_splits(splits),
                           kh.shape[1] if paged else None)

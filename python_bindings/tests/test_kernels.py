@@ -144,7 +144,7 @@ def test_aot_list_and_errors(compiler, tmp_path, capsys):
 
 def test_decode_configuration_has_one_static_query(compiler, tmp_path, monkeypatch):
     """q_len=1 (what fa_mlir.attention asks for on a decode step): the op has
-    a static Nq of 1, the pipeline gives it a 16-row Q block on one warp,
+    a static Nq of 1, the pipeline gives it a 16-row Q block on one warp (in 4 key groups),
     and the messages that name the configuration say so."""
     from fa_mlir.kernels import aot_command, describe
     decode = attention_config("bf16", 8, 2, 64, causal=True, q_len=1)
@@ -155,7 +155,8 @@ def test_decode_configuration_has_one_static_query(compiler, tmp_path, monkeypat
     plan, ptx, where = KernelCache().find(decode)
     q = next(t for t in plan["tensors"] if t["name"] == "q")
     assert q["shape"] == [None, 8, 1, 64]
-    assert plan["kernels"][0]["block"] == [32, 1, 1]
+    # One warp's 16 rows, in 4 groups along the keys (128 threads).
+    assert plan["kernels"][0]["block"] == [128, 1, 1]
 
 
 def test_aot_decode_kernels(compiler, tmp_path):

@@ -317,23 +317,31 @@ def test_split_count_rule():
     # GQA 32:4 packed: one thread block per K/V head and sequence.
     assert decode_thread_blocks(1, 32, 4) == 4 and decode_thread_blocks(8, 32, 8) == 64
     assert decode_thread_blocks(2, 64, 2) == 8          # 32 heads a group: 2 blocks each
-    # Few thread blocks: as many splits as fill ~2 per multiprocessor, at
-    # most 4 sqrt(K/V blocks of 64 keys), each at least 1 block.
-    assert choose_splits(4, 131072, 132) == 64
-    assert choose_splits(8, 131072, 132) == 32
-    assert choose_splits(4, 32768, 132) == 64
+    # Few thread blocks: as many splits as fill one per multiprocessor, at
+    # most 4 sqrt(K/V blocks of 128 keys), each at least 1 block.
+    assert choose_splits(4, 131072, 132) == 32
+    assert choose_splits(8, 131072, 132) == 16
+    assert choose_splits(4, 32768, 132) == 32
     assert choose_splits(4, 8192, 132) == 32
-    assert choose_splits(8, 8192, 132) == 32
-    assert choose_splits(4, 1024, 132) == 16
-    assert choose_splits(4, 256, 132) == 4
-    assert choose_splits(4, 512, 132) == 8
-    assert choose_splits(32, 32768, 132) == 8
-    assert choose_splits(128, 32768, 132) == 2
+    assert choose_splits(8, 8192, 132) == 16
+    assert choose_splits(4, 1024, 132) == 8
+    assert choose_splits(4, 512, 132) == 4
+    assert choose_splits(32, 32768, 132) == 4
+    assert choose_splits(64, 1024, 132) == 2
+    assert choose_splits(128, 32768, 132) == 1
     # A full GPU, a cache of fewer than 4 blocks, or nothing to do: no split.
     assert choose_splits(512, 8192, 132) == 1
-    assert choose_splits(4, 192, 132) == 1 and choose_splits(4, 100, 132) == 1
+    assert choose_splits(4, 384, 132) == 1 and choose_splits(4, 100, 132) == 1
     assert choose_splits(0, 1000, 132) == 1 and choose_splits(4, 0, 132) == 1
     assert choose_splits(4, 131072, 132, counts=(1, 2, 4)) == 4
+    # The kernel the rule is for, from its launch record: 4 key groups (128
+    # threads) are 128-key blocks, one a multiprocessor; a one-warp kernel
+    # (small pages) 64-key blocks, two a multiprocessor where they fit.
+    from fa_mlir.runtime.splits import kernel_shape
+    assert kernel_shape({"block": [128, 1, 1], "dynamic_shared_memory": 144640}) == (128, 1)
+    assert kernel_shape({"block": [32, 1, 1], "dynamic_shared_memory": 39168}) == (64, 2)
+    assert kernel_shape({"block": [32, 1, 1], "dynamic_shared_memory": 160000}) == (64, 1)
+    assert choose_splits(64, 8192, 132, keys_per_block=64, blocks_per_multiprocessor=2) == 4
 
 
 def test_backward_scalars():

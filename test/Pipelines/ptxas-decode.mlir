@@ -1,7 +1,8 @@
 // REQUIRES: ptxas
 // A decode step with the pipeline's defaults: one static query against a
 // dynamic K/V cache, GQA 32:4, d = 128 and 64, bf16, causal. The Q block is
-// 16 rows on one warp (a block of 32 threads in the launch record), and the PTX
+// 16 rows on one warp, in 4 key groups (a block of 128 threads in the launch
+// record: warps along the keys of 128-key blocks), and the PTX
 // assembles with no spills for sm_80 and sm_90.
 
 // RUN: rm -rf %t && sed -e 's/HD/128/g' %s | fa-opt --fa-to-ptx="output-dir=%t" -o /dev/null && FileCheck %s --check-prefix=PLAN --input-file=%t/decode_kernel.json && %ptxas -arch=sm_80 -v %t/decode_kernel.ptx -o /dev/null 2>&1 | FileCheck %s
@@ -49,7 +50,7 @@
 // WIDE-NEXT: 256,
 
 // PLAN: "block": [
-// PLAN-NEXT: 32,
+// PLAN-NEXT: 128,
 // PLAN-NEXT: 1,
 // PLAN-NEXT: 1
 // PLAN-NEXT: ],

@@ -26,7 +26,7 @@
 
 // CHECK: "kernels": [
 // CHECK:   "block": [
-// CHECK-NEXT: 32,
+// CHECK-NEXT: 128,
 // CHECK:   "grid": [
 //     Q blocks of a group x 4 splits, the 4 K/V heads, the batch.
 // CHECK:       "args": [
@@ -80,13 +80,14 @@
 // CHECK-NEXT: 128
 // CHECK:   "name": "partial_lse",
 
-// Before the GPU lowering, the split attention nest stores f32 partials
+// Before the GPU lowering, the split attention nest (one warp in 4 key
+// groups, fa.key_groups) stores f32 partials
 // (at batch s * B + b) and the merge is its own loop nest mapped to the grid,
 // its tiles 8 columns wide.
 // L3-NOT: fa.kv_stages
 // L3: scf.forall
-// L3: fa.finalize {{.*}} -> tensor<16x128xf32, #acc_w1>
-// L3: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+// L3: fa.finalize {{.*}} -> tensor<16x128xf32, #acc_w1x4>
+// L3: } {fa.key_groups = 4 : i64, mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
 // L3: scf.forall
 // L3: fa.combine_splits {{.*}} : tensor<4x32x8xf32>, tensor<4x32xf32> -> tensor<32x8xbf16, #acc_w2>, tensor<32xf32, #rows_w2>
 // L3: } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}
@@ -99,10 +100,10 @@
 // MERGE32: fa.combine_splits {{.*}} : tensor<4x32x32xf32>, tensor<4x32xf32> -> tensor<32x32xbf16, #acc_w2>, tensor<32xf32, #rows_w2>
 // BAD-MERGE: error: fa-tile-combine: block-dv (48) must divide the value head dim, got 'tensor<?x32x1x128xbf16>'
 
-// Unsplit, the decode kernel takes a third K/V stage (fa.kv_stages, from the
-// tiling); split, the table's two.
+// Unsplit, the decode kernel has the same 4 key groups and no third stage
+// of its 128-key blocks on sm_80 (fa.kv_stages absent: 2).
 // NOSPLIT-NOT: fa.combine_splits
-// NOSPLIT: } {fa.kv_stages = 3 : i64, mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+// NOSPLIT: } {fa.key_groups = 4 : i64, mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
 // NOSPLIT-NOT: fa.combine_splits
 
 // BAD: fa-split-kv: option splits must be in [0, 1024] (0: a run-time count), got -2
@@ -153,12 +154,12 @@
 // RUNTIME:                 "dim": [
 // RUNTIME-NEXT:              "k",
 // RUNTIME-NEXT:              2
-// RUNTIME:             64
+// RUNTIME:             128
 // RUNTIME:             "op": "ceildivui"
 // RUNTIME:                 "scalar": "num_splits"
 // RUNTIME:             "op": "maxsi"
 // RUNTIME:           "op": "ceildivui"
-// RUNTIME:         64
+// RUNTIME:         128
 // RUNTIME:       "op": "mul"
 // RUNTIME:   "name": "index1",
 // RUNTIME:   "name": "index2",

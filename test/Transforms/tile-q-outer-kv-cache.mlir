@@ -106,7 +106,7 @@ func.func @auto_small_pages(%q: tensor<?x4x?x64xf16>, %k: tensor<?x32x2x64xf16>,
 // shrinks from 64 keys to one page, and the loop nest asks for 4 K/V
 // stages (the table's decode step has 3) so that about as many keys are in
 // flight: 1.2-1.5x the GB/s of 3 stages on H200 decode steps
-// (docs/performance.md). 64-key pages keep the 64-key block and 3 stages.
+// (docs/performance.md). 64-key pages: below.
 // AUTO-LABEL: func @auto_decode_small_pages
 // AUTO: scf.forall
 // AUTO: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16
@@ -123,7 +123,9 @@ func.func @auto_decode_small_pages(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x16x
 
 // AUTO-LABEL: func @auto_decode_large_pages
 // AUTO: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64
-// AUTO: } {fa.kv_stages = 3 : i64}
+//     (The 128-key block of a decode step halved to the page: 4 stages,
+//     and 2 key groups of 32 keys.)
+// AUTO: } {fa.key_groups = 2 : i64, fa.kv_stages = 4 : i64}
 func.func @auto_decode_large_pages(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x64x8x128xbf16>, %v: tensor<?x64x8x128xbf16>,
                                    %n: tensor<?xi32>, %t: tensor<?x?xi32>, %o: tensor<?x32x1x128xbf16>) -> tensor<?x32x1x128xbf16> {
   %r = fa.attention ins(%q, %k, %v : tensor<?x32x1x128xbf16>, tensor<?x64x8x128xbf16>, tensor<?x64x8x128xbf16>)

@@ -442,6 +442,9 @@ def main():
     p.add_argument("--stages", type=int, default=2, help="--fa-pipeline-kv stages (with --warps)")
     p.add_argument("--rescale", default="auto", help="--fa-schedule-softmax rescale (with --warps)")
     p.add_argument("--query-home", default="auto", help="--fa-map-warps query-home (with --warps)")
+    p.add_argument("--key-groups", type=int, default=1,
+                   help="--fa-map-warps key-groups (with --warps): groups of warps dividing "
+                        "each K/V block's keys")
     p.add_argument("--warp-skip", action="store_true",
                    help="also run --fa-warp-block-skip (with --warps)")
     p.add_argument("--pipeline-mma", action="store_true",
@@ -483,8 +486,8 @@ def main():
             tiled.append("--fa-tile-combine=block-m=%d split-warps=%d"
                          % (a.combine_rows, a.merge_groups))
     if a.warps:
-        tiled += ["--fa-map-warps=num-warps=%d query-home=%s atom=%s"
-                  % (a.warps, a.query_home, a.atom),
+        tiled += ["--fa-map-warps=num-warps=%d query-home=%s atom=%s key-groups=%d"
+                  % (a.warps, a.query_home, a.atom, a.key_groups),
                   "--fa-schedule-softmax=rescale=%s" % a.rescale]
         if a.pipeline_mma:
             tiled.append("--fa-pipeline-mma=all-atoms=true")

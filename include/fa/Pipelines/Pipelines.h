@@ -99,6 +99,13 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "(--fa-tile-combine split-warps; 0 = from the split "
                      "count)"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> keyGroups{
+      *this, "key-groups",
+      llvm::cl::desc("Groups of warps that divide the keys of every K/V "
+                     "block of the forward kernels (--fa-map-warps "
+                     "key-groups; 1 = off, 2, 4 or 8; 0 = the tiling's "
+                     "choice: 4 warps along the keys for decode steps)"),
+      llvm::cl::init(0)};
   PassOptions::Option<bool> warpBlockSkip{
       *this, "warp-block-skip",
       llvm::cl::desc("Let each warp skip the masked K/V blocks none of its "

@@ -824,6 +824,33 @@ def FAMapWarps : Pass<"fa-map-warps"> {
     owning exactly 16 rows, so `block-m` must be `16 * num-warps` with
     `num-warps` a multiple of 4 (`num-warps=0`: `block-m / 16`). The backward
     nests keep `#fa.mma_sync`.
+
+    With `key-groups=C` (C > 1; `#fa.mma_sync`, forward nests) the thread
+    block has C groups of `num-warps` warps that divide the keys of every
+    K/V block (warps along the keys, for Q blocks too short to keep many
+    warps busy: decode steps). Every tile gets `replicas = C`; S and P
+    get `share = columns` (group `c` holds keys `[c * N / C, (c + 1) * N /
+    C)` of the block, its rows of K and V), the accumulator and the running
+    sum `share = sum` (each group's summand, over its own keys); Q, the
+    running max, alpha, O and the LSE are whole in every group. The
+    running max crosses the groups in shared memory once per block, so the
+    groups' P agree, and `fa.finalize` adds up the summands in group order.
+    `block-n` must be a multiple of `16 * C`. `key-groups=0` (the default)
+    takes the count `--fa-tile-q-outer{auto-blocks}` recorded on the loop
+    nest (`fa.key_groups`: 4 warps for a decode step's 16-row Q block),
+    else none. Before (`num-warps=1`,
+    16-row Q block, 128-key blocks):
+
+    ```mlir
+        %s = fa.qk %qa, %k ... -> tensor<16x128xf32>
+    ```
+
+    After (`key-groups=4`):
+
+    ```mlir
+        %s = fa.qk %qa, %k ... -> tensor<16x128xf32, #acc_w1x4_cols>
+        ... fa.pv %pa, %v, %acc ... : ... tensor<16x128xf32, #acc_w1x4_sum>
+    ```
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
@@ -848,7 +875,11 @@ def FAMapWarps : Pass<"fa-map-warps"> {
              clEnumValN(::mlir::fa::MmaAtomKind::MmaSync, "mma_sync",
                         "#fa.mma_sync: mma.sync.m16n8k16 (sm_80 and newer)"),
              clEnumValN(::mlir::fa::MmaAtomKind::Wgmma, "wgmma",
-                        "#fa.wgmma: wgmma.mma_async on warpgroups (sm_90a)"))}]>
+                        "#fa.wgmma: wgmma.mma_async on warpgroups (sm_90a)"))}]>,
+    Option<"keyGroups", "key-groups", "int64_t", /*default=*/"0",
+           "Groups of num-warps warps that divide the keys of every K/V "
+           "block (1: none; 2, 4 or 8, #fa.mma_sync forward nests only; 0: "
+           "the tiling's choice recorded as fa.key_groups, else none)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

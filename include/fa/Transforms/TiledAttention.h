@@ -71,6 +71,12 @@ private:
 /// which `--fa-pipeline-kv{stages=0}` applies.
 inline constexpr llvm::StringLiteral kKVStagesAttrName = "fa.kv_stages";
 
+/// A discardable attribute of a tiled loop nest: the groups of warps the
+/// tiling picked to divide the keys of each K/V block (a decode step's
+/// small Q block, `--fa-tile-q-outer{auto-blocks}`), which
+/// `--fa-map-warps{key-groups=0}` applies.
+inline constexpr llvm::StringLiteral kKeyGroupsAttrName = "fa.key_groups";
+
 /// Which rows the sizes of a slice of a [B, H, N, ...] tensor or memref
 /// (rank 3 or more) take: false for rows of one head ([1, 1, n, ...]), true
 /// for one position of consecutive heads ([1, n, 1, ...]; a constant n = 1

@@ -2,6 +2,7 @@
 
 #include "KernelLowering.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 
 using namespace mlir;
@@ -14,7 +15,7 @@ FragmentTypeConverter::FragmentTypeConverter() {
     Attribute encoding = t.getEncoding();
     if (auto rows = dyn_cast_or_null<WarpRowsAttr>(encoding)) {
       llvm::append_range(out, rows.getAtom().getFragmentTypes(
-                                  rows.getRole(), t.getShape(),
+                                  rows.getRole(), rows.groupShape(t.getShape()),
                                   t.getElementType(), rows.getNumWarps()));
       return success();
     }
@@ -100,6 +101,37 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
         syncRings[combine] = newRing(
             acc.getReplicas() * values * threadsPerGroup * 4, 1);
       }
+    } else if (isa<RunningMaxOp, OnlineSoftmaxOp>(op) &&
+               dividesKeys(op->getOperand(0).getType())) {
+      // Key groups exchange one f32 per row value a thread holds.
+      auto scores = cast<RankedTensorType>(op->getOperand(0).getType());
+      auto rows = cast<WarpRowsAttr>(scores.getEncoding());
+      int64_t bytes = rows.getReplicas() * 32 * rows.getNumWarps() * 4 *
+                      2 * (scores.getDimSize(0) / 16 / rows.getNumWarps());
+      if (!keyGroupExchange.slotBytes || keyGroupExchange.slotBytes < bytes)
+        keyGroupExchange = newRing(bytes, 1);
+    } else if (auto finalize = dyn_cast<FinalizeOp>(op)) {
+      // Key groups add up their accumulators and running sums: one f32 per
+      // value a thread holds, from every group, over the staging space.
+      auto accTy = cast<RankedTensorType>(finalize.getAcc().getType());
+      auto sumTy = cast<RankedTensorType>(finalize.getSum().getType());
+      auto acc = dyn_cast_or_null<WarpRowsAttr>(accTy.getEncoding());
+      auto sum = dyn_cast_or_null<WarpRowsAttr>(sumTy.getEncoding());
+      if (acc && sum && acc.getShare() == ReplicaShare::Sum) {
+        int64_t values =
+            acc.getAtom()
+                    .getFragmentTypes(acc.getRole(), accTy.getShape(),
+                                      accTy.getElementType(),
+                                      acc.getNumWarps())
+                    .size() *
+                atom.elementsPerAccFragment() +
+            sum.getAtom()
+                .getFragmentTypes(sum.getRole(), sumTy.getShape(),
+                                  sumTy.getElementType(), sum.getNumWarps())
+                .size();
+        stagingBytes = std::max(stagingBytes, acc.getReplicas() * values *
+                                                  32 * acc.getNumWarps() * 4);
+      }
     } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
       // A tile held by warps that is stored goes through shared memory.
       auto tile = dyn_cast<RankedTensorType>(slice.getSource().getType());
@@ -117,7 +149,38 @@ TileOperand mlir::fa::tileOperand(Value original, ValueRange converted) {
   auto type = cast<RankedTensorType>(original.getType());
   if (isa_and_nonnull<BlockSharedAttr>(type.getEncoding()))
     return TileOperand{type, ValueRange(), converted.front()};
-  return TileOperand{type, converted, Value()};
+  return TileOperand{groupTile(type), converted, Value()};
+}
+
+RankedTensorType mlir::fa::groupTile(RankedTensorType tile) {
+  auto rows = dyn_cast_or_null<WarpRowsAttr>(tile.getEncoding());
+  if (!rows || rows.getShare() != ReplicaShare::Columns)
+    return tile;
+  auto whole = WarpRowsAttr::get(tile.getContext(), rows.getRole(),
+                                 rows.getNumWarps(), rows.getAtom(),
+                                 rows.getReplicas(), ReplicaShare::Whole);
+  return RankedTensorType::get(rows.groupShape(tile.getShape()),
+                               tile.getElementType(), whole);
+}
+
+bool mlir::fa::dividesKeys(Type type) {
+  auto rows = dyn_cast_or_null<WarpRowsAttr>(getTileEncoding(type));
+  return rows && rows.getShare() == ReplicaShare::Columns;
+}
+
+TileOperand mlir::fa::groupKeyRows(OpBuilder &b, Location loc,
+                                   AtomLowering &atom, const TileOperand &tile,
+                                   int64_t groups) {
+  RankedTensorType type = tile.type;
+  auto rowsTy = RankedTensorType::get(
+      {type.getDimSize(0) / groups, type.getDimSize(1)}, type.getElementType(),
+      type.getEncoding());
+  Value groupBytes = arith::MulIOp::create(
+      b, loc, atom.replica(b, loc),
+      arith::ConstantIndexOp::create(b, loc, atom.sharedTileBytes(rowsTy)));
+  return TileOperand{
+      rowsTy, ValueRange(),
+      arith::AddIOp::create(b, loc, tile.sharedOffset, groupBytes)};
 }
 
 Value mlir::fa::kernelBuffer(Value tensor) {

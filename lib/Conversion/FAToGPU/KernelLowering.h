@@ -76,7 +76,12 @@ public:
   const Ring &ring(CombineSplitsOp combine) const {
     return syncRings.at(combine.getOperation());
   }
-  /// Where an output tile is staged: from byte 0, over the rings.
+  /// Where key groups exchange their row maxima inside the K/V loop
+  /// (fa.running_max of a `share = columns` tile): a ring of its own.
+  int64_t keyGroupExchangeOffset() const { return keyGroupExchange.base; }
+  /// Where an output tile is staged, and where key groups add up their
+  /// accumulators in fa.finalize: from byte 0, over the rings (the K/V
+  /// loops are done with them by then).
   int64_t stagingOffset() const { return 0; }
   int64_t totalBytes() const { return std::max(ringBytes, stagingBytes); }
 
@@ -87,6 +92,7 @@ private:
   std::map<std::pair<const void *, unsigned>, Ring> asyncRings;
   DenseMap<Operation *, SmallVector<Ring, 2>> privateRings;
   DenseMap<Operation *, Ring> syncRings;
+  Ring keyGroupExchange;
   int64_t ringBytes = 0, stagingBytes = 0;
 };
 
@@ -121,8 +127,24 @@ void populateMemoryPatterns(const TypeConverter &converter,
                             KernelContext &kernel,
                             RewritePatternSet &patterns);
 
-/// The operand of a conversion pattern as the atom sees it.
+/// The operand of a conversion pattern as the atom sees it (a register
+/// tile as the part of it the executing group holds, groupTile).
 TileOperand tileOperand(Value original, ValueRange converted);
+
+/// The part of a tile held by warps that one group of warps holds, as a
+/// tile of its own: `[M, N / C]` for `share = columns` (the group's keys),
+/// else the tile itself. The atom's fragment geometry is asked about this.
+RankedTensorType groupTile(RankedTensorType tile);
+
+/// Whether `type` is a tile whose columns (keys) the groups divide.
+bool dividesKeys(Type type);
+
+/// The rows of the shared K or V tile `tile` that hold the executing
+/// group's keys (rows [c * R / C, (c + 1) * R / C) of group c of
+/// `groups`): for fa.qk and fa.pv of key groups. The atom's shared tiles
+/// are stored row by row, so those rows are a tile of their own.
+TileOperand groupKeyRows(OpBuilder &b, Location loc, AtomLowering &atom,
+                         const TileOperand &tile, int64_t groups);
 
 /// The kernel argument behind a tensor inside the kernel (the outliner
 /// makes each one a bufferization.to_tensor of its memref argument), or null.

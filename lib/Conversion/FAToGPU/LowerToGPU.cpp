@@ -54,8 +54,8 @@ int64_t fragmentRegisters(gpu::GPUFuncOp kernel) {
     auto t = cast<RankedTensorType>(v.getType());
     auto rows = dyn_cast_or_null<WarpRowsAttr>(t.getEncoding());
     return rows ? rows.getAtom().getFragmentRegisters(
-                      rows.getRole(), t.getShape(), t.getElementType(),
-                      rows.getNumWarps())
+                      rows.getRole(), rows.groupShape(t.getShape()),
+                      t.getElementType(), rows.getNumWarps())
                 : 0;
   };
   int64_t scores = 0, acc = 0;

@@ -16,19 +16,28 @@
 // CHECK: %[[LANE:.*]] = arith.remui %thread_id_x, %c32
 // CHECK: %[[WARP:.*]] = arith.divui %thread_id_x, %c32
 //     The largest LSEs of this group's splits.
+//     The exchange is viewed from the thread's place (lane x 4 bytes), so
+//     value k of group g is at the constant index (g x 2 + k) x 32; each
+//     result is pinned (an inline-asm mov) where it is computed.
 // CHECK: %[[MAX:.*]]:2 = scf.for %{{.*}} = %[[WARP]] to %c4 step %c4 iter_args
-// CHECK: %[[MAXES:.*]] = memref.view %{{.*}}[%c0][] : {{.*}} to memref<128xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[PLACE:.*]] = arith.muli %[[LANE]], %c4
+// CHECK-NEXT: %[[MAXES:.*]] = memref.view %{{.*}}[%[[PLACE]]][] : {{.*}} to memref<97xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[OWN:.*]] = arith.muli %[[WARP]], %c64
 // CHECK-NEXT: gpu.barrier
-// CHECK: memref.store %[[MAX]]#0, %[[MAXES]]
-// CHECK: memref.store %[[MAX]]#1, %[[MAXES]]
+// CHECK-NEXT: memref.store %[[MAX]]#0, %[[MAXES]][%[[OWN]]]
+// CHECK-NEXT: %[[OWN1:.*]] = arith.addi %[[OWN]], %c32
+// CHECK-NEXT: memref.store %[[MAX]]#1, %[[MAXES]][%[[OWN1]]]
 // CHECK-NEXT: gpu.barrier
-// CHECK-NEXT: %[[G0:.*]] = memref.load %[[MAXES]][%[[LANE]]]
-// CHECK: %[[G1:.*]] = memref.load %[[MAXES]]
-// CHECK-NEXT: arith.maxnumf %[[G0]], %[[G1]]
+// CHECK-NEXT: %[[G0:.*]] = memref.load %[[MAXES]][%c0]
+// CHECK-NEXT: %[[G1:.*]] = memref.load %[[MAXES]][%c64]
+// CHECK-NEXT: %[[GMAX:.*]] = arith.maxnumf %[[G0]], %[[G1]]
+// CHECK-NEXT: llvm.inline_asm has_side_effects "mov.b32 $0, $1;", "=f,f" %[[GMAX]]
+// CHECK-NEXT: memref.load %[[MAXES]][%c32]
+// CHECK-NEXT: memref.load %[[MAXES]][%c96]
 //     The sums of this group's splits with the bases of all splits.
 // CHECK: %[[SUM:.*]]:10 = scf.for %{{.*}} = %[[WARP]] to %c4 step %c4 iter_args
-// CHECK: %[[SUMS:.*]] = memref.view %{{.*}}[%c0][] : {{.*}} to memref<640xf32, #gpu.address_space<workgroup>>
-// CHECK-NEXT: gpu.barrier
+// CHECK: %[[SUMS:.*]] = memref.view %{{.*}}[%[[PLACE]]][] : {{.*}} to memref<609xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
 // CHECK-COUNT-10: memref.store %[[SUM]]#{{[0-9]}}, %[[SUMS]]
 // CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-20: memref.load %[[SUMS]]

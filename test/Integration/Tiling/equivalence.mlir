@@ -55,6 +55,12 @@
 // RUN: %{eq} %{f16} --B 2 --Hq 4 --Hkv 2 --Nq 100 --Nk 37 --D 16 --causal --block-m 32 --block-n 16 --skip --warps 2 --stages 3
 // RUN: %{eq} %{f16} --dynamic --Hq 2 --Hkv 2 --Nq 50 --Nk 70 --D 32 --Dv 16 --block-m 16 --block-n 32 --skip --warps 1
 // RUN: %{eq} %{bf16} --Nq 40 --Nk 40 --D 16 --block-m 16 --block-n 16 --warps 1 --stages 2
+// Key groups (--fa-map-warps key-groups: warps along the keys, S and P
+// split by columns, the accumulator and running sum as per-group summands):
+// the encodings change nothing on the CPU, so these check that the tile
+// ops the groups run are still attention, over ragged key blocks too.
+// RUN: %{eq} %{f16} --Hq 4 --Hkv 2 --Nq 1 --Nk 300 --D 32 --causal --block-m 16 --block-n 64 --skip --warps 1 --key-groups 4
+// RUN: %{eq} %{bf16} --Hq 2 --Hkv 1 --Nq 37 --Nk 100 --D 16 --causal --block-m 32 --block-n 32 --skip --warps 2 --key-groups 2 --stages 3
 
 // Sliding windows (FlashAttention-2's window_size, bottom-right aligned) and
 // logit soft-capping, through L1/L2 (three K/V loops for a window: the

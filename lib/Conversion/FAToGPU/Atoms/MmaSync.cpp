@@ -43,42 +43,48 @@ SmallVector<Value> MmaSyncLowering::reduceAcrossReplicas(
     return SmallVector<Value>(values);
   // Value k of the thread at place t of group g at [(g * K + k) * T + t]
   // (T threads per group): a warp's 32 accesses are 32 consecutive words,
-  // no bank conflicts.
+  // no bank conflicts. The view starts at the thread's place, so every
+  // address is one register plus a constant: with the place added to each
+  // index instead, LLVM kept one address register per value and group
+  // (4 groups adding up a d = 128 accumulator, 4 x 66 of them, spilled).
   int64_t perGroup = 32 * numWarps, count = values.size();
   auto f32 = b.getF32Type();
   auto bufTy = MemRefType::get(
-      {replicas * count * perGroup}, f32, MemRefLayoutAttrInterface(),
+      {(replicas * count - 1) * perGroup + 1}, f32,
+      MemRefLayoutAttrInterface(),
       gpu::AddressSpaceAttr::get(b.getContext(),
                                  gpu::AddressSpace::Workgroup));
-  Value buf =
-      memref::ViewOp::create(b, loc, bufTy, dynamicShared, sharedOffset,
-                             ValueRange());
   Value place = arith::RemUIOp::create(b, loc, threadId,
                                        cidx(b, loc, perGroup));
-  auto at = [&](Value g, int64_t k) {
-    Value slot = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, g, cidx(b, loc, count)),
-        cidx(b, loc, k));
-    return arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, slot, cidx(b, loc, perGroup)),
-        place);
-  };
+  Value shift = arith::AddIOp::create(
+      b, loc, sharedOffset,
+      arith::MulIOp::create(b, loc, place, cidx(b, loc, 4)));
+  Value buf =
+      memref::ViewOp::create(b, loc, bufTy, dynamicShared, shift, ValueRange());
+  Value ownBase = arith::MulIOp::create(b, loc, group ? group : cidx(b, loc, 0),
+                                        cidx(b, loc, count * perGroup));
   // (The buffer's previous readers are done.)
   gpu::BarrierOp::create(b, loc);
   for (auto [k, v] : llvm::enumerate(values))
-    memref::StoreOp::create(b, loc, v, buf, ValueRange{at(group, k)});
+    memref::StoreOp::create(
+        b, loc, v, buf,
+        ValueRange{arith::AddIOp::create(
+            b, loc, ownBase, cidx(b, loc, static_cast<int64_t>(k) * perGroup))});
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> out;
   for (int64_t k = 0; k < count; ++k) {
     Value acc;
     for (int64_t g = 0; g < replicas; ++g) {
-      Value v = memref::LoadOp::create(b, loc, buf,
-                                       ValueRange{at(cidx(b, loc, g), k)});
+      Value v = memref::LoadOp::create(
+          b, loc, buf, ValueRange{cidx(b, loc, (g * count + k) * perGroup)});
       acc = !acc ? v
             : isMax ? semantics::maxOf(b, loc, acc, v)
                     : arith::AddFOp::create(b, loc, acc, v).getResult();
     }
-    out.push_back(acc);
+    // Pinned here: where only group 0 uses the result (the stores), LLVM
+    // sinks the sums into its branch and keeps every loaded value live
+    // until then (4 groups adding up a d = 128 accumulator spilled).
+    out.push_back(pinned(b, loc, acc));
   }
   return out;
 }

@@ -199,6 +199,15 @@ protected:
     return arith::IndexCastOp::create(b, loc, b.getIndexType(),
                                       asmOp.getResult(0));
   }
+  /// `v` (f32) through an inline-asm `mov` with side effects: computed
+  /// here, never sunk into a later branch (ptxas drops the mov).
+  static Value pinned(OpBuilder &b, Location loc, Value v) {
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, b.getF32Type(), ValueRange{v}, "mov.b32 $0, $1;", "=f,f",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+    return asmOp.getResult(0);
+  }
   /// The shared tile at `offset` (+ `zero`) of the dynamic shared memory.
   SharedTile sharedTile(OpBuilder &b, Location loc, Value offset, Value zero,
                         int64_t rows, int64_t cols, Type elemTy) {

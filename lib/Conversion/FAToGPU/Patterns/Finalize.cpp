@@ -29,9 +29,21 @@ struct LowerFinalize : OpConversionPattern<FinalizeOp> {
     auto sumTy = cast<RankedTensorType>(op.getSum().getType());
     auto sumRows = dyn_cast_or_null<WarpRowsAttr>(sumTy.getEncoding());
     bool partial = sumRows && sumRows.getRole() == FragmentRole::PartialRows;
+    auto laneSum = [&](Value l) {
+      return partial ? atom.reduceAcrossRowLanes(b, loc, l, false) : l;
+    };
+    // Key groups: the sums and accumulators of all groups, added up first.
+    bool keyGroups = sumRows && sumRows.getShare() == ReplicaShare::Sum;
+    SmallVector<Value> groupSums;
+    SmallVector<Value> accFrags(adaptor.getAcc());
+    if (keyGroups) {
+      for (Value l : adaptor.getSum())
+        groupSums.push_back(laneSum(l));
+      addUpKeyGroups(b, loc, groupSums, accFrags);
+    }
     SmallVector<Value> inverse, lse;
-    for (auto [m, l] : llvm::zip(adaptor.getMax(), adaptor.getSum())) {
-      Value sum = partial ? atom.reduceAcrossRowLanes(b, loc, l, false) : l;
+    for (auto [r, m, l] : llvm::enumerate(adaptor.getMax(), adaptor.getSum())) {
+      Value sum = keyGroups ? groupSums[r] : laneSum(l);
       inverse.push_back(semantics::inverseSum(b, loc, sum));
       lse.push_back(semantics::logSumExp(b, loc, m, sum));
     }
@@ -40,7 +52,7 @@ struct LowerFinalize : OpConversionPattern<FinalizeOp> {
                                                outTypes)))
       return failure();
     SmallVector<Value> out;
-    for (auto [f, frag] : llvm::enumerate(adaptor.getAcc())) {
+    for (auto [f, frag] : llvm::enumerate(accFrags)) {
       SmallVector<Value> scale;
       for (int64_t e = 0; e < atom.elementsPerAccFragment(); ++e)
         scale.push_back(inverse[atom.accRowValue(accTy, f, e)]);
@@ -52,6 +64,32 @@ struct LowerFinalize : OpConversionPattern<FinalizeOp> {
     }
     b.replaceOpWithMultiple(op, {out, lse});
     return success();
+  }
+
+  /// Key groups (share = sum): each group's running sums and accumulator
+  /// elements replaced by the sum over the groups, in group order (every
+  /// group gets the same bits), through the staging space.
+  void addUpKeyGroups(OpBuilder &b, Location loc, SmallVector<Value> &sums,
+                      SmallVector<Value> &accFrags) const {
+    AtomLowering &atom = kernel.atom;
+    int64_t perFrag = atom.elementsPerAccFragment();
+    SmallVector<Value> values(sums);
+    for (Value frag : accFrags)
+      for (int64_t e = 0; e < perFrag; ++e)
+        values.push_back(atom.extractAccElement(b, loc, frag, e));
+    SmallVector<Value> total = atom.reduceAcrossReplicas(
+        b, loc, values,
+        arith::ConstantIndexOp::create(b, loc, kernel.plan.stagingOffset()),
+        /*isMax=*/false);
+    size_t next = 0;
+    for (Value &sum : sums)
+      sum = total[next++];
+    for (Value &frag : accFrags) {
+      SmallVector<Value> elems(total.begin() + next,
+                               total.begin() + next + perFrag);
+      next += perFrag;
+      frag = atom.buildAccFragment(b, loc, frag.getType(), elems);
+    }
   }
   KernelContext &kernel;
 };

@@ -41,7 +41,7 @@ struct LowerConvertLayout : OpConversionPattern<ConvertLayoutOp> {
     }
     FailureOr<SmallVector<Value>> converted = kernel.atom.convertLayout(
         rewriter, op.getLoc(), tileOperand(op.getSource(), adaptor.getSource()),
-        to);
+        groupTile(to));
     if (failed(converted))
       return op.emitOpError("fa-lower-to-gpu: the MMA atom cannot convert ")
              << op.getSource().getType() << " to " << to;

@@ -58,7 +58,8 @@ struct LowerMask : OpConversionPattern<MaskOp> {
                   ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
     AtomLowering &atom = kernel.atom;
-    auto tileTy = cast<RankedTensorType>(op.getScores().getType());
+    // Key groups: the group's columns, from column c * cols of the block.
+    auto tileTy = groupTile(cast<RankedTensorType>(op.getScores().getType()));
     int64_t rows = tileTy.getDimSize(0), cols = tileTy.getDimSize(1);
     semantics::MaskSpec spec = semantics::MaskSpec::of(op);
     auto cidx = [&](int64_t v) {
@@ -66,6 +67,10 @@ struct LowerMask : OpConversionPattern<MaskOp> {
     };
     Value firstCol = arith::AddIOp::create(b, loc, op.getColStart(),
                                            atom.threadFirstColumn(b, loc));
+    if (dividesKeys(op.getScores().getType()))
+      firstCol = arith::AddIOp::create(
+          b, loc, firstCol,
+          arith::MulIOp::create(b, loc, atom.replica(b, loc), cidx(cols)));
     Type i32 = b.getI32Type();
     // Column bounds relative to the thread's first column, per row value:
     // [start, limit) (start null without a window's left side).

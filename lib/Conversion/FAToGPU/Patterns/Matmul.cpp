@@ -19,25 +19,31 @@ struct LowerQK : OpConversionPattern<QKOp> {
   LogicalResult
   matchAndRewrite(QKOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto scoresTy = cast<RankedTensorType>(op.getScores().getType());
+    auto fullScoresTy = cast<RankedTensorType>(op.getScores().getType());
+    // Key groups: the group's columns of S, from its rows of K.
+    RankedTensorType scoresTy = groupTile(fullScoresTy);
     auto queryTy = cast<RankedTensorType>(op.getQuery().getType());
     if (failed(kernel.atom.checkMatmulShape(op.getLoc(), scoresTy.getDimSize(0),
                                             scoresTy.getDimSize(1),
                                             queryTy.getDimSize(1))))
       return failure();
     SmallVector<Type> fragTypes;
-    if (failed(getTypeConverter()->convertType(scoresTy, fragTypes)))
+    if (failed(getTypeConverter()->convertType(fullScoresTy, fragTypes)))
       return failure();
     SmallVector<Value> zeros;
     for (Type t : fragTypes)
       zeros.push_back(arith::ConstantOp::create(rewriter, op.getLoc(),
                                                 rewriter.getZeroAttr(t)));
+    TileOperand key = tileOperand(op.getKey(), adaptor.getKey());
+    if (dividesKeys(fullScoresTy))
+      key = groupKeyRows(rewriter, op.getLoc(), kernel.atom, key,
+                         cast<WarpRowsAttr>(fullScoresTy.getEncoding())
+                             .getReplicas());
     rewriter.replaceOpWithMultiple(
         op, {kernel.atom.matmulTransposedB(
                 rewriter, op.getLoc(),
-                tileOperand(op.getQuery(), adaptor.getQuery()),
-                tileOperand(op.getKey(), adaptor.getKey()), scoresTy, zeros,
-                op.getAsync())});
+                tileOperand(op.getQuery(), adaptor.getQuery()), key, scoresTy,
+                zeros, op.getAsync())});
     return success();
   }
   KernelContext &kernel;
@@ -59,12 +65,17 @@ struct LowerPV : OpConversionPattern<PVOp> {
                                             accTy.getDimSize(1),
                                             probs.type.getDimSize(1))))
       return failure();
+    // Key groups: the group's columns of P times its rows of V, into the
+    // group's summand of the accumulator.
+    TileOperand value = tileOperand(op.getValue(), adaptor.getValue());
+    if (dividesKeys(op.getProbs().getType()))
+      value = groupKeyRows(
+          rewriter, op.getLoc(), kernel.atom, value,
+          cast<WarpRowsAttr>(getTileEncoding(op.getProbs().getType()))
+              .getReplicas());
     rewriter.replaceOpWithMultiple(
-        op, {kernel.atom.matmul(
-                rewriter, op.getLoc(), probs,
-                tileOperand(op.getValue(), adaptor.getValue()),
-                cast<RankedTensorType>(op.getAcc().getType()),
-                adaptor.getAcc(), op.getAsync())});
+        op, {kernel.atom.matmul(rewriter, op.getLoc(), probs, value, accTy,
+                                adaptor.getAcc(), op.getAsync())});
     return success();
   }
   KernelContext &kernel;

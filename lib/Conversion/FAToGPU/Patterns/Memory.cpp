@@ -204,6 +204,10 @@ struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
     // or rows along the heads (GQA packing): [1, n, 1, ...].
     std::optional<bool> alongHeads =
         dest ? sliceRowsAlongHeads(dest.getMixedSizes()) : std::nullopt;
+    if (rows && rows.getShare() != ReplicaShare::Whole)
+      return op.emitOpError("fa-lower-to-gpu: stores a tile that every group "
+                            "of warps holds whole, not share = ")
+             << stringifyReplicaShare(rows.getShare()) << ": " << tile;
     if (!rows || !dest || !leadingRows || !alongHeads)
       return op.emitOpError("fa-lower-to-gpu: a tile held by warps can only "
                             "be stored, rows [0, n) of it, into rows of one "

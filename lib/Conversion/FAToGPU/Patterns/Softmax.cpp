@@ -88,17 +88,35 @@ struct LowerRunningMax : OpConversionPattern<RunningMaxOp> {
     ValueRange oldMax = adaptor.getMax();
     Value scale = adaptor.getScale().front();
     AccScalars s(b, loc, kernel.atom,
-                 cast<RankedTensorType>(op.getScores().getType()),
+                 groupTile(cast<RankedTensorType>(op.getScores().getType())),
                  adaptor.getScores(), oldMax.size());
-    SmallVector<Value> newMax, alpha;
-    for (auto [r, positions] : llvm::enumerate(s.positions)) {
+    // The max of a row's scores in this thread (pairwise), then across the
+    // row's lanes.
+    auto lanesRowMax = [&](ArrayRef<std::pair<size_t, int64_t>> positions) {
       SmallVector<Value> rowScores;
       for (auto [f, e] : positions)
         rowScores.push_back(s.elems[f][e]);
       Value rowMax = reducePairwise(rowScores, [&](Value x, Value y) {
         return semantics::maxOf(b, loc, x, y);
       });
-      rowMax = kernel.atom.reduceAcrossRowLanes(b, loc, rowMax, /*isMax=*/true);
+      return kernel.atom.reduceAcrossRowLanes(b, loc, rowMax, /*isMax=*/true);
+    };
+    // Key groups hold parts of each row: their maxima meet in shared
+    // memory, so that every group scales its P by the same max.
+    SmallVector<Value> groupsRowMax;
+    bool acrossGroups = dividesKeys(op.getScores().getType());
+    if (acrossGroups) {
+      for (auto &positions : s.positions)
+        groupsRowMax.push_back(lanesRowMax(positions));
+      groupsRowMax = kernel.atom.reduceAcrossReplicas(
+          b, loc, groupsRowMax,
+          arith::ConstantIndexOp::create(
+              b, loc, kernel.plan.keyGroupExchangeOffset()),
+          /*isMax=*/true);
+    }
+    SmallVector<Value> newMax, alpha;
+    for (auto [r, positions] : llvm::enumerate(s.positions)) {
+      Value rowMax = acrossGroups ? groupsRowMax[r] : lanesRowMax(positions);
       Value m = semantics::newRunningMax(b, loc, oldMax[r], rowMax, scale);
       newMax.push_back(m);
       alpha.push_back(semantics::rescaleFactor(
@@ -127,7 +145,7 @@ struct LowerSoftmaxExp : OpConversionPattern<SoftmaxExpOp> {
                oldSum = adaptor.getSum();
     Value scale = adaptor.getScale().front();
     AccScalars s(b, loc, atom,
-                 cast<RankedTensorType>(op.getScores().getType()),
+                 groupTile(cast<RankedTensorType>(op.getScores().getType())),
                  adaptor.getScores(), newMax.size());
     bool partial = isPartial(op.getNewSum());
     SmallVector<Value> newSum;

@@ -48,6 +48,10 @@ struct FAOpAsmInterface : public OpAsmDialectInterface {
       os << "_w" << rows.getNumWarps();
       if (rows.getReplicas() != 1)
         os << "x" << rows.getReplicas();
+      if (rows.getShare() == ReplicaShare::Columns)
+        os << "_cols";
+      else if (rows.getShare() == ReplicaShare::Sum)
+        os << "_sum";
       if (isa<WgmmaAtomAttr>(rows.getAtom()))
         os << "_wgmma";
       return AliasResult::OverridableAlias;
@@ -87,7 +91,8 @@ void FADialect::initialize() {
 LogicalResult
 WarpRowsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                      FragmentRole role, int64_t numWarps,
-                     MmaAtomAttrInterface atom, int64_t replicas) {
+                     MmaAtomAttrInterface atom, int64_t replicas,
+                     ReplicaShare share) {
   if (numWarps != 1 && numWarps != 2 && numWarps != 4 && numWarps != 8)
     return emitError() << "num_warps must be 1, 2, 4 or 8, got " << numWarps;
   if (!atom)
@@ -97,6 +102,28 @@ WarpRowsAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "replicas must be at least 1 and num_warps x "
                           "replicas at most 32 (1024 threads), got replicas = "
                        << replicas << " with num_warps = " << numWarps;
+  if (share == ReplicaShare::Whole)
+    return success();
+  if (replicas == 1)
+    return emitError() << "share = " << stringifyReplicaShare(share)
+                       << " divides a tile between groups of warps: it needs "
+                          "replicas > 1";
+  // The groups' shares are lowered for the sm_80 atom's row-padded shared
+  // tiles (a group's keys are a row range of the K and V tiles).
+  if (!isa<MmaSyncAtomAttr>(atom))
+    return emitError() << "share = " << stringifyReplicaShare(share)
+                       << " is implemented for #fa.mma_sync only, got "
+                       << atom;
+  if (share == ReplicaShare::Columns && role != FragmentRole::Acc &&
+      role != FragmentRole::OperandA)
+    return emitError() << "share = columns divides the columns of an acc or "
+                          "operand_a tile, not a "
+                       << stringifyFragmentRole(role) << " vector";
+  if (share == ReplicaShare::Sum && role != FragmentRole::Acc &&
+      role != FragmentRole::PartialRows)
+    return emitError() << "share = sum holds summands of an acc tile or a "
+                          "partial_rows vector, not of a "
+                       << stringifyFragmentRole(role) << " tile";
   return success();
 }
 
@@ -105,7 +132,13 @@ WarpRowsAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                              function_ref<InFlightDiagnostic()> emitError) const {
   if (ShapedType::isDynamicShape(shape))
     return emitError() << "a tile held in registers must have a static shape";
-  return getAtom().verifyFragment(getRole(), shape, elementType,
+  if (getShare() == ReplicaShare::Columns &&
+      (shape.size() != 2 || shape[1] % getReplicas() != 0))
+    return emitError() << "share = columns divides the columns of a 2-D tile "
+                          "evenly between the "
+                       << getReplicas() << " groups, got shape ["
+                       << shape << "]";
+  return getAtom().verifyFragment(getRole(), groupShape(shape), elementType,
                                   getNumWarps(), emitError);
 }
 

@@ -95,12 +95,36 @@ std::optional<Home> homeOf(Attribute encoding) {
   return std::nullopt;
 }
 
-/// One tile of an op and the layouts it may have.
+/// One tile of an op and the layouts it may have: the homes, and how
+/// groups of warps (replicas) may share it (only whole tiles unless said).
 struct TileLayout {
   Value value;
   StringRef name;
   SmallVector<Home, 2> allowed;
+  SmallVector<ReplicaShare, 2> shares = {ReplicaShare::Whole};
 };
+
+ReplicaShare shareOf(Value v) {
+  auto rows = dyn_cast_or_null<WarpRowsAttr>(getTileEncoding(v.getType()));
+  return rows ? rows.getShare() : ReplicaShare::Whole;
+}
+
+/// Groups of warps that divide the keys of a block (`split`: scores or P
+/// with share = columns) each add up only their own keys: what they
+/// accumulate into (`summed`) holds per-group summands (share = sum), and
+/// only then.
+LogicalResult checkKeysSplit(Operation *op, Value split, StringRef splitName,
+                             Value summed, StringRef summedName) {
+  bool columns = shareOf(split) == ReplicaShare::Columns;
+  bool sum = shareOf(summed) == ReplicaShare::Sum;
+  if (columns == sum)
+    return success();
+  return op->emitOpError()
+         << summedName << " must have share = sum exactly when " << splitName
+         << " has share = columns (groups of warps that see different keys "
+            "hold summands), got "
+         << summed.getType() << " with " << split.getType();
+}
 
 /// Either no tile has a layout encoding (L1/L2) or every tile has one of
 /// its allowed layouts, all of one atom, and all warp_rows tiles the same
@@ -136,6 +160,14 @@ LogicalResult checkLayouts(Operation *op, ArrayRef<TileLayout> tiles) {
                << *numWarps << " and " << rows.getNumWarps() << " ("
                << t.name << ")";
       numWarps = rows.getNumWarps();
+      if (!llvm::is_contained(t.shares, rows.getShare())) {
+        InFlightDiagnostic diag = op->emitOpError()
+                                  << t.name << " must have share = ";
+        llvm::interleave(
+            t.shares, diag,
+            [&](ReplicaShare s) { diag << stringifyReplicaShare(s); }, " or ");
+        return diag << ", got " << t.value.getType();
+      }
     }
   }
   return success();
@@ -146,6 +178,12 @@ const SmallVector<Home, 2> kRows = {Home::Rows};
 const SmallVector<Home, 2> kSum = {Home::Rows, Home::PartialRows};
 const SmallVector<Home, 2> kShared = {Home::Shared};
 const SmallVector<Home, 2> kOperandA = {Home::OperandA};
+/// Scores and P may have their columns (keys) divided between groups;
+/// accumulators and running sums may be per-group summands.
+const SmallVector<ReplicaShare, 2> kKeysSplit = {ReplicaShare::Whole,
+                                                 ReplicaShare::Columns};
+const SmallVector<ReplicaShare, 2> kSummands = {ReplicaShare::Whole,
+                                                ReplicaShare::Sum};
 
 /// Scores, running max and running sum of the softmax ops.
 LogicalResult checkSoftmaxState(Operation *op, Value scores, Value max,
@@ -207,7 +245,7 @@ LogicalResult QKOp::verify() {
   return checkLayouts(*this, {{getQuery(), "query tile",
                                {Home::OperandA, Home::Shared}},
                               {getKey(), "key tile", kShared},
-                              {getScores(), "scores", kAcc}});
+                              {getScores(), "scores", kAcc, kKeysSplit}});
 }
 
 LogicalResult VarlenBlockOp::verify() {
@@ -229,21 +267,24 @@ LogicalResult MaskOp::verify() {
   if (getTransposed() && getSingleQuery())
     return emitOpError("takes transposed (rows are keys) or single_query "
                        "(rows are heads of one query), not both");
-  return checkLayouts(*this, {{getScores(), "scores", kAcc}});
+  return checkLayouts(*this, {{getScores(), "scores", kAcc, kKeysSplit}});
 }
 
 LogicalResult SoftcapOp::verify() {
   if (failed(checkTile(*this, getScores().getType(), "scores", 2, true)))
     return failure();
-  return checkLayouts(*this, {{getScores(), "scores", kAcc}});
+  return checkLayouts(*this, {{getScores(), "scores", kAcc, kKeysSplit}});
 }
 
 LogicalResult OnlineSoftmaxOp::verify() {
   if (failed(checkSoftmaxState(*this, getScores(), getMax(), getSum())))
     return failure();
-  return checkLayouts(*this, {{getScores(), "scores", kAcc},
-                              {getMax(), "running max", kRows},
-                              {getSum(), "running sum", kSum}});
+  if (failed(checkLayouts(*this, {{getScores(), "scores", kAcc, kKeysSplit},
+                                  {getMax(), "running max", kRows},
+                                  {getSum(), "running sum", kSum, kSummands}})))
+    return failure();
+  return checkKeysSplit(*this, getScores(), "scores", getSum(),
+                        "running sum");
 }
 
 LogicalResult RunningMaxOp::verify() {
@@ -251,23 +292,26 @@ LogicalResult RunningMaxOp::verify() {
       failed(checkRowVector(*this, getMax(), "running max",
                             dim(getScores(), 0))))
     return failure();
-  return checkLayouts(*this, {{getScores(), "scores", kAcc},
+  return checkLayouts(*this, {{getScores(), "scores", kAcc, kKeysSplit},
                               {getMax(), "running max", kRows}});
 }
 
 LogicalResult SoftmaxExpOp::verify() {
   if (failed(checkSoftmaxState(*this, getScores(), getNewMax(), getSum())))
     return failure();
-  return checkLayouts(*this, {{getScores(), "scores", kAcc},
-                              {getNewMax(), "running max", kRows},
-                              {getSum(), "running sum", kSum}});
+  if (failed(checkLayouts(*this, {{getScores(), "scores", kAcc, kKeysSplit},
+                                  {getNewMax(), "running max", kRows},
+                                  {getSum(), "running sum", kSum, kSummands}})))
+    return failure();
+  return checkKeysSplit(*this, getScores(), "scores", getSum(),
+                        "running sum");
 }
 
 LogicalResult RescaleOp::verify() {
   if (failed(checkTile(*this, getAcc().getType(), "accumulator", 2, true)) ||
       failed(checkRowVector(*this, getAlpha(), "alpha", dim(getAcc(), 0))))
     return failure();
-  return checkLayouts(*this, {{getAcc(), "accumulator", kAcc},
+  return checkLayouts(*this, {{getAcc(), "accumulator", kAcc, kSummands},
                               {getAlpha(), "alpha", kRows}});
 }
 
@@ -290,9 +334,12 @@ LogicalResult PVOp::verify() {
            << dim(getProbs(), 0) << ", " << dim(getValue(), 1) << "], got "
            << getAcc().getType();
   // P in shared memory: the atomic dQ's K^T (a transposed view of K).
-  return checkLayouts(*this, {{getProbs(), "P", {Home::OperandA, Home::Shared}},
-                              {getValue(), "value tile", kShared},
-                              {getAcc(), "accumulator", kAcc}});
+  if (failed(checkLayouts(
+          *this, {{getProbs(), "P", {Home::OperandA, Home::Shared}, kKeysSplit},
+                  {getValue(), "value tile", kShared},
+                  {getAcc(), "accumulator", kAcc, kSummands}})))
+    return failure();
+  return checkKeysSplit(*this, getProbs(), "P", getAcc(), "accumulator");
 }
 
 LogicalResult FinalizeOp::verify() {
@@ -307,11 +354,17 @@ LogicalResult FinalizeOp::verify() {
   if (failed(checkRowVector(*this, getMax(), "running max", rows)) ||
       failed(checkRowVector(*this, getSum(), "running sum", rows)))
     return failure();
-  return checkLayouts(*this, {{getAcc(), "accumulator", kAcc},
-                              {getMax(), "running max", kRows},
-                              {getSum(), "running sum", kSum},
-                              {getOut(), "output tile", kAcc},
-                              {getLse(), "LSE", kRows}});
+  if (failed(checkLayouts(*this, {{getAcc(), "accumulator", kAcc, kSummands},
+                                  {getMax(), "running max", kRows},
+                                  {getSum(), "running sum", kSum, kSummands},
+                                  {getOut(), "output tile", kAcc},
+                                  {getLse(), "LSE", kRows}})))
+    return failure();
+  if (shareOf(getAcc()) != shareOf(getSum()))
+    return emitOpError("accumulator and running sum must both be per-group "
+                       "summands (share = sum) or neither, got ")
+           << getAcc().getType() << " and " << getSum().getType();
+  return success();
 }
 
 LogicalResult ConvertLayoutOp::verify() {
@@ -329,6 +382,10 @@ LogicalResult ConvertLayoutOp::verify() {
   if (getTileAtom(source) != getTileAtom(result))
     return emitOpError("cannot convert between tiles of different MMA "
                        "atoms: ")
+           << source << " -> " << result;
+  if (shareOf(getSource()) != shareOf(getResult()))
+    return emitOpError("keeps how groups of warps share the tile: share "
+                       "must stay, got ")
            << source << " -> " << result;
   return success();
 }

@@ -310,3 +310,49 @@ func.func @wgmma_too_wide(%t: tensor<64x512xf32, #fa.warp_rows<acc, num_warps = 
 func.func @wgmma_shared_rows(%t: tensor<20x64xf16, #fa.block_shared<atom = #fa.wgmma>>) {
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// share = columns / sum (key groups, --fa-map-warps key-groups)
+//===----------------------------------------------------------------------===//
+
+// Dividing a tile between groups needs more than one group.
+// expected-error @+1 {{share = columns divides a tile between groups of warps: it needs replicas > 1}}
+#one_group = #fa.warp_rows<acc, num_warps = 1, share = columns, atom = #fa.mma_sync>
+
+// -----
+
+// Columns are divided for acc and operand_a tiles (S, P), not per-row vectors.
+// expected-error @+1 {{share = columns divides the columns of an acc or operand_a tile, not a rows vector}}
+#rows_cols = #fa.warp_rows<rows, num_warps = 1, replicas = 4, share = columns, atom = #fa.mma_sync>
+
+// -----
+
+// Summands are accumulators or running sums, not a running max.
+// expected-error @+1 {{share = sum holds summands of an acc tile or a partial_rows vector, not of a rows tile}}
+#rows_sum = #fa.warp_rows<rows, num_warps = 1, replicas = 4, share = sum, atom = #fa.mma_sync>
+
+// -----
+
+// The sm_90a atom has no lowering of divided tiles.
+// expected-error @+1 {{share = columns is implemented for #fa.mma_sync only, got #fa.wgmma}}
+#wgmma_cols = #fa.warp_rows<acc, num_warps = 4, replicas = 2, share = columns, atom = #fa.wgmma>
+
+// -----
+
+// The groups' columns are an even split.
+// expected-error @+1 {{share = columns divides the columns of a 2-D tile evenly between the 4 groups, got shape [16, 18]}}
+func.func @uneven_columns(%t: tensor<16x18xf32, #fa.warp_rows<acc, num_warps = 1, replicas = 4, share = columns, atom = #fa.mma_sync>>) {
+  return
+}
+
+// -----
+
+// A group's columns are a tile of the atom: 128 / 4 = 32 keys are 4 n-tiles,
+// but 64 / 8 = 8 columns of operand_a are not a 16-wide k step (the atom's
+// rule, on the group's part).
+// expected-error @+1 {{#fa.mma_sync: A operand columns (8) must be a multiple of 16, the k of mma.m16n8k16}}
+func.func @group_columns_not_a_k_step(%t: tensor<16x64xf16, #fa.warp_rows<operand_a, num_warps = 1, replicas = 8, share = columns, atom = #fa.mma_sync>>) {
+  return
+}

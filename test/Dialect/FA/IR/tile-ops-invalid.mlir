@@ -902,3 +902,78 @@ func.func @mma_wait_negative(%q: tensor<64x16xf16>, %k: tensor<16x16xf16>) -> te
   %w = fa.mma_wait %s pending(-1) : tensor<64x16xf32>
   return %w : tensor<64x16xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Key groups (share = columns / sum)
+//===----------------------------------------------------------------------===//
+
+// P divided by columns between groups adds into per-group summands only.
+#opA_cols = #fa.warp_rows<operand_a, num_warps = 1, replicas = 4, share = columns, atom = #fa.mma_sync>
+#acc_whole = #fa.warp_rows<acc, num_warps = 1, replicas = 4, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+func.func @pv_columns_into_whole(%p: tensor<16x128xf16, #opA_cols>, %v: tensor<128x64xf16, #shared>, %acc: tensor<16x64xf32, #acc_whole>) {
+  // expected-error @+1 {{'fa.pv' op accumulator must have share = sum exactly when P has share = columns (groups of warps that see different keys hold summands)}}
+  %o = fa.pv %p, %v, %acc : tensor<16x128xf16, #opA_cols>, tensor<128x64xf16, #shared>, tensor<16x64xf32, #acc_whole>
+  return
+}
+
+// -----
+
+// Q is whole in every group.
+#opA_cols = #fa.warp_rows<operand_a, num_warps = 1, replicas = 4, share = columns, atom = #fa.mma_sync>
+#acc_cols = #fa.warp_rows<acc, num_warps = 1, replicas = 4, share = columns, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+func.func @qk_divided_query(%q: tensor<16x64xf16, #opA_cols>, %k: tensor<128x64xf16, #shared>) {
+  // expected-error @+1 {{'fa.qk' op query tile must have share = whole, got}}
+  %s = fa.qk %q, %k : tensor<16x64xf16, #opA_cols>, tensor<128x64xf16, #shared> -> tensor<16x128xf32, #acc_cols>
+  return
+}
+
+// -----
+
+// The running max is whole: every group scales by the same max.
+#acc_cols = #fa.warp_rows<acc, num_warps = 1, replicas = 4, share = columns, atom = #fa.mma_sync>
+#partial_sum = #fa.warp_rows<partial_rows, num_warps = 1, replicas = 4, share = sum, atom = #fa.mma_sync>
+func.func @softmax_summed_max(%s: tensor<16x128xf32, #acc_cols>, %m: tensor<16xf32, #partial_sum>, %l: tensor<16xf32, #partial_sum>, %scale: f32) {
+  // expected-error @+1 {{'fa.online_softmax' op running max must have the layout #fa.warp_rows<rows> once the op has layouts}}
+  %p, %m2, %l2, %a = fa.online_softmax %s, %m, %l scale(%scale) : tensor<16x128xf32, #acc_cols>, tensor<16xf32, #partial_sum>, tensor<16xf32, #partial_sum>
+  return
+}
+
+// -----
+
+// Scores divided by columns leave per-group running sums.
+#acc_cols = #fa.warp_rows<acc, num_warps = 1, replicas = 4, share = columns, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 1, replicas = 4, atom = #fa.mma_sync>
+#partial = #fa.warp_rows<partial_rows, num_warps = 1, replicas = 4, atom = #fa.mma_sync>
+func.func @softmax_columns_whole_sum(%s: tensor<16x128xf32, #acc_cols>, %m: tensor<16xf32, #rows>, %l: tensor<16xf32, #partial>, %scale: f32) {
+  // expected-error @+1 {{'fa.online_softmax' op running sum must have share = sum exactly when scores has share = columns}}
+  %p, %m2, %l2, %a = fa.online_softmax %s, %m, %l scale(%scale) : tensor<16x128xf32, #acc_cols>, tensor<16xf32, #rows>, tensor<16xf32, #partial>
+  return
+}
+
+// -----
+
+// fa.finalize adds up accumulator and running sum together.
+#acc_sum = #fa.warp_rows<acc, num_warps = 1, replicas = 4, share = sum, atom = #fa.mma_sync>
+#acc = #fa.warp_rows<acc, num_warps = 1, replicas = 4, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 1, replicas = 4, atom = #fa.mma_sync>
+#partial = #fa.warp_rows<partial_rows, num_warps = 1, replicas = 4, atom = #fa.mma_sync>
+func.func @finalize_mixed_shares(%acc: tensor<16x64xf32, #acc_sum>, %m: tensor<16xf32, #rows>, %l: tensor<16xf32, #partial>) {
+  // expected-error @+1 {{'fa.finalize' op accumulator and running sum must both be per-group summands (share = sum) or neither}}
+  %o, %lse = fa.finalize %acc, %m, %l : tensor<16x64xf32, #acc_sum>, tensor<16xf32, #rows>, tensor<16xf32, #partial> -> tensor<16x64xf16, #acc>
+  return
+}
+
+// -----
+
+// A layout conversion keeps the groups' shares.
+#acc_cols = #fa.warp_rows<acc, num_warps = 1, replicas = 4, share = columns, atom = #fa.mma_sync>
+#opA = #fa.warp_rows<operand_a, num_warps = 1, replicas = 4, atom = #fa.mma_sync>
+func.func @convert_drops_share(%p: tensor<16x128xf16, #acc_cols>) {
+  // expected-error @+1 {{'fa.convert_layout' op keeps how groups of warps share the tile: share must stay}}
+  %a = fa.convert_layout %p : tensor<16x128xf16, #acc_cols> -> tensor<16x128xf16, #opA>
+  return
+}

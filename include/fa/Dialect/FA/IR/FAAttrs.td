@@ -29,6 +29,20 @@ def FA_FragmentRole : I32EnumAttr<"FragmentRole",
   let genSpecializedAttr = 0;
 }
 
+def FA_ReplicaShare : I32EnumAttr<"ReplicaShare",
+    "what each group of warps of a replicated tile holds of it", [
+  I32EnumAttrCase<"Whole", 0, "whole">,
+  I32EnumAttrCase<"Columns", 1, "columns">,
+  I32EnumAttrCase<"Sum", 2, "sum">
+]> {
+  let cppNamespace = "::mlir::fa";
+  let genSpecializedAttr = 0;
+}
+
+def FA_ReplicaShareParameter : EnumParameter<FA_ReplicaShare> {
+  let defaultValue = "::mlir::fa::ReplicaShare::Whole";
+}
+
 //===----------------------------------------------------------------------===//
 // The MMA atom interface
 //===----------------------------------------------------------------------===//
@@ -203,25 +217,60 @@ def FA_WarpRowsAttr : FA_Attr<"WarpRows", "warp_rows",
     splits and sums the shares in shared memory); stores and atomics are
     issued by group 0 only, cooperative copies by every thread.
 
+    `share` (default `whole`, not printed) says what a group holds when the
+    groups divide a tile between them instead (warps along the keys,
+    `--fa-map-warps{key-groups}`; `#fa.mma_sync` only):
+
+    * `columns`: group `c` holds columns `[c * N / C, (c + 1) * N / C)` of
+      an `[M, N]` `acc` or `operand_a` tile (S and P of a K/V block whose
+      keys the groups divide), in the fragments of an `[M, N / C]` tile;
+    * `sum`: every group holds a whole `acc` or `partial_rows` tile, and
+      the tile is the sum of the groups' (the P V accumulator and the
+      running sum of groups that saw different keys); `fa.finalize` adds
+      them up in group order.
+
+    Reductions along a row of a `columns` tile cross the groups (the
+    running max meets in shared memory).
+
     ```mlir
     tensor<128x64xf32, #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>>
     tensor<32x8xf32, #fa.warp_rows<acc, num_warps = 2, replicas = 8, atom = #fa.mma_sync>>
+    tensor<16x128xf32, #fa.warp_rows<acc, num_warps = 1, replicas = 4, share = columns, atom = #fa.mma_sync>>
     ```
   }];
   let parameters = (ins EnumParameter<FA_FragmentRole>:$role,
                         "int64_t":$numWarps,
                         "::mlir::fa::MmaAtomAttrInterface":$atom,
-                        DefaultValuedParameter<"int64_t", "1">:$replicas);
+                        DefaultValuedParameter<"int64_t", "1">:$replicas,
+                        FA_ReplicaShareParameter:$share);
   let builders = [
     AttrBuilder<(ins "::mlir::fa::FragmentRole":$role, "int64_t":$numWarps,
                      "::mlir::fa::MmaAtomAttrInterface":$atom), [{
-      return $_get($_ctxt, role, numWarps, atom, 1);
+      return $_get($_ctxt, role, numWarps, atom, 1,
+                   ::mlir::fa::ReplicaShare::Whole);
+    }]>,
+    AttrBuilder<(ins "::mlir::fa::FragmentRole":$role, "int64_t":$numWarps,
+                     "::mlir::fa::MmaAtomAttrInterface":$atom,
+                     "int64_t":$replicas), [{
+      return $_get($_ctxt, role, numWarps, atom, replicas,
+                   ::mlir::fa::ReplicaShare::Whole);
     }]>
   ];
   let assemblyFormat =
       "`<` $role `,` `num_warps` `=` $numWarps `,` "
-      "(`replicas` `=` $replicas^ `,`)? `atom` `=` $atom `>`";
+      "(`replicas` `=` $replicas^ `,`)? (`share` `=` $share^ `,`)? "
+      "`atom` `=` $atom `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The shape of the part of a tile of `shape` that one group holds
+    /// (the columns of its share for `share = columns`, else `shape`).
+    ::llvm::SmallVector<int64_t> groupShape(::llvm::ArrayRef<int64_t> shape) const {
+      ::llvm::SmallVector<int64_t> held(shape.begin(), shape.end());
+      if (getShare() == ::mlir::fa::ReplicaShare::Columns && held.size() == 2)
+        held[1] /= getReplicas();
+      return held;
+    }
+  }];
 }
 
 def FA_BlockSharedAttr : FA_Attr<"BlockShared", "block_shared",
