@@ -269,22 +269,18 @@ int64_t defaultWarps(TiledAttention &tiled, MmaAtomKind atomKind) {
 struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (keyGroups != 0 && keyGroups != 1 && keyGroups != 2 && keyGroups != 4 &&
-        keyGroups != 8) {
+    // Both counts are 1, 2, 4 or 8 warps (groups), or 0 for a default.
+    auto checkCount = [&](StringRef name, int64_t value, StringRef zero) {
+      if (value == 0 || value == 1 || value == 2 || value == 4 || value == 8)
+        return true;
       mlir::emitError(getOperation()->getLoc())
-          << "fa-map-warps: option key-groups must be 1, 2, 4 or 8 (or 0 for "
-             "the tiling's choice), got "
-          << keyGroups.getValue();
+          << "fa-map-warps: option " << name << " must be 1, 2, 4 or 8 (or 0 "
+          << "for " << zero << "), got " << value;
+      return false;
+    };
+    if (!checkCount("key-groups", keyGroups, "the tiling's choice") ||
+        !checkCount("num-warps", numWarps, "the atom's default"))
       return signalPassFailure();
-    }
-    if (numWarps != 0 && numWarps != 1 && numWarps != 2 && numWarps != 4 &&
-        numWarps != 8) {
-      mlir::emitError(getOperation()->getLoc())
-          << "fa-map-warps: option num-warps must be 1, 2, 4 or 8 (or 0 for "
-             "the atom's default), got "
-          << numWarps.getValue();
-      return signalPassFailure();
-    }
     SmallVector<TiledAttention> nests;
     SmallVector<scf::ForallOp> backwardNests;
     getOperation()->walk([&](scf::ForallOp forall) {

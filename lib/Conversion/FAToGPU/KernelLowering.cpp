@@ -103,13 +103,19 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
       }
     } else if (isa<RunningMaxOp, OnlineSoftmaxOp>(op) &&
                dividesKeys(op->getOperand(0).getType())) {
-      // Key groups exchange one f32 per row value a thread holds.
+      // Key groups exchange one f32 per row value a thread holds (one ring
+      // for every such op, laid out after the walk).
       auto scores = cast<RankedTensorType>(op->getOperand(0).getType());
       auto rows = cast<WarpRowsAttr>(scores.getEncoding());
-      int64_t bytes = rows.getReplicas() * 32 * rows.getNumWarps() * 4 *
-                      2 * (scores.getDimSize(0) / 16 / rows.getNumWarps());
-      if (!keyGroupExchange.slotBytes || keyGroupExchange.slotBytes < bytes)
-        keyGroupExchange = newRing(bytes, 1);
+      int64_t rowValues =
+          rows.getAtom()
+              .getFragmentTypes(FragmentRole::Rows, {scores.getDimSize(0)},
+                                Float32Type::get(op->getContext()),
+                                rows.getNumWarps())
+              .size();
+      keyGroupExchangeBytes =
+          std::max(keyGroupExchangeBytes, rows.getReplicas() * rowValues * 32 *
+                                              rows.getNumWarps() * 4);
     } else if (auto finalize = dyn_cast<FinalizeOp>(op)) {
       // Key groups add up their accumulators and running sums: one f32 per
       // value a thread holds, from every group, over the staging space.
@@ -142,6 +148,8 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
     }
     return WalkResult::advance();
   });
+  if (keyGroupExchangeBytes)
+    keyGroupExchange = newRing(keyGroupExchangeBytes, 1);
   return failure(walk.wasInterrupted());
 }
 

@@ -93,7 +93,7 @@ private:
   DenseMap<Operation *, SmallVector<Ring, 2>> privateRings;
   DenseMap<Operation *, Ring> syncRings;
   Ring keyGroupExchange;
-  int64_t ringBytes = 0, stagingBytes = 0;
+  int64_t ringBytes = 0, stagingBytes = 0, keyGroupExchangeBytes = 0;
 };
 
 /// What every pattern of one kernel needs.

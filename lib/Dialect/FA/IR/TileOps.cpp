@@ -197,6 +197,17 @@ LogicalResult checkSoftmaxState(Operation *op, Value scores, Value max,
   return success();
 }
 
+/// The layouts of the softmax ops' scores, running max and running sum:
+/// key groups divide the scores and hold per-group running sums.
+LogicalResult checkSoftmaxLayouts(Operation *op, Value scores, Value max,
+                                  Value sum) {
+  if (failed(checkLayouts(op, {{scores, "scores", kAcc, kKeysSplit},
+                               {max, "running max", kRows},
+                               {sum, "running sum", kSum, kSummands}})))
+    return failure();
+  return checkKeysSplit(op, scores, "scores", sum, "running sum");
+}
+
 /// An async matmul's result is read through fa.mma_wait only: reading it
 /// anywhere else would read registers an MMA may still be writing.
 LogicalResult checkAsyncUses(Operation *op, bool async) {
@@ -279,12 +290,7 @@ LogicalResult SoftcapOp::verify() {
 LogicalResult OnlineSoftmaxOp::verify() {
   if (failed(checkSoftmaxState(*this, getScores(), getMax(), getSum())))
     return failure();
-  if (failed(checkLayouts(*this, {{getScores(), "scores", kAcc, kKeysSplit},
-                                  {getMax(), "running max", kRows},
-                                  {getSum(), "running sum", kSum, kSummands}})))
-    return failure();
-  return checkKeysSplit(*this, getScores(), "scores", getSum(),
-                        "running sum");
+  return checkSoftmaxLayouts(*this, getScores(), getMax(), getSum());
 }
 
 LogicalResult RunningMaxOp::verify() {
@@ -299,12 +305,7 @@ LogicalResult RunningMaxOp::verify() {
 LogicalResult SoftmaxExpOp::verify() {
   if (failed(checkSoftmaxState(*this, getScores(), getNewMax(), getSum())))
     return failure();
-  if (failed(checkLayouts(*this, {{getScores(), "scores", kAcc, kKeysSplit},
-                                  {getNewMax(), "running max", kRows},
-                                  {getSum(), "running sum", kSum, kSummands}})))
-    return failure();
-  return checkKeysSplit(*this, getScores(), "scores", getSum(),
-                        "running sum");
+  return checkSoftmaxLayouts(*this, getScores(), getNewMax(), getSum());
 }
 
 LogicalResult RescaleOp::verify() {
