@@ -56,6 +56,9 @@ def main():
                         "NAME<S> (default name rt); repeat it to compare builds")
     p.add_argument("--runtime-counts", type=int, nargs="+", default=[2, 4, 8, 16, 32])
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--unchecked", nargs="*", default=[],
+                   help="variants timed without the sanity check (experiments that "
+                        "are wrong on purpose, e.g. a barrier removed by hand)")
     p.add_argument("--json")
     a = p.parse_args()
     hq, hkv = map(int, a.heads.split("x"))
@@ -96,7 +99,7 @@ def main():
         for name, directory, config in runs:
             fn = ours(directory, config) if directory else config
             err = (fn(q, k, v, out).float() - ref.float()).abs().max().item()
-            if not err <= 2e-2:
+            if not err <= 2e-2 and name not in a.unchecked:
                 raise RuntimeError("%s Nk=%d: max |diff| %.3g against SDPA (fp32)" % (name, nk, err))
             calls[name] = lambda fn=fn: fn(q, k, v, out)
         for name, backend in (("sdpa_flash", SDPBackend.FLASH_ATTENTION),
