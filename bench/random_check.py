@@ -20,6 +20,8 @@ Two steps, because the GPU machine has no compiler:
   # on the compiler machine: compile every kernel the cases need
   random_check.py compile --seed 2026 --cases 600 --out build/random
       [--options "warp-block-skip=true"]   (a variant of the pipeline)
+      [--drop-rejected]                    (leave out, named, the cases whose
+                                            kernel fa-opt rejects with --options)
       [--decode-share 0.3]                 (kernels for one static query)
   # on the GPU machine (torch, cuda-python): run them
   random_check.py run --dir build/random --json results.json
