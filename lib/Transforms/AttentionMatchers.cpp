@@ -695,12 +695,7 @@ std::optional<std::pair<Value, AffineMap>> matchRowReduce(Value row,
 /// the same map the reduction wrote it with (or, after an expand_shape that
 /// appends the kept unit dim, through that map plus a trailing 0); returns
 /// the reduced tensor.
-std::optional<Value> readsRowReduce(const Point &p, RowKind kind) {
-  OpOperand *operand = inputOperandOf(p.op, p.v);
-  if (!operand)
-    return std::nullopt;
-  Value t = operand->get();
-  AffineMap readMap = p.op.getMatchingIndexingMap(operand);
+std::optional<Value> readsRowReduce(Value t, AffineMap readMap, RowKind kind) {
   if (auto expand = t.getDefiningOp<tensor::ExpandShapeOp>()) {
     SmallVector<ReassociationIndices> groups =
         expand.getReassociationIndices();
@@ -723,6 +718,44 @@ std::optional<Value> readsRowReduce(const Point &p, RowKind kind) {
   if (!reduce || readMap != reduce->second)
     return std::nullopt;
   return reduce->first;
+}
+
+std::optional<Value> readsRowReduce(const Point &p, RowKind kind) {
+  OpOperand *operand = inputOperandOf(p.op, p.v);
+  if (!operand)
+    return std::nullopt;
+  return readsRowReduce(operand->get(), p.op.getMatchingIndexingMap(operand),
+                        kind);
+}
+
+/// `1 / rowsum(E)` at `p`, the divisor of a softmax written as a product:
+/// `divf(1.0, L)` in the same body with L reading rowsum(E), or a block
+/// argument reading a row tensor that an elementwise op computed as
+/// `1.0 / L` (torch's `reciprocal`, keepdim or not). Returns E.
+std::optional<Value> readsRowSumReciprocal(const Point &p) {
+  auto isOne = [](std::optional<double> c) { return c && *c == 1.0; };
+  Value v = stripCasts(p.v);
+  if (auto div = v.getDefiningOp<arith::DivFOp>()) {
+    if (!isOne(constantOf({div.getLhs(), p.op, p.env})))
+      return std::nullopt;
+    return readsRowReduce(lookThrough({div.getRhs(), p.op, p.env}),
+                          RowKind::Sum);
+  }
+  OpOperand *operand = inputOperandOf(p.op, v);
+  if (!operand || !operand->get().hasOneUse())
+    return std::nullopt;
+  linalg::LinalgOp recip = elementwiseProducer(operand->get());
+  if (!recip || recip.getNumDpsInputs() != 1)
+    return std::nullopt;
+  auto div = stripCasts(yieldedValue(recip)).getDefiningOp<arith::DivFOp>();
+  OpOperand *rowSum = recip.getDpsInputOperand(0);
+  if (!div || stripCasts(div.getRhs()) != recip.getMatchingBlockArgument(rowSum) ||
+      !recip.getMatchingIndexingMap(rowSum).isIdentity() ||
+      !isOne(constantOf({div.getLhs(), recip, Env{}})))
+    return std::nullopt;
+  // The row sums, read through the map the product reads their reciprocal.
+  return readsRowReduce(rowSum->get(), p.op.getMatchingIndexingMap(operand),
+                        RowKind::Sum);
 }
 
 //===----------------------------------------------------------------------===//
@@ -750,17 +783,27 @@ std::optional<Value> matchSoftmax(Value p, Operation *extraReader) {
   if (!div)
     return std::nullopt;
   Env env = scoreEnv(rank);
-  auto divf = stripCasts(yieldedValue(div)).getDefiningOp<arith::DivFOp>();
-  if (!divf)
-    return std::nullopt;
-  // Numerator: E, read whole; denominator: rowsum(E).
+  // P = E / rowsum(E), or E * (1 / rowsum(E)) in either order.
+  Value yielded = stripCasts(yieldedValue(div)), numeratorValue;
+  std::optional<Value> summed;
+  if (auto divf = yielded.getDefiningOp<arith::DivFOp>()) {
+    numeratorValue = divf.getLhs();
+    summed = readsRowReduce(lookThrough({divf.getRhs(), div, env}),
+                            RowKind::Sum);
+  } else if (auto mulf = yielded.getDefiningOp<arith::MulFOp>()) {
+    for (auto [factor, other] : {std::pair(mulf.getLhs(), mulf.getRhs()),
+                                 std::pair(mulf.getRhs(), mulf.getLhs())}) {
+      summed = readsRowSumReciprocal({other, div, env});
+      if (summed) {
+        numeratorValue = factor;
+        break;
+      }
+    }
+  }
+  // Numerator: E, read whole; the sum is over E itself.
   Value e;
-  Point numerator{stripCasts(divf.getLhs()), div, env};
-  Point denominator = lookThrough({divf.getRhs(), div, env});
-  if (!readsIdentity(numerator, &e))
-    return std::nullopt;
-  std::optional<Value> summed = readsRowReduce(denominator, RowKind::Sum);
-  if (!summed || *summed != e || !llvm::hasNItems(e.getUses(), 2))
+  if (!summed || !readsIdentity({stripCasts(numeratorValue), div, env}, &e) ||
+      *summed != e || !llvm::hasNItems(e.getUses(), 2))
     return std::nullopt;
 
   // E = exp(X - M), through any split into elementwise ops.

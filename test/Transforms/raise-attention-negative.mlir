@@ -351,3 +351,180 @@ func.func @dropout_on_p(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
+
+// -----
+
+// A softmax as a product whose divisor is 2 / rowsum, not 1 / rowsum.
+// CHECK-LABEL: func.func @reciprocal_of_two
+// CHECK-NOT: fa.attention
+func.func @reciprocal_of_two(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %er = tensor.empty() : tensor<2x4xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %mx = linalg.reduce ins(%s : tensor<2x4x4xf32>) outs(%fm : tensor<2x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) { %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32 }
+  %ex = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %mx : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  } -> tensor<2x4x4xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %sm = linalg.reduce ins(%ex : tensor<2x4x4xf32>) outs(%fs : tensor<2x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) { %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32 }
+  %p = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ex, %sm : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %z: f32, %out: f32):
+    %two = arith.constant 2.0 : f32
+    %rc = arith.divf %two, %z : f32
+    %e = arith.mulf %in, %rc : f32
+    linalg.yield %e : f32
+  } -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// E times rowsum(E): a product, but not by the reciprocal.
+// CHECK-LABEL: func.func @product_without_reciprocal
+// CHECK-NOT: fa.attention
+func.func @product_without_reciprocal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %er = tensor.empty() : tensor<2x4xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %mx = linalg.reduce ins(%s : tensor<2x4x4xf32>) outs(%fm : tensor<2x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) { %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32 }
+  %ex = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %mx : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  } -> tensor<2x4x4xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %sm = linalg.reduce ins(%ex : tensor<2x4x4xf32>) outs(%fs : tensor<2x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) { %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32 }
+  %p = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ex, %sm : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %z: f32, %out: f32):
+    %e = arith.mulf %in, %z : f32
+    linalg.yield %e : f32
+  } -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// E times 1 / rowmax: the reciprocal of the wrong reduction.
+// CHECK-LABEL: func.func @reciprocal_of_row_max
+// CHECK-NOT: fa.attention
+func.func @reciprocal_of_row_max(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %er = tensor.empty() : tensor<2x4xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %mx = linalg.reduce ins(%s : tensor<2x4x4xf32>) outs(%fm : tensor<2x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) { %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32 }
+  %ex = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %mx : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  } -> tensor<2x4x4xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %sm = linalg.reduce ins(%ex : tensor<2x4x4xf32>) outs(%fs : tensor<2x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) { %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32 }
+  %p = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ex, %mx : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %z: f32, %out: f32):
+    %rc = arith.divf %one, %z : f32
+    %e = arith.mulf %in, %rc : f32
+    linalg.yield %e : f32
+  } -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// 1 / rowsum as a tensor of its own that the function also returns.
+// CHECK-LABEL: func.func @reciprocal_returned
+// CHECK-NOT: fa.attention
+func.func @reciprocal_returned(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %er = tensor.empty() : tensor<2x4xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %mx = linalg.reduce ins(%s : tensor<2x4x4xf32>) outs(%fm : tensor<2x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) { %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32 }
+  %ex = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %mx : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  } -> tensor<2x4x4xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %sm = linalg.reduce ins(%ex : tensor<2x4x4xf32>) outs(%fs : tensor<2x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) { %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32 }
+  %rs = linalg.generic {indexing_maps = [affine_map<(b, i) -> (b, i)>, affine_map<(b, i) -> (b, i)>], iterator_types = ["parallel", "parallel"]}
+      ins(%sm : tensor<2x4xf32>) outs(%er : tensor<2x4xf32>) {
+  ^bb0(%z: f32, %out: f32):
+    %rc = arith.divf %one, %z : f32
+    linalg.yield %rc : f32
+  } -> tensor<2x4xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ex, %rs : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %rc: f32, %out: f32):
+    %e = arith.mulf %in, %rc : f32
+    linalg.yield %e : f32
+  } -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o, %rs : tensor<2x4x8xf32>, tensor<2x4xf32>
+}

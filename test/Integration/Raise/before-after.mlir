@@ -28,6 +28,12 @@
 //
 // RUN: %{as_written} | %{run} -e main_f16_upcast > %t.f16
 // RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_f16_upcast | %{cmp} --expected-file %t.f16 --atol 2e-3 --rtol 2e-3
+//
+// RUN: %{as_written} | %{run} -e main_reciprocal_keepdim > %t.recip
+// RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_reciprocal_keepdim | %{cmp} --expected-file %t.recip --atol 1e-5 --rtol 1e-5
+//
+// RUN: %{as_written} | %{run} -e main_reciprocal_inline > %t.recip_inline
+// RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_reciprocal_inline | %{cmp} --expected-file %t.recip_inline --atol 1e-5 --rtol 1e-5
 
 // RAISED-LABEL: func.func @bmm_softmax
 // RAISED: fa.attention
@@ -40,6 +46,13 @@
 // RAISED: fa.attention ins({{.*}} : tensor<2x4x6x8xf32>, tensor<2x2x6x8xf32>, tensor<2x2x6x8xf32>)
 // RAISED-LABEL: func.func @f16_upcast
 // RAISED: fa.attention ins({{.*}} : tensor<1x2x5x8xf16>, tensor<1x2x5x8xf16>, tensor<1x2x5x8xf16>)
+// RAISED-LABEL: func.func @reciprocal_keepdim
+// RAISED: fa.attention ins({{.*}} : tensor<1x2x5x8xf32>, tensor<1x2x7x8xf32>, tensor<1x2x7x8xf32>)
+// RAISED-SAME: scale(2.500000e-01)
+// RAISED-NOT: linalg.generic
+// RAISED-LABEL: func.func @reciprocal_inline
+// RAISED: fa.attention ins({{.*}} : tensor<1x3x4x8xf32>, tensor<1x3x6x8xf32>, tensor<1x3x6x8xf32>)
+// RAISED-NOT: linalg.reduce
 
 #id3 = affine_map<(b, i, j) -> (b, i, j)>
 #row3 = affine_map<(b, i, j) -> (b, i)>
@@ -404,6 +417,170 @@ func.func @main_f16_upcast() {
   %o = call @f16_upcast(%q16, %k16, %v16) : (tensor<1x2x5x8xf16>, tensor<1x2x5x8xf16>, tensor<1x2x5x8xf16>) -> tensor<1x2x5x8xf16>
   %o32 = arith.extf %o : tensor<1x2x5x8xf16> to tensor<1x2x5x8xf32>
   %od = tensor.cast %o32 : tensor<1x2x5x8xf32> to tensor<?x?x?x?xf32>
+  call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
+  return
+}
+
+// torch's `e * e.sum(-1, keepdim=True).reciprocal()`: the row max and sum
+// drop the reduced dim and are expanded back to [B, H, N, 1]; the
+// reciprocal is an op of its own on that row tensor; Nq != Nk.
+func.func @reciprocal_keepdim(%q: tensor<1x2x5x8xf32>, %k: tensor<1x2x7x8xf32>, %v: tensor<1x2x7x8xf32>) -> tensor<1x2x5x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c = arith.constant 0.25 : f32
+  %e = tensor.empty() : tensor<1x2x5x7xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x5x7xf32>) -> tensor<1x2x5x7xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>,
+                                        affine_map<(b, h, i, j, d) -> (b, h, j, d)>,
+                                        affine_map<(b, h, i, j, d) -> (b, h, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<1x2x5x8xf32>, tensor<1x2x7x8xf32>) outs(%z : tensor<1x2x5x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x5x7xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : tensor<1x2x5x7xf32>) outs(%e : tensor<1x2x5x7xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x5x7xf32>
+  %er = tensor.empty() : tensor<1x2x5xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%er : tensor<1x2x5xf32>) -> tensor<1x2x5xf32>
+  %mx = linalg.reduce ins(%x : tensor<1x2x5x7xf32>) outs(%minit : tensor<1x2x5xf32>) dimensions = [3]
+    (%in: f32, %acc: f32) {
+      %r = arith.maximumf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  %mx1 = tensor.expand_shape %mx [[0], [1], [2, 3]] output_shape [1, 2, 5, 1] : tensor<1x2x5xf32> into tensor<1x2x5x1xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, affine_map<(b, h, i, j) -> (b, h, i, 0)>, #id4],
+                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %mx1 : tensor<1x2x5x7xf32>, tensor<1x2x5x1xf32>) outs(%e : tensor<1x2x5x7xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x5x7xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%er : tensor<1x2x5xf32>) -> tensor<1x2x5xf32>
+  %sum = linalg.reduce ins(%ex : tensor<1x2x5x7xf32>) outs(%sinit : tensor<1x2x5xf32>) dimensions = [3]
+    (%in: f32, %acc: f32) {
+      %r = arith.addf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  %sum1 = tensor.expand_shape %sum [[0], [1], [2, 3]] output_shape [1, 2, 5, 1] : tensor<1x2x5xf32> into tensor<1x2x5x1xf32>
+  %e1 = tensor.empty() : tensor<1x2x5x1xf32>
+  %rc = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%sum1 : tensor<1x2x5x1xf32>) outs(%e1 : tensor<1x2x5x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.divf %one, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x5x1xf32>
+  %p = linalg.generic {indexing_maps = [#id4, affine_map<(b, h, i, j) -> (b, h, i, 0)>, #id4],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%ex, %rc : tensor<1x2x5x7xf32>, tensor<1x2x5x1xf32>) outs(%e : tensor<1x2x5x7xf32>) {
+  ^bb0(%a: f32, %r: f32, %out: f32):
+    %y = arith.mulf %a, %r : f32
+    linalg.yield %y : f32
+  } -> tensor<1x2x5x7xf32>
+  %eo = tensor.empty() : tensor<1x2x5x8xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<1x2x5x8xf32>) -> tensor<1x2x5x8xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>,
+                                        affine_map<(b, h, i, e, j) -> (b, h, j, e)>,
+                                        affine_map<(b, h, i, e, j) -> (b, h, i, e)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<1x2x5x7xf32>, tensor<1x2x7x8xf32>) outs(%zo : tensor<1x2x5x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x5x8xf32>
+  return %o : tensor<1x2x5x8xf32>
+}
+
+func.func @main_reciprocal_keepdim() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %q4 = call @input(%c1, %c2, %c5, %c8, %c1) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %k4 = call @input(%c1, %c2, %c7, %c8, %c2) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %v4 = call @input(%c1, %c2, %c7, %c8, %c3) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %q = tensor.cast %q4 : tensor<?x?x?x?xf32> to tensor<1x2x5x8xf32>
+  %k = tensor.cast %k4 : tensor<?x?x?x?xf32> to tensor<1x2x7x8xf32>
+  %v = tensor.cast %v4 : tensor<?x?x?x?xf32> to tensor<1x2x7x8xf32>
+  %o = call @reciprocal_keepdim(%q, %k, %v) : (tensor<1x2x5x8xf32>, tensor<1x2x7x8xf32>, tensor<1x2x7x8xf32>) -> tensor<1x2x5x8xf32>
+  %od = tensor.cast %o : tensor<1x2x5x8xf32> to tensor<?x?x?x?xf32>
+  call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
+  return
+}
+
+// 3-D [B*H, N, D]: the reciprocal inside the product's body, the factors
+// swapped (`(1 / l) * e`); Nk > Nq.
+func.func @reciprocal_inline(%q: tensor<3x4x8xf32>, %k: tensor<3x6x8xf32>, %v: tensor<3x6x8xf32>) -> tensor<3x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<3x8x6xf32>
+  %kt = linalg.transpose ins(%k : tensor<3x6x8xf32>) outs(%e0 : tensor<3x8x6xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<3x4x6xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<3x4x6xf32>) -> tensor<3x4x6xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<3x4x8xf32>, tensor<3x8x6xf32>) outs(%f1 : tensor<3x4x6xf32>) -> tensor<3x4x6xf32>
+  %er = tensor.empty() : tensor<3x4xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %mx = linalg.reduce ins(%s : tensor<3x4x6xf32>) outs(%fm : tensor<3x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) {
+      %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %mx : tensor<3x4x6xf32>, tensor<3x4xf32>) outs(%e1 : tensor<3x4x6xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<3x4x6xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%er : tensor<3x4xf32>) -> tensor<3x4xf32>
+  %sm = linalg.reduce ins(%ex : tensor<3x4x6xf32>) outs(%fs : tensor<3x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) {
+      %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ex, %sm : tensor<3x4x6xf32>, tensor<3x4xf32>) outs(%e1 : tensor<3x4x6xf32>) {
+  ^bb0(%in: f32, %l: f32, %out: f32):
+    %rc = arith.divf %one, %l : f32
+    %y = arith.mulf %rc, %in : f32
+    linalg.yield %y : f32
+  } -> tensor<3x4x6xf32>
+  %e2 = tensor.empty() : tensor<3x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<3x4x8xf32>) -> tensor<3x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<3x4x6xf32>, tensor<3x6x8xf32>) outs(%f2 : tensor<3x4x8xf32>) -> tensor<3x4x8xf32>
+  return %o : tensor<3x4x8xf32>
+}
+
+func.func @main_reciprocal_inline() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %q4 = call @input(%c1, %c3, %c4, %c8, %c1) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %k4 = call @input(%c1, %c3, %c6, %c8, %c2) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %v4 = call @input(%c1, %c3, %c6, %c8, %c3) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %qs = tensor.cast %q4 : tensor<?x?x?x?xf32> to tensor<1x3x4x8xf32>
+  %ks = tensor.cast %k4 : tensor<?x?x?x?xf32> to tensor<1x3x6x8xf32>
+  %vs = tensor.cast %v4 : tensor<?x?x?x?xf32> to tensor<1x3x6x8xf32>
+  %q = tensor.collapse_shape %qs [[0, 1], [2], [3]] : tensor<1x3x4x8xf32> into tensor<3x4x8xf32>
+  %k = tensor.collapse_shape %ks [[0, 1], [2], [3]] : tensor<1x3x6x8xf32> into tensor<3x6x8xf32>
+  %v = tensor.collapse_shape %vs [[0, 1], [2], [3]] : tensor<1x3x6x8xf32> into tensor<3x6x8xf32>
+  %o = call @reciprocal_inline(%q, %k, %v) : (tensor<3x4x8xf32>, tensor<3x6x8xf32>, tensor<3x6x8xf32>) -> tensor<3x4x8xf32>
+  %o4 = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [1, 3, 4, 8] : tensor<3x4x8xf32> into tensor<1x3x4x8xf32>
+  %od = tensor.cast %o4 : tensor<1x3x4x8xf32> to tensor<?x?x?x?xf32>
   call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
   return
 }
