@@ -622,6 +622,29 @@ bool isTrueInit(Value init) {
          dense.getElementType().isInteger(1) && dense.getSplatValue<bool>();
 }
 
+/// The [.., N] tensor `t` expands to [.., 1, N] (a unit dim inserted before
+/// the last one, nothing else changed) and the expanded tensor has no other
+/// use.
+std::optional<Value> throughUnitBeforeLastDim(Value t) {
+  auto expand = t.getDefiningOp<tensor::ExpandShapeOp>();
+  if (!expand || !t.hasOneUse())
+    return std::nullopt;
+  ArrayRef<int64_t> src = expand.getSrcType().getShape();
+  ArrayRef<int64_t> dst = expand.getResultType().getShape();
+  if (dst.size() != src.size() + 1 || dst.size() < 3 ||
+      dst[dst.size() - 2] != 1 || src.back() != dst.back() ||
+      ShapedType::isDynamic(src.back()) ||
+      src.drop_back() != dst.drop_back(2))
+    return std::nullopt;
+  // One group of two (the unit and a neighbour), the rest alone.
+  for (const ReassociationIndices &group : expand.getReassociationIndices())
+    if (group.size() > 2 ||
+        (group.size() == 2 &&
+         !llvm::is_contained(group, static_cast<int64_t>(dst.size() - 2))))
+      return std::nullopt;
+  return expand.getSrc();
+}
+
 /// `row = reduce(input)` over the last dim: init filled with the identity of
 /// the reduction, body `yield(combine(cast(in), acc))`. Other results of the
 /// op (torch-mlir computes the argmax next to the max) must be unused.
@@ -659,6 +682,21 @@ std::optional<std::pair<Value, AffineMap>> matchRowReduce(Value row,
   AffineMap keepUnit = AffineMap::get(loops, 0, keep, ctx);
   if (outMap != dropLast && outMap != keepUnit)
     return std::nullopt;
+  // What the row was reduced from, and the map a reader of the row uses in
+  // that tensor's loops.
+  Value reduced = input->get();
+  AffineMap rowMap = outMap;
+  if (outMap == dropLast) {
+    if (std::optional<Value> rows = throughUnitBeforeLastDim(reduced)) {
+      // TOSA's reduce_* on [.., N]: the input expanded to [.., 1, N] and
+      // reduced to [.., 1], the same as a keepdim reduction of [.., N].
+      reduced = *rows;
+      keep.pop_back();
+      keep.pop_back();
+      keep.push_back(getAffineConstantExpr(0, ctx));
+      rowMap = AffineMap::get(loops - 1, 0, keep, ctx);
+    }
+  }
 
   Block *body = op.getBlock();
   Value in = body->getArgument(0), acc = body->getArgument(1 + k);
@@ -674,7 +712,7 @@ std::optional<std::pair<Value, AffineMap>> matchRowReduce(Value row,
   if (kind == RowKind::All) {
     if (!isa<arith::AndIOp>(combine) || !isTrueInit(init->get()))
       return std::nullopt;
-    return std::make_pair(input->get(), outMap);
+    return std::make_pair(reduced, rowMap);
   }
   std::optional<double> initValue = tensorConstant(init->get());
   if (!initValue)
@@ -688,7 +726,7 @@ std::optional<std::pair<Value, AffineMap>> matchRowReduce(Value row,
   } else if (!isa<arith::AddFOp>(combine) || *initValue != 0.0) {
     return std::nullopt;
   }
-  return std::make_pair(input->get(), outMap);
+  return std::make_pair(reduced, rowMap);
 }
 
 /// `p` reads the per-row tensor produced by a reduction of `kind` through
