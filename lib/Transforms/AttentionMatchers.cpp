@@ -313,8 +313,20 @@ std::optional<Lin> linOfValue(const Point &p) {
 // Masks
 //===----------------------------------------------------------------------===//
 
-/// What a mask leaves visible, as far as the raise is concerned.
-enum class Visibility { All, Causal };
+/// What a mask leaves visible: a band around the diagonal, row i sees key
+/// j iff i - j <= left and j - i <= right. Causal is {kNoBound, 0}; a
+/// sliding window of w keys with causal is {w, 0}.
+constexpr int64_t kNoBound = std::numeric_limits<int64_t>::max();
+struct Band {
+  int64_t left = kNoBound, right = kNoBound;
+};
+
+const Band kAllVisible{};
+
+/// Both masks applied: what each leaves visible.
+Band intersect(Band a, Band b) {
+  return {std::min(a.left, b.left), std::min(a.right, b.right)};
+}
 
 /// The score matrix a mask applies to.
 struct MaskDomain {
@@ -322,26 +334,31 @@ struct MaskDomain {
   bool finfoMin;  // the lowest finite value masks like -inf
 };
 
-/// Checks `visible(i, j)` against the known kinds over the whole domain.
+/// Reads `visible(i, j)` over the whole domain as a band: the widest
+/// offsets of the visible pairs, which must then be exactly the visible set.
 /// Enumerates, so only for masks stored as constants (bounded by their own
 /// size).
-std::optional<Visibility>
+std::optional<Band>
 classifyByEnumeration(MaskDomain dom,
                       function_ref<std::optional<bool>(int64_t, int64_t)> vis) {
-  bool all = true, causal = true;
+  int64_t left = INT64_MIN, right = INT64_MIN;
   for (int64_t i = 0; i < dom.nq; ++i)
     for (int64_t j = 0; j < dom.nk; ++j) {
       std::optional<bool> v = vis(i, j);
       if (!v)
         return std::nullopt;
-      all &= *v;
-      causal &= *v == (j <= i);
-      if (!all && !causal)
-        return std::nullopt;
+      if (*v) {
+        left = std::max(left, i - j);
+        right = std::max(right, j - i);
+      }
     }
-  if (all)
-    return Visibility::All;
-  return Visibility::Causal;
+  if (left == INT64_MIN)
+    return std::nullopt; // nothing visible
+  for (int64_t i = 0; i < dom.nq; ++i)
+    for (int64_t j = 0; j < dom.nk; ++j)
+      if (*vis(i, j) != (i - j <= left && j - i <= right))
+        return std::nullopt;
+  return Band{left, right};
 }
 
 /// Reads element (i, j) of a constant tensor that `operand` reads: the map's
@@ -377,9 +394,9 @@ int64_t flatten(ShapedType type, ArrayRef<int64_t> index) {
 
 constexpr int64_t kMaxEnumeratedMask = int64_t(1) << 22;
 
-/// Visibility of a constant mask tensor read by `operand`; `elementVisible`
-/// interprets one element.
-std::optional<Visibility>
+/// The band a constant mask tensor read by `operand` leaves visible;
+/// `elementVisible` interprets one element.
+std::optional<Band>
 classifyConstantMask(const Point &p, OpOperand *operand, MaskDomain dom,
                      function_ref<std::optional<bool>(DenseElementsAttr,
                                                       int64_t)>
@@ -400,10 +417,11 @@ classifyConstantMask(const Point &p, OpOperand *operand, MaskDomain dom,
   });
 }
 
-/// Visibility of a comparison of two linear forms: exactly the lower
-/// triangle j <= i (written i >= j, i + 1 > j, j - i <= 0, ...), when
-/// `visibleWhenTrue`; its complement j > i when masked when true.
-std::optional<Visibility> classifyCmp(arith::CmpIPredicate pred, Lin lhs,
+/// The half-plane a comparison of two linear forms leaves visible: one side
+/// of a band, j - i <= r (written i >= j, i + 1 > j, j - i <= 0, ...: the
+/// lower triangle for r = 0) or i - j <= l (j >= i - l: a sliding window's
+/// left edge), when `visibleWhenTrue`; masked when true, its complement.
+std::optional<Band> classifyCmp(arith::CmpIPredicate pred, Lin lhs,
                                       Lin rhs, bool visibleWhenTrue) {
   using P = arith::CmpIPredicate;
   // Unsigned comparisons agree with the signed ones when both sides are
@@ -427,16 +445,18 @@ std::optional<Visibility> classifyCmp(arith::CmpIPredicate pred, Lin lhs,
   default:
     return std::nullopt;
   }
-  // visible iff d >= 0 (or d > 0, i.e. d - 1 >= 0) with d = i - j + c.
+  // visible iff d >= 0 (or d > 0, i.e. d - 1 >= 0) with d = +-(i - j) + c.
   if (pred == P::sgt)
     d.c -= 1;
-  if (d.i == 1 && d.j == -1 && d.c == 0)
-    return Visibility::Causal;
+  if (d.i == 1 && d.j == -1)
+    return Band{kNoBound, d.c}; // j - i <= c
+  if (d.i == -1 && d.j == 1)
+    return Band{d.c, kNoBound}; // i - j <= c
   return std::nullopt;
 }
 
-std::optional<Visibility> classifyPredicate(const Point &p, MaskDomain dom,
-                                            bool visibleWhenTrue);
+std::optional<Band> classifyPredicate(const Point &p, MaskDomain dom,
+                                      bool visibleWhenTrue);
 
 /// An i1 constant true: a scalar, or any element of a splat/filled tensor.
 bool isTrue(const Point &p) {
@@ -455,10 +475,11 @@ bool isTrue(const Point &p) {
          dense.getElementType().isInteger(1) && dense.getSplatValue<bool>();
 }
 
-/// A boolean-valued point: a comparison of indices, a negation, or an
+/// A boolean-valued point: a comparison of indices, a negation, a
+/// conjunction of visible sides (or disjunction of masked ones), or an
 /// element of a (constant or generated) i1 tensor.
-std::optional<Visibility> classifyPredicate(const Point &p, MaskDomain dom,
-                                            bool visibleWhenTrue) {
+std::optional<Band> classifyPredicate(const Point &p, MaskDomain dom,
+                                      bool visibleWhenTrue) {
   Value v = p.v;
   if (auto cmp = v.getDefiningOp<arith::CmpIOp>()) {
     std::optional<Lin> lhs = linOfValue({cmp.getLhs(), p.op, p.env});
@@ -476,13 +497,25 @@ std::optional<Visibility> classifyPredicate(const Point &p, MaskDomain dom,
                                  !visibleWhenTrue);
     return std::nullopt;
   }
-  if (auto a = v.getDefiningOp<arith::AndIOp>()) {
+  if (Operation *op = v.getDefiningOp();
+      op && isa<arith::AndIOp, arith::OrIOp>(op)) {
     // `x and true` (torch-mlir's tril of an all-true mask).
-    for (int side = 0; side < 2; ++side)
-      if (isTrue({a->getOperand(side), p.op, p.env}))
-        return classifyPredicate({a->getOperand(1 - side), p.op, p.env}, dom,
-                                 visibleWhenTrue);
-    return std::nullopt;
+    if (isa<arith::AndIOp>(op))
+      for (int side = 0; side < 2; ++side)
+        if (isTrue({op->getOperand(side), p.op, p.env}))
+          return classifyPredicate({op->getOperand(1 - side), p.op, p.env},
+                                   dom, visibleWhenTrue);
+    // Visible where both sides are visible: `a and b` read as visibility,
+    // `a or b` as masking (a sliding window's two edges).
+    if (isa<arith::AndIOp>(op) != visibleWhenTrue)
+      return std::nullopt;
+    std::optional<Band> a =
+        classifyPredicate({op->getOperand(0), p.op, p.env}, dom, visibleWhenTrue);
+    std::optional<Band> b =
+        classifyPredicate({op->getOperand(1), p.op, p.env}, dom, visibleWhenTrue);
+    if (!a || !b)
+      return std::nullopt;
+    return intersect(*a, *b);
   }
   OpOperand *operand = inputOperandOf(p.op, v);
   if (!operand)
@@ -501,8 +534,7 @@ std::optional<Visibility> classifyPredicate(const Point &p, MaskDomain dom,
 /// An additive mask term: 0 where visible, a masking value elsewhere. As a
 /// select between two constants, or an element of a constant or generated
 /// tensor.
-std::optional<Visibility> classifyAdditiveMask(const Point &p,
-                                               MaskDomain dom) {
+std::optional<Band> classifyAdditiveMask(const Point &p, MaskDomain dom) {
   Value v = stripCasts(p.v);
   if (auto select = v.getDefiningOp<arith::SelectOp>()) {
     Type type = select.getType();
@@ -874,9 +906,13 @@ std::optional<Value> matchSoftmax(Value p, Operation *extraReader) {
 //===----------------------------------------------------------------------===//
 
 struct ScoreChain {
+  /// The product of the constant factors seen since the last tanh (walking
+  /// back from the softmax): the scale, or the cap while above a tanh.
   double scale = 1.0;
-  Visibility visibility = Visibility::All;
-  bool sawMask = false;
+  Band visible = kAllVisible;
+  /// `c * tanh(x / c)` seen: c (the factors between the tanh and the
+  /// softmax), after which a mask would be capped too.
+  std::optional<double> cap;
   Value scores; // the Q K^T result
 };
 
@@ -932,11 +968,12 @@ bool analyzeScoreTensor(Value t, MaskDomain dom, ScoreChain &chain,
                                     dom, chain);
 }
 
-bool addMask(std::optional<Visibility> v, ScoreChain &chain) {
-  if (!v || chain.sawMask)
+/// One more mask on the scores (several intersect). Before a soft cap it
+/// would not mask: tanh makes -inf a finite -c.
+bool addMask(std::optional<Band> band, ScoreChain &chain) {
+  if (!band || chain.cap)
     return false;
-  chain.sawMask = true;
-  chain.visibility = *v;
+  chain.visible = intersect(chain.visible, *band);
   return true;
 }
 
@@ -968,12 +1005,20 @@ bool analyzeScores(Point p, MaskDomain dom, ScoreChain &chain) {
       Value maskSide = def->getOperand(side);
       // The scores side is the one that leads back to Q K^T; try the mask
       // reading on the other side first.
-      if (std::optional<Visibility> v =
-              classifyAdditiveMask(at(maskSide), dom))
+      if (std::optional<Band> v = classifyAdditiveMask(at(maskSide), dom))
         return addMask(v, chain) &&
                analyzeScores(at(def->getOperand(1 - side)), dom, chain);
     }
     return false;
+  }
+  if (auto tanh = dyn_cast<math::TanhOp>(def)) {
+    // A soft cap c * tanh(x / c): the factors since the softmax are c, and
+    // the ones from here back to Q K^T give x / c.
+    if (chain.cap)
+      return false;
+    chain.cap = chain.scale;
+    chain.scale = 1.0;
+    return analyzeScores(at(tanh.getOperand()), dom, chain);
   }
   if (auto select = dyn_cast<arith::SelectOp>(def)) {
     Type type = select.getType();
@@ -1328,14 +1373,28 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
   if (!qk)
     return std::nullopt;
   unsigned qkRank = qk->batchRank + 2;
-  if (chain.visibility == Visibility::Causal) {
-    // Ours is bottom-right aligned, a lower-triangular mask top-left: the
-    // same only when Nq == Nk.
+  // Bounds no pair of the domain reaches bound nothing (the mask of a
+  // constant tensor gives them exactly).
+  Band band = chain.visible;
+  if (!ShapedType::isDynamic(dom.nq) && band.left >= dom.nq - 1)
+    band.left = kNoBound;
+  if (!ShapedType::isDynamic(dom.nk) && band.right >= dom.nk - 1)
+    band.right = kNoBound;
+  if (band.left != kNoBound || band.right != kNoBound) {
+    // Ours is bottom-right aligned, a mask of i and j top-left: the same only
+    // when Nq == Nk. Every row must see its own key (the diagonal): a row
+    // the program masks whole gives NaN, where fa.attention gives 0.
     auto s = cast<ShapedType>(chain.scores.getType());
     if (s.isDynamicDim(qkRank - 2) ||
-        s.getDimSize(qkRank - 2) != s.getDimSize(qkRank - 1))
+        s.getDimSize(qkRank - 2) != s.getDimSize(qkRank - 1) ||
+        band.left < 0 || band.right < 0)
       return std::nullopt;
-    match.causal = true;
+    // FlashAttention-2's convention: causal is a window's right edge at 0.
+    match.causal = band.right == 0;
+    if (band.left != kNoBound) {
+      match.windowLeft = band.left;
+      match.windowRight = band.right == kNoBound ? -1 : band.right;
+    }
   }
 
   // Q [batch, Nq, D], K [batch, Nk, D] (or transposed), V [batch, Nk, Dv].
@@ -1355,7 +1414,10 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
   if (match.key.group != match.value.group)
     return std::nullopt;
 
-  match.scale = chain.scale * match.query.factor * match.key.factor;
+  // With a cap c, the factors back to Q K^T scale S / c.
+  match.softcap = chain.cap;
+  match.scale = chain.scale * match.query.factor * match.key.factor *
+                chain.cap.value_or(1.0);
   if (!std::isfinite(match.scale) || match.scale <= 0.0)
     return std::nullopt;
 

@@ -48,6 +48,11 @@ struct AttentionMatch {
   /// The total scale on Q K^T (scores, Q and K factors combined).
   double scale = 1.0;
   bool causal = false;
+  /// A sliding window's edges (fa.attention's window(left, right); right is
+  /// -1 when unbounded), when the mask bounds the keys on the left.
+  std::optional<int64_t> windowLeft, windowRight;
+  /// Soft-capped scores c * tanh(S / c): c.
+  std::optional<double> softcap;
   /// The op whose single result becomes fa.attention's O (the P V
   /// contraction, or a cast right after it).
   Operation *root = nullptr;

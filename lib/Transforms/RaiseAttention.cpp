@@ -209,8 +209,12 @@ LogicalResult raise(RewriterBase &rewriter, const AttentionMatch &m) {
       /*block_table=*/Value(), /*cu_seqlens_q=*/Value(),
       /*cu_seqlens_k=*/Value(), ValueRange{init},
       rewriter.getF32FloatAttr(static_cast<float>(m.scale)),
-      m.causal ? rewriter.getUnitAttr() : UnitAttr(), IntegerAttr(),
-      IntegerAttr(), FloatAttr());
+      m.causal ? rewriter.getUnitAttr() : UnitAttr(),
+      m.windowLeft ? rewriter.getI64IntegerAttr(*m.windowLeft) : IntegerAttr(),
+      m.windowRight ? rewriter.getI64IntegerAttr(*m.windowRight)
+                    : IntegerAttr(),
+      m.softcap ? rewriter.getF32FloatAttr(static_cast<float>(*m.softcap))
+                : FloatAttr());
   LogicalResult verified = success();
   {
     // A safety net, not a diagnostic: shapes that the matcher could not

@@ -34,6 +34,12 @@
 //
 // RUN: %{as_written} | %{run} -e main_reciprocal_inline > %t.recip_inline
 // RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_reciprocal_inline | %{cmp} --expected-file %t.recip_inline --atol 1e-5 --rtol 1e-5
+//
+// RUN: %{as_written} | %{run} -e main_sliding_window > %t.window
+// RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_sliding_window | %{cmp} --expected-file %t.window --atol 1e-5 --rtol 1e-5
+//
+// RUN: %{as_written} | %{run} -e main_softcap_causal > %t.softcap
+// RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_softcap_causal | %{cmp} --expected-file %t.softcap --atol 1e-5 --rtol 1e-5
 
 // RAISED-LABEL: func.func @bmm_softmax
 // RAISED: fa.attention
@@ -53,6 +59,10 @@
 // RAISED-LABEL: func.func @reciprocal_inline
 // RAISED: fa.attention ins({{.*}} : tensor<1x3x4x8xf32>, tensor<1x3x6x8xf32>, tensor<1x3x6x8xf32>)
 // RAISED-NOT: linalg.reduce
+// RAISED-LABEL: func.func @sliding_window
+// RAISED: fa.attention {{.*}} causal window(2, 0) ->
+// RAISED-LABEL: func.func @softcap_causal
+// RAISED: fa.attention {{.*}} scale(0.353553{{[0-9]*}}) causal softcap(5.000000e-01) ->
 
 #id3 = affine_map<(b, i, j) -> (b, i, j)>
 #row3 = affine_map<(b, i, j) -> (b, i)>
@@ -581,6 +591,202 @@ func.func @main_reciprocal_inline() {
   %o = call @reciprocal_inline(%q, %k, %v) : (tensor<3x4x8xf32>, tensor<3x6x8xf32>, tensor<3x6x8xf32>) -> tensor<3x4x8xf32>
   %o4 = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [1, 3, 4, 8] : tensor<3x4x8xf32> into tensor<1x3x4x8xf32>
   %od = tensor.cast %o4 : tensor<1x3x4x8xf32> to tensor<?x?x?x?xf32>
+  call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
+  return
+}
+
+// The 4-D program of causal_generic with a sliding window: masked where
+// j > i or i - j > 2 (Mistral's mask, 3 keys visible at most).
+func.func @sliding_window(%q: tensor<2x3x6x8xf32>, %k: tensor<2x3x6x8xf32>, %v: tensor<2x3x6x4xf32>) -> tensor<2x3x6x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %sqrt = arith.constant 2.828427 : f32
+  %e = tensor.empty() : tensor<2x3x6x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x6x6xf32>) -> tensor<2x3x6x6xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>,
+                                        affine_map<(b, h, i, j, d) -> (b, h, j, d)>,
+                                        affine_map<(b, h, i, j, d) -> (b, h, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x3x6x8xf32>, tensor<2x3x6x8xf32>) outs(%z : tensor<2x3x6x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x6xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x3x6x6xf32>) outs(%e : tensor<2x3x6x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %c2 = arith.constant 2 : index
+    %scaled = arith.divf %in, %sqrt : f32
+    %future = arith.cmpi sgt, %j, %i : index
+    %d = arith.subi %i, %j : index
+    %far = arith.cmpi sgt, %d, %c2 : index
+    %masked = arith.ori %future, %far : i1
+    %r = arith.select %masked, %ninf, %scaled : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x6xf32>
+  %em = tensor.empty() : tensor<2x3x6x1xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%em : tensor<2x3x6x1xf32>) -> tensor<2x3x6x1xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, affine_map<(b, h, i, j) -> (b, h, i, 0)>],
+                        iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x : tensor<2x3x6x6xf32>) outs(%minit : tensor<2x3x6x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x1xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, affine_map<(b, h, i, j) -> (b, h, i, 0)>, #id4],
+                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %mx : tensor<2x3x6x6xf32>, tensor<2x3x6x1xf32>) outs(%e : tensor<2x3x6x6xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x6xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%em : tensor<2x3x6x1xf32>) -> tensor<2x3x6x1xf32>
+  %sum = linalg.generic {indexing_maps = [#id4, affine_map<(b, h, i, j) -> (b, h, i, 0)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%ex : tensor<2x3x6x6xf32>) outs(%sinit : tensor<2x3x6x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x1xf32>
+  %p = linalg.generic {indexing_maps = [#id4, affine_map<(b, h, i, j) -> (b, h, i, 0)>, #id4],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%ex, %sum : tensor<2x3x6x6xf32>, tensor<2x3x6x1xf32>) outs(%e : tensor<2x3x6x6xf32>) {
+  ^bb0(%a: f32, %l: f32, %out: f32):
+    %r = arith.divf %a, %l : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x6xf32>
+  %eo = tensor.empty() : tensor<2x3x6x4xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x3x6x4xf32>) -> tensor<2x3x6x4xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>,
+                                        affine_map<(b, h, i, e, j) -> (b, h, j, e)>,
+                                        affine_map<(b, h, i, e, j) -> (b, h, i, e)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<2x3x6x6xf32>, tensor<2x3x6x4xf32>) outs(%zo : tensor<2x3x6x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x4xf32>
+  return %o : tensor<2x3x6x4xf32>
+}
+
+func.func @main_sliding_window() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %q4 = call @input(%c2, %c3, %c6, %c8, %c1) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %k4 = call @input(%c2, %c3, %c6, %c8, %c2) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %v4 = call @input(%c2, %c3, %c6, %c4, %c3) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %q = tensor.cast %q4 : tensor<?x?x?x?xf32> to tensor<2x3x6x8xf32>
+  %k = tensor.cast %k4 : tensor<?x?x?x?xf32> to tensor<2x3x6x8xf32>
+  %v = tensor.cast %v4 : tensor<?x?x?x?xf32> to tensor<2x3x6x4xf32>
+  %o = call @sliding_window(%q, %k, %v) : (tensor<2x3x6x8xf32>, tensor<2x3x6x8xf32>, tensor<2x3x6x4xf32>) -> tensor<2x3x6x4xf32>
+  %od = tensor.cast %o : tensor<2x3x6x4xf32> to tensor<?x?x?x?xf32>
+  call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
+  return
+}
+
+// The 4-D program of causal_generic with Gemma 2's soft cap, c = 0.5 (small
+// enough to bind on these scores), between the scale and the mask.
+func.func @softcap_causal(%q: tensor<2x3x6x8xf32>, %k: tensor<2x3x6x8xf32>, %v: tensor<2x3x6x4xf32>) -> tensor<2x3x6x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %sqrt = arith.constant 2.828427 : f32
+  %e = tensor.empty() : tensor<2x3x6x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x6x6xf32>) -> tensor<2x3x6x6xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>,
+                                        affine_map<(b, h, i, j, d) -> (b, h, j, d)>,
+                                        affine_map<(b, h, i, j, d) -> (b, h, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x3x6x8xf32>, tensor<2x3x6x8xf32>) outs(%z : tensor<2x3x6x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x6xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x3x6x6xf32>) outs(%e : tensor<2x3x6x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %cap = arith.constant 0.5 : f32
+    %scaled = arith.divf %in, %sqrt : f32
+    %x = arith.divf %scaled, %cap : f32
+    %t = math.tanh %x : f32
+    %capped = arith.mulf %cap, %t : f32
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %capped, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x6xf32>
+  %em = tensor.empty() : tensor<2x3x6x1xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%em : tensor<2x3x6x1xf32>) -> tensor<2x3x6x1xf32>
+  %mx = linalg.generic {indexing_maps = [#id4, affine_map<(b, h, i, j) -> (b, h, i, 0)>],
+                        iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x : tensor<2x3x6x6xf32>) outs(%minit : tensor<2x3x6x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.maximumf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x1xf32>
+  %ex = linalg.generic {indexing_maps = [#id4, affine_map<(b, h, i, j) -> (b, h, i, 0)>, #id4],
+                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %mx : tensor<2x3x6x6xf32>, tensor<2x3x6x1xf32>) outs(%e : tensor<2x3x6x6xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x6xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%em : tensor<2x3x6x1xf32>) -> tensor<2x3x6x1xf32>
+  %sum = linalg.generic {indexing_maps = [#id4, affine_map<(b, h, i, j) -> (b, h, i, 0)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%ex : tensor<2x3x6x6xf32>) outs(%sinit : tensor<2x3x6x1xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x1xf32>
+  %p = linalg.generic {indexing_maps = [#id4, affine_map<(b, h, i, j) -> (b, h, i, 0)>, #id4],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%ex, %sum : tensor<2x3x6x6xf32>, tensor<2x3x6x1xf32>) outs(%e : tensor<2x3x6x6xf32>) {
+  ^bb0(%a: f32, %l: f32, %out: f32):
+    %r = arith.divf %a, %l : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x6xf32>
+  %eo = tensor.empty() : tensor<2x3x6x4xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x3x6x4xf32>) -> tensor<2x3x6x4xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>,
+                                        affine_map<(b, h, i, e, j) -> (b, h, j, e)>,
+                                        affine_map<(b, h, i, e, j) -> (b, h, i, e)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<2x3x6x6xf32>, tensor<2x3x6x4xf32>) outs(%zo : tensor<2x3x6x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x4xf32>
+  return %o : tensor<2x3x6x4xf32>
+}
+
+func.func @main_softcap_causal() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %q4 = call @input(%c2, %c3, %c6, %c8, %c1) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %k4 = call @input(%c2, %c3, %c6, %c8, %c2) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %v4 = call @input(%c2, %c3, %c6, %c4, %c3) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %q = tensor.cast %q4 : tensor<?x?x?x?xf32> to tensor<2x3x6x8xf32>
+  %k = tensor.cast %k4 : tensor<?x?x?x?xf32> to tensor<2x3x6x8xf32>
+  %v = tensor.cast %v4 : tensor<?x?x?x?xf32> to tensor<2x3x6x4xf32>
+  %o = call @softcap_causal(%q, %k, %v) : (tensor<2x3x6x8xf32>, tensor<2x3x6x8xf32>, tensor<2x3x6x4xf32>) -> tensor<2x3x6x4xf32>
+  %od = tensor.cast %o : tensor<2x3x6x4xf32> to tensor<?x?x?x?xf32>
   call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
   return
 }
