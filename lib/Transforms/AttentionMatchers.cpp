@@ -403,7 +403,9 @@ classifyConstantMask(const Point &p, OpOperand *operand, MaskDomain dom,
                          elementVisible) {
   DenseElementsAttr dense;
   if (!matchPattern(operand->get(), m_Constant(&dense)) ||
-      !dense.getType().hasStaticShape() || dom.nq * dom.nk > kMaxEnumeratedMask)
+      !dense.getType().hasStaticShape() || ShapedType::isDynamic(dom.nq) ||
+      ShapedType::isDynamic(dom.nk) ||
+      dom.nq > kMaxEnumeratedMask / std::max<int64_t>(dom.nk, 1))
     return std::nullopt;
   AffineMap map = p.op.getMatchingIndexingMap(operand);
   auto type = cast<ShapedType>(dense.getType());
