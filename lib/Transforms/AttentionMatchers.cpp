@@ -576,14 +576,22 @@ std::optional<Band> classifyAdditiveMask(const Point &p, MaskDomain dom) {
 // Contractions and reductions
 //===----------------------------------------------------------------------===//
 
-/// `out = lhs x rhs` over batch dims: lhs read as [batch..., m, k], rhs as
-/// [batch..., n, k] (`rhsNK`) or [batch..., k, n], out as [batch..., m, n].
+/// `out = lhs x rhs` over batch dims, each tensor's dims in any order
+/// (einsum `bqhd,bkhd->bhqk`, a batch_matmul with transposed maps, ...). The
+/// batch loops take one order (`BatchOrder`); each operand's dims are listed
+/// for the roles [batch..., m, k] (lhs), [batch..., n, k] (rhs) and
+/// [batch..., m, n] (result).
 struct Contraction {
   linalg::LinalgOp op;
   Value lhs, rhs;
-  bool rhsNK = false;
   unsigned batchRank = 0;
+  SmallVector<int64_t> lhsDims, rhsDims, outDims;
 };
+
+/// Whose layout orders the batch loops, and must end with its two
+/// non-batch dims: the result's (the scores, Q K^T) or the lhs's (P, in
+/// P V: the scores' layout again).
+enum class BatchOrder { Result, Lhs };
 
 bool isZeroInit(Value init) {
   std::optional<double> c = tensorConstant(init);
@@ -608,7 +616,8 @@ bool isMulAddBody(linalg::LinalgOp op) {
   return (a == lhsArg && b == rhsArg) || (a == rhsArg && b == lhsArg);
 }
 
-std::optional<Contraction> matchContraction(Operation *maybeOp) {
+std::optional<Contraction> matchContraction(Operation *maybeOp,
+                                            BatchOrder order) {
   linalg::LinalgOp op = singleResultLinalg(maybeOp);
   if (!op || op.getNumDpsInputs() != 2 || op.getNumReductionLoops() != 1 ||
       !isa<FloatType>(getElementTypeOrSelf(op->getResult(0).getType())))
@@ -620,28 +629,55 @@ std::optional<Contraction> matchContraction(Operation *maybeOp) {
     return std::nullopt;
   unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  // Batch loops in the order the result lays them out.
-  AffineMap out = maps[2];
-  unsigned rank = out.getNumResults();
-  if (rank != dims->batch.size() + 2 || !out.isProjectedPermutation())
-    return std::nullopt;
-  SmallVector<AffineExpr> batch(out.getResults().take_front(rank - 2));
-  MLIRContext *ctx = op->getContext();
-  auto expect = [&](ArrayRef<unsigned> tail) {
-    SmallVector<AffineExpr> results(batch);
-    for (unsigned d : tail)
-      results.push_back(getAffineDimExpr(d, ctx));
-    return AffineMap::get(op.getNumLoops(), 0, results, ctx);
+  unsigned rank = dims->batch.size() + 2;
+  // Each map reads its tensor with plain loop dims, one per tensor dim.
+  auto loopsOf = [&](AffineMap map) -> std::optional<SmallVector<unsigned>> {
+    if (map.getNumResults() != rank || !map.isProjectedPermutation())
+      return std::nullopt;
+    SmallVector<unsigned> loops;
+    for (AffineExpr e : map.getResults())
+      loops.push_back(cast<AffineDimExpr>(e).getPosition());
+    return loops;
   };
-  if (out != expect({m, n}) || maps[0] != expect({m, k}))
+  std::optional<SmallVector<unsigned>> lhs = loopsOf(maps[0]),
+                                       rhs = loopsOf(maps[1]),
+                                       out = loopsOf(maps[2]);
+  if (!lhs || !rhs || !out)
     return std::nullopt;
-  bool rhsNK = maps[1] == expect({n, k});
-  if (!rhsNK && maps[1] != expect({k, n}))
+  // The ordering tensor: batch loops first, then its two others in order.
+  ArrayRef<unsigned> ordering = order == BatchOrder::Result ? *out : *lhs;
+  unsigned last = order == BatchOrder::Result ? n : k;
+  if (ordering[rank - 2] != m || ordering[rank - 1] != last)
+    return std::nullopt;
+  SmallVector<unsigned> batch(ordering.take_front(rank - 2));
+  // Each role's position in a tensor's dims, or nullopt if it is missing.
+  auto positions = [&](ArrayRef<unsigned> loops, unsigned a, unsigned b)
+      -> std::optional<SmallVector<int64_t>> {
+    SmallVector<unsigned> roles(batch);
+    roles.append({a, b});
+    SmallVector<int64_t> result;
+    for (unsigned loop : roles) {
+      const unsigned *at = llvm::find(loops, loop);
+      if (at == loops.end())
+        return std::nullopt;
+      result.push_back(at - loops.begin());
+    }
+    return result;
+  };
+  std::optional<SmallVector<int64_t>> lhsDims = positions(*lhs, m, k),
+                                      rhsDims = positions(*rhs, n, k),
+                                      outDims = positions(*out, m, n);
+  if (!lhsDims || !rhsDims || !outDims)
     return std::nullopt;
   if (!isMulAddBody(op) || !isZeroInit(op.getDpsInitOperand(0)->get()))
     return std::nullopt;
-  return Contraction{op, op.getDpsInputOperand(0)->get(),
-                     op.getDpsInputOperand(1)->get(), rhsNK, rank - 2};
+  return Contraction{op,
+                     op.getDpsInputOperand(0)->get(),
+                     op.getDpsInputOperand(1)->get(),
+                     rank - 2,
+                     std::move(*lhsDims),
+                     std::move(*rhsDims),
+                     std::move(*outDims)};
 }
 
 enum class RowKind { Max, Sum, All };
@@ -957,7 +993,7 @@ bool analyzeScoreTensor(Value t, MaskDomain dom, ScoreChain &chain,
   Value source = throughBatchReshapes(t, shared);
   if (source != t && !source.hasOneUse())
     return false;
-  if (matchContraction(source.getDefiningOp())) {
+  if (matchContraction(source.getDefiningOp(), BatchOrder::Result)) {
     chain.scores = source;
     return true;
   }
@@ -1325,7 +1361,7 @@ Operation *matchEmptyRowZeroing(Value &p, Value &x) {
 
 std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
     linalg::LinalgOp pvOp, const MatchOptions &options) {
-  std::optional<Contraction> pv = matchContraction(pvOp);
+  std::optional<Contraction> pv = matchContraction(pvOp, BatchOrder::Lhs);
   if (!pv)
     return std::nullopt;
   AttentionMatch match;
@@ -1371,7 +1407,8 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
   ScoreChain chain;
   if (!analyzeScoreTensor(*x, dom, chain, /*shared=*/true))
     return std::nullopt;
-  std::optional<Contraction> qk = matchContraction(chain.scores.getDefiningOp());
+  std::optional<Contraction> qk =
+      matchContraction(chain.scores.getDefiningOp(), BatchOrder::Result);
   if (!qk)
     return std::nullopt;
   unsigned qkRank = qk->batchRank + 2;
@@ -1399,20 +1436,16 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
     }
   }
 
-  // Q [batch, Nq, D], K [batch, Nk, D] (or transposed), V [batch, Nk, Dv].
-  auto orders = [](unsigned r) {
-    SmallVector<int64_t> natural = iota(r), swapped = iota(r);
-    std::swap(swapped[r - 2], swapped[r - 1]);
-    return std::make_pair(natural, swapped);
-  };
-  auto [qkNatural, qkSwapped] = orders(qkRank);
-  auto [pvNatural, pvSwapped] = orders(rank);
+  // Q [batch, Nq, D], K [batch, Nk, D], V [batch, Nk, Dv], O [batch, Nq,
+  // Dv]: each tensor's dims in that order.
   PeelOptions qkOptions{true, false, elemType};
-  match.query = peelOperand(qk->lhs, qkNatural, qkOptions);
+  match.query = peelOperand(qk->lhs, qk->lhsDims, qkOptions);
   qkOptions.allowGroup = true;
-  match.key = peelOperand(qk->rhs, qk->rhsNK ? qkNatural : qkSwapped, qkOptions);
-  match.value = peelOperand(pv->rhs, pv->rhsNK ? pvSwapped : pvNatural,
-                            PeelOptions{false, true, elemType});
+  match.key = peelOperand(qk->rhs, qk->rhsDims, qkOptions);
+  SmallVector<int64_t> vDims = pv->rhsDims; // [batch, Dv, Nk]
+  std::swap(vDims[rank - 2], vDims[rank - 1]);
+  match.value = peelOperand(pv->rhs, vDims, PeelOptions{false, true, elemType});
+  match.resultDims = pv->outDims;
   if (match.key.group != match.value.group)
     return std::nullopt;
 

@@ -58,6 +58,8 @@ struct AttentionMatch {
   Operation *root = nullptr;
   /// Batch dims of the score domain (0, 1 or 2).
   unsigned batchRank = 0;
+  /// The dims of the root's result holding O's [batch..., Nq, Dv].
+  SmallVector<int64_t> resultDims;
 };
 
 struct MatchOptions {

@@ -188,7 +188,7 @@ LogicalResult raise(RewriterBase &rewriter, const AttentionMatch &m) {
   Operation *root = m.root;
   auto resultType = cast<RankedTensorType>(root->getResult(0).getType());
   // A 4-D result with a dynamic head dim cannot be split back.
-  if (resultType.getRank() == 4 && resultType.isDynamicDim(1))
+  if (resultType.getRank() == 4 && resultType.isDynamicDim(m.resultDims[1]))
     return failure();
   std::optional<std::pair<int64_t, int64_t>> heads = chooseHeads(m);
   if (!heads)
@@ -232,9 +232,16 @@ LogicalResult raise(RewriterBase &rewriter, const AttentionMatch &m) {
                    erased);
     return failure();
   }
+  // O in the result's shape with its dims in [batch..., Nq, Dv] order, then
+  // in the result's own order (an einsum's `bhqk,bkhd->bqhd`).
+  SmallVector<int64_t> canonicalShape, toResult(m.resultDims.size());
+  for (auto [role, dim] : llvm::enumerate(m.resultDims)) {
+    canonicalShape.push_back(resultType.getDimSize(dim));
+    toResult[dim] = role;
+  }
   Value o = toProgramLayout(rewriter, loc, attention->getResult(0),
-                            resultType);
-  rewriter.replaceOp(root, o);
+                            resultType.clone(canonicalShape));
+  rewriter.replaceOp(root, transposed(rewriter, loc, o, toResult));
   return success();
 }
 

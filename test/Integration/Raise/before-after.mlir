@@ -40,6 +40,9 @@
 //
 // RUN: %{as_written} | %{run} -e main_softcap_causal > %t.softcap
 // RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_softcap_causal | %{cmp} --expected-file %t.softcap --atol 1e-5 --rtol 1e-5
+//
+// RUN: %{as_written} | %{run} -e main_einsum_bshd > %t.einsum
+// RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_einsum_bshd | %{cmp} --expected-file %t.einsum --atol 1e-5 --rtol 1e-5
 
 // RAISED-LABEL: func.func @bmm_softmax
 // RAISED: fa.attention
@@ -63,6 +66,9 @@
 // RAISED: fa.attention {{.*}} causal window(2, 0) ->
 // RAISED-LABEL: func.func @softcap_causal
 // RAISED: fa.attention {{.*}} scale(0.353553{{[0-9]*}}) causal softcap(5.000000e-01) ->
+// RAISED-LABEL: func.func @einsum_bshd
+// RAISED: fa.attention ins({{.*}} : tensor<2x3x6x8xf32>, tensor<2x3x6x8xf32>, tensor<2x3x6x4xf32>) {{.*}} causal ->
+// RAISED: linalg.transpose {{.*}} permutation = [0, 2, 1, 3]
 
 #id3 = affine_map<(b, i, j) -> (b, i, j)>
 #row3 = affine_map<(b, i, j) -> (b, i)>
@@ -787,6 +793,69 @@ func.func @main_softcap_causal() {
   %v = tensor.cast %v4 : tensor<?x?x?x?xf32> to tensor<2x3x6x4xf32>
   %o = call @softcap_causal(%q, %k, %v) : (tensor<2x3x6x8xf32>, tensor<2x3x6x8xf32>, tensor<2x3x6x4xf32>) -> tensor<2x3x6x4xf32>
   %od = tensor.cast %o : tensor<2x3x6x4xf32> to tensor<?x?x?x?xf32>
+  call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
+  return
+}
+
+// Flax's einsums on [B, N, H, D] tensors (`bqhd,bkhd->bhqk`, then
+// `bhqk,bkhd->bqhd`), a causal mask: the raise transposes Q, K, V and O.
+func.func @einsum_bshd(%q: tensor<2x6x3x8xf32>, %k: tensor<2x6x3x8xf32>, %v: tensor<2x6x3x4xf32>) -> tensor<2x6x3x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<2x3x6x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x6x6xf32>) -> tensor<2x3x6x6xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, i, h, d)>,
+                                        affine_map<(b, h, i, j, d) -> (b, j, h, d)>,
+                                        affine_map<(b, h, i, j, d) -> (b, h, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x6x3x8xf32>, tensor<2x6x3x8xf32>) outs(%z : tensor<2x3x6x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x6xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x3x6x6xf32>) outs(%e : tensor<2x3x6x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 2 : index
+    %j = linalg.index 3 : index
+    %c = arith.constant 0.35355339 : f32
+    %scaled = arith.mulf %in, %c : f32
+    %vis = arith.cmpi sle, %j, %i : index
+    %r = arith.select %vis, %scaled, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x6x6xf32>
+  %p = linalg.softmax dimension(3) ins(%x : tensor<2x3x6x6xf32>) outs(%e : tensor<2x3x6x6xf32>) -> tensor<2x3x6x6xf32>
+  %eo = tensor.empty() : tensor<2x6x3x4xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x6x3x4xf32>) -> tensor<2x6x3x4xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(b, i, h, e, j) -> (b, h, i, j)>,
+                                        affine_map<(b, i, h, e, j) -> (b, j, h, e)>,
+                                        affine_map<(b, i, h, e, j) -> (b, i, h, e)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<2x3x6x6xf32>, tensor<2x6x3x4xf32>) outs(%zo : tensor<2x6x3x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x6x3x4xf32>
+  return %o : tensor<2x6x3x4xf32>
+}
+
+func.func @main_einsum_bshd() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %q4 = call @input(%c2, %c6, %c3, %c8, %c1) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %k4 = call @input(%c2, %c6, %c3, %c8, %c2) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %v4 = call @input(%c2, %c6, %c3, %c4, %c3) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %q = tensor.cast %q4 : tensor<?x?x?x?xf32> to tensor<2x6x3x8xf32>
+  %k = tensor.cast %k4 : tensor<?x?x?x?xf32> to tensor<2x6x3x8xf32>
+  %v = tensor.cast %v4 : tensor<?x?x?x?xf32> to tensor<2x6x3x4xf32>
+  %o = call @einsum_bshd(%q, %k, %v) : (tensor<2x6x3x8xf32>, tensor<2x6x3x8xf32>, tensor<2x6x3x4xf32>) -> tensor<2x6x3x4xf32>
+  %od = tensor.cast %o : tensor<2x6x3x4xf32> to tensor<?x?x?x?xf32>
   call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
   return
 }
