@@ -45,11 +45,29 @@ std::optional<double> scalarConstant(Value v) {
   return std::nullopt;
 }
 
-/// The value every element of tensor `t` holds when it is a splat constant,
-/// a 0-d/one-element constant or a linalg.fill of a constant.
-std::optional<double> tensorConstant(Value t) {
+/// The scalar a tensor is filled with: linalg.fill, or its generalized form
+/// (a parallel generic yielding a scalar input, what
+/// --linalg-generalize-named-ops makes of a fill).
+Value filledScalar(Value t) {
   if (auto fill = t.getDefiningOp<linalg::FillOp>())
-    return scalarConstant(fill.value());
+    return fill.value();
+  auto generic = t.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic->getNumResults() != 1 ||
+      generic.getNumDpsInputs() != 1 || generic.getNumReductionLoops() != 0)
+    return Value();
+  OpOperand *in = generic.getDpsInputOperand(0);
+  if (isa<ShapedType>(in->get().getType()) ||
+      generic.getBody()->getTerminator()->getOperand(0) !=
+          generic.getMatchingBlockArgument(in))
+    return Value();
+  return in->get();
+}
+
+/// The value every element of tensor `t` holds when it is a splat constant,
+/// a 0-d/one-element constant or a fill of a constant.
+std::optional<double> tensorConstant(Value t) {
+  if (Value scalar = filledScalar(t))
+    return scalarConstant(scalar);
   DenseElementsAttr dense;
   if (!matchPattern(t, m_Constant(&dense)) ||
       !isa<FloatType>(dense.getElementType()))
@@ -469,8 +487,8 @@ bool isTrue(const Point &p) {
   if (!operand)
     return false;
   Value t = operand->get();
-  if (auto fill = t.getDefiningOp<linalg::FillOp>())
-    return matchPattern(fill.value(), m_Constant(&attr)) &&
+  if (Value scalar = filledScalar(t))
+    return matchPattern(scalar, m_Constant(&attr)) &&
            attr.getType().isInteger(1) && attr.getValue().isAllOnes();
   DenseElementsAttr dense;
   return matchPattern(t, m_Constant(&dense)) && dense.isSplat() &&
@@ -684,8 +702,8 @@ enum class RowKind { Max, Sum, All };
 
 bool isTrueInit(Value init) {
   IntegerAttr attr;
-  if (auto fill = init.getDefiningOp<linalg::FillOp>())
-    return matchPattern(fill.value(), m_Constant(&attr)) &&
+  if (Value scalar = filledScalar(init))
+    return matchPattern(scalar, m_Constant(&attr)) &&
            attr.getType().isInteger(1) && attr.getValue().isAllOnes();
   DenseElementsAttr dense;
   return matchPattern(init, m_Constant(&dense)) && dense.isSplat() &&

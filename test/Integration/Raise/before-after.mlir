@@ -16,6 +16,7 @@
 // DEFINE: %{as_written} = mlir-opt %s --transform-preload-library=transform-library-paths=%S/Inputs/decompose-softmax.mlir --transform-interpreter | fa-opt --fa-lower-to-cpu
 //
 // RUN: fa-opt %s --fa-raise-attention | FileCheck %s --check-prefix=RAISED
+// RUN: mlir-opt %s --linalg-generalize-named-ops | fa-opt --fa-raise-attention | FileCheck %s --check-prefix=RAISED
 //
 // RUN: %{as_written} | %{run} -e main_bmm_softmax > %t.bmm
 // RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_bmm_softmax | %{cmp} --expected-file %t.bmm --atol 1e-5 --rtol 1e-5
