@@ -1,0 +1,484 @@
+#!/usr/bin/env python3
+"""Randomized check of --fa-raise-attention on unfused attention programs.
+
+A seeded generator writes attention the way frontends do, drawing each
+ingredient independently:
+
+  * layout: [B*H, N, D] with linalg.batch_matmul (K^T by linalg.transpose or
+    by transposed indexing maps), or [B, H, N, D] / [B, N, H, D] (Flax's
+    einsum layout) with linalg.generic contractions; O in the same layout;
+    GQA in [B, H, N, D]: K and V broadcast from H / 2 heads (torch's
+    repeat_kv), which must stay K/V heads of fa.attention;
+  * scale: a multiply or a divide, on the scores or on Q;
+  * soft cap c * tanh(x / c) (Gemma 2), before the mask;
+  * mask (when Nq == Nk): causal, a sliding window, a window on both sides
+    or the upper triangle, written as a select on index comparisons (the
+    visible edges and-ed, or the masked ones or-ed), or as an additive
+    constant tensor of 0 / -inf;
+  * softmax: linalg.softmax, or max / exp(x - max) / sum / divide (or times
+    the reciprocal of the sum) in separate or fused generics;
+  * optionally --linalg-generalize-named-ops before the raise.
+
+Every program must raise to one fa.attention whose attributes (scale,
+causal, window, softcap) are the ones the generator meant, and must compute
+the same O on the CPU as written (--fa-lower-to-cpu, linalg.softmax
+decomposed first) and raised (--fa-linalg-to-cpu), in f32 within
+2e-5 + 2e-5 |x|.
+
+  random_raise.py --seed 1 --count 40 --runner-libs LIBS [--keep DIR]
+
+Prints one line per program and exits non-zero if any fails; a failing
+program is written to --keep (or printed) with its seed and index.
+"""
+import argparse
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_memrefs  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DECOMPOSE = os.path.join(HERE, "..", "Integration", "Raise", "Inputs", "decompose-softmax.mlir")
+NINF = "0xFF800000"
+
+
+def fmt(x):
+    return NINF if x == float("-inf") else "%.9e" % x
+
+
+def dense(values, shape):
+    """A dense literal of f32 `values` (flat) with `shape`."""
+    def nest(vals, dims):
+        if not dims:
+            return fmt(vals[0])
+        step = len(vals) // dims[0]
+        return "[" + ", ".join(nest(vals[k * step:(k + 1) * step], dims[1:]) for k in range(dims[0])) + "]"
+    return "dense<%s> : tensor<%sxf32>" % (nest(values, shape), "x".join(map(str, shape)))
+
+
+class Program:
+    def __init__(self, rng):
+        self.rng = rng
+        r = rng
+        self.layout = r.choice(["bmm", "bhnd", "bnhd"])
+        self.b, self.h = r.choice([1, 2]), r.choice([1, 3])
+        # GQA (the [B, H, N, D] layout): K and V have H / group heads,
+        # broadcast to H by torch's repeat_kv (expand, then reshape).
+        self.group = r.choice([1, 2]) if self.layout == "bhnd" else 1
+        self.h *= self.group
+        self.masked = r.random() < 0.6
+        self.nq = r.choice([1, 2, 5, 8])
+        self.nk = self.nq if self.masked else r.choice([1, 3, 8])
+        self.d, self.dv = r.choice([4, 8]), r.choice([4, 8])
+        self.scale = r.choice([0.125, 0.5, 0.35355339, 2.0])
+        self.scale_as_div = r.random() < 0.4
+        self.scale_on_q = r.random() < 0.25
+        self.cap = r.choice([None, None, 0.75, 3.0])
+        self.softmax = r.choice(["named", "decomposed", "reciprocal", "fused"])
+        self.generalize = r.random() < 0.3
+        if self.masked:
+            n = self.nq
+            self.band = r.choice([
+                (None, 0),                        # causal
+                (r.randrange(0, max(1, n)), 0),   # sliding window (causal)
+                (r.randrange(0, 3), r.randrange(0, 3)),  # both sides
+                (0, None),                        # upper triangle
+            ])
+            self.mask_form = r.choice(["and", "or", "additive"])
+        else:
+            self.band = (None, None)
+
+    # -- what the raise must produce ------------------------------------
+    def expected_attrs(self):
+        left, right = self.band
+        n = self.nq
+        if left is not None and left >= n - 1:
+            left = None
+        if right is not None and right >= n - 1:
+            right = None
+        attrs = []
+        if right == 0:
+            attrs.append("causal")
+        if left is not None:
+            attrs.append("window(%d, %d)" % (left, -1 if right is None else right))
+        if self.cap is not None:
+            attrs.append("softcap(%s)" % self.cap)
+        return left, right, attrs
+
+    # -- shapes --------------------------------------------------------
+    def tensor_shape(self, n, d):
+        if self.layout == "bmm":
+            return [self.b * self.h, n, d]
+        if self.layout == "bhnd":
+            return [self.b, self.h, n, d]
+        return [self.b, n, self.h, d]
+
+    def ty(self, shape):
+        return "tensor<%sxf32>" % "x".join(map(str, shape))
+
+    # -- the program ---------------------------------------------------
+    def text(self):
+        lines = []
+        emit = lines.append
+        q_shape = self.tensor_shape(self.nq, self.d)
+        k_shape = self.tensor_shape(self.nk, self.d)
+        v_shape = self.tensor_shape(self.nk, self.dv)
+        o_shape = self.tensor_shape(self.nq, self.dv)
+        kin_shape, vin_shape = self.input_shapes()[1:]
+        rank = 3 if self.layout == "bmm" else 4
+        s_shape = ([self.b * self.h] if rank == 3 else [self.b, self.h]) + [self.nq, self.nk]
+        row_shape = s_shape[:-1]
+        T = self.ty
+        loops = ["b", "i", "j"] if rank == 3 else ["b", "h", "i", "j"]
+        idmap = "affine_map<(%s) -> (%s)>" % (", ".join(loops), ", ".join(loops))
+        rowmap = "affine_map<(%s) -> (%s)>" % (", ".join(loops), ", ".join(loops[:-1]))
+        par = ", ".join(['"parallel"'] * rank)
+        kname, vname = ("%kin", "%vin") if self.group > 1 else ("%k", "%v")
+        emit("func.func @attention(%%q: %s, %s: %s, %s: %s) -> %s {"
+             % (T(q_shape), kname, T(kin_shape), vname, T(vin_shape), T(o_shape)))
+        if self.group > 1:
+            for src, dst, shape in (("%kin", "%k", k_shape), ("%vin", "%v", v_shape)):
+                hkv, g = self.h // self.group, self.group
+                b5 = [self.b, hkv, g, shape[2], shape[3]]
+                emit("  %se = tensor.empty() : %s" % (dst, T(b5)))
+                emit("  %sb = linalg.broadcast ins(%s : %s) outs(%se : %s) dimensions = [2]"
+                     % (dst, src, T([self.b, hkv, shape[2], shape[3]]), dst, T(b5)))
+                emit("  %s = tensor.collapse_shape %sb [[0], [1, 2], [3], [4]] : %s into %s"
+                     % (dst, dst, T(b5), T(shape)))
+        emit("  %zero = arith.constant 0.0 : f32")
+        emit("  %ninf = arith.constant " + NINF + " : f32")
+        emit("  %one = arith.constant 1.0 : f32")
+        emit("  %es = tensor.empty() : " + T(s_shape))
+        emit("  %zs = linalg.fill ins(%zero : f32) outs(%es : " + T(s_shape) + ") -> " + T(s_shape))
+        q = "%q"
+        factor_outside = self.scale
+        if self.scale_on_q:
+            # Q scaled by a generic of its own.
+            qmaps = ", ".join(["affine_map<(%s) -> (%s)>" % (", ".join("abcd"[:rank]), ", ".join("abcd"[:rank]))] * 2)
+            op = "arith.divf" if self.scale_as_div else "arith.mulf"
+            c = 1.0 / self.scale if self.scale_as_div else self.scale
+            emit("  %eq = tensor.empty() : " + T(q_shape))
+            emit("  %%qs = linalg.generic {indexing_maps = [%s], iterator_types = [%s]} ins(%%q : %s) outs(%%eq : %s) {"
+                 % (qmaps, ", ".join(['"parallel"'] * rank), T(q_shape), T(q_shape)))
+            emit("  ^bb0(%in: f32, %out: f32):")
+            emit("    %c = arith.constant " + fmt(c) + " : f32")
+            emit("    %r = " + op + " %in, %c : f32")
+            emit("    linalg.yield %r : f32")
+            emit("  } -> " + T(q_shape))
+            q = "%qs"
+            factor_outside = None
+        # S = Q K^T
+        if self.layout == "bmm":
+            if self.rng.random() < 0.5:
+                kt_shape = [k_shape[0], self.d, self.nk]
+                emit("  %ekt = tensor.empty() : " + T(kt_shape))
+                emit("  %%kt = linalg.transpose ins(%%k : %s) outs(%%ekt : %s) permutation = [0, 2, 1]" % (T(k_shape), T(kt_shape)))
+                emit("  %%s = linalg.batch_matmul ins(%s, %%kt : %s, %s) outs(%%zs : %s) -> %s"
+                     % (q, T(q_shape), T(kt_shape), T(s_shape), T(s_shape)))
+            else:
+                emit("  %%s = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, "
+                     "affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>] "
+                     "ins(%s, %%k : %s, %s) outs(%%zs : %s) -> %s" % (q, T(q_shape), T(k_shape), T(s_shape), T(s_shape)))
+        else:
+            if self.layout == "bhnd":
+                qm, km = "(b, h, i, d)", "(b, h, j, d)"
+            else:
+                qm, km = "(b, i, h, d)", "(b, j, h, d)"
+            emit("  %%s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> %s>, affine_map<(b, h, i, j, d) -> %s>, "
+                 "affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\"]} "
+                 "ins(%s, %%k : %s, %s) outs(%%zs : %s) {" % (qm, km, q, T(q_shape), T(k_shape), T(s_shape)))
+            emit("  ^bb0(%a: f32, %b: f32, %acc: f32):")
+            emit("    %m = arith.mulf %a, %b : f32")
+            emit("    %r = arith.addf %acc, %m : f32")
+            emit("    linalg.yield %r : f32")
+            emit("  } -> " + T(s_shape))
+        # Scores: scale, cap, mask, in one generic (plus an additive constant).
+        additive = self.masked and self.mask_form == "additive"
+        ins = "%s" + (", %mask" if additive else "")
+        if additive:
+            left, right = self.band
+            vals = []
+            for i in range(self.nq):
+                for j in range(self.nk):
+                    vis = (left is None or i - j <= left) and (right is None or j - i <= right)
+                    vals.append(0.0 if vis else float("-inf"))
+            emit("  %mask = arith.constant " + dense(vals, [self.nq, self.nk]))
+            maskmap = "affine_map<(%s) -> (%s)>" % (", ".join(loops), ", ".join(loops[-2:]))
+            maps = "%s, %s, %s" % (idmap, maskmap, idmap)
+            types = "%s, tensor<%dx%dxf32>" % (T(s_shape), self.nq, self.nk)
+        else:
+            maps = "%s, %s" % (idmap, idmap)
+            types = T(s_shape)
+        emit("  %%x = linalg.generic {indexing_maps = [%s], iterator_types = [%s]} ins(%s : %s) outs(%%es : %s) {"
+             % (maps, par, ins, types, T(s_shape)))
+        emit("  ^bb0(%in: f32, " + ("%mk: f32, " if additive else "") + "%out: f32):")
+        v = "%in"
+        if factor_outside is not None:
+            op = "arith.divf" if self.scale_as_div else "arith.mulf"
+            c = 1.0 / factor_outside if self.scale_as_div else factor_outside
+            emit("    %sc = arith.constant " + fmt(c) + " : f32")
+            emit("    %scaled = " + op + " %in, %sc : f32")
+            v = "%scaled"
+        if self.cap is not None:
+            emit("    %cap = arith.constant " + fmt(self.cap) + " : f32")
+            emit("    %t0 = arith.divf " + v + ", %cap : f32")
+            emit("    %t1 = math.tanh %t0 : f32")
+            emit("    %capped = arith.mulf %t1, %cap : f32")
+            v = "%capped"
+        if self.masked and not additive:
+            emit("    %%i = linalg.index %d : index" % (rank - 2))
+            emit("    %%j = linalg.index %d : index" % (rank - 1))
+            conds = self.edge_conditions(emit, visible=self.mask_form == "and")
+            if len(conds) == 1:
+                cond = conds[0]
+            else:
+                emit("    %%cond = arith.%s %s, %s : i1" % ("andi" if self.mask_form == "and" else "ori", conds[0], conds[1]))
+                cond = "%cond"
+            if self.mask_form == "and":
+                emit("    %%masked = arith.select %s, %s, %%ninf : f32" % (cond, v))
+            else:
+                emit("    %%masked = arith.select %s, %%ninf, %s : f32" % (cond, v))
+            v = "%masked"
+        if additive:
+            emit("    %%masked = arith.addf %s, %%mk : f32" % v)
+            v = "%masked"
+        emit("    linalg.yield " + v + " : f32")
+        emit("  } -> " + T(s_shape))
+        self.emit_softmax(emit, T, s_shape, row_shape, idmap, rowmap, par, rank)
+        # O = P V
+        if self.layout == "bmm":
+            emit("  %eo = tensor.empty() : " + T(o_shape))
+            emit("  %zo = linalg.fill ins(%zero : f32) outs(%eo : " + T(o_shape) + ") -> " + T(o_shape))
+            emit("  %%o = linalg.batch_matmul ins(%%p, %%v : %s, %s) outs(%%zo : %s) -> %s"
+                 % (T(s_shape), T(v_shape), T(o_shape), T(o_shape)))
+        else:
+            if self.layout == "bhnd":
+                vm, om = "(b, h, j, e)", "(b, h, i, e)"
+            else:
+                vm, om = "(b, j, h, e)", "(b, i, h, e)"
+            emit("  %eo = tensor.empty() : " + T(o_shape))
+            emit("  %zo = linalg.fill ins(%zero : f32) outs(%eo : " + T(o_shape) + ") -> " + T(o_shape))
+            emit("  %%o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>, affine_map<(b, h, i, e, j) -> %s>, "
+                 "affine_map<(b, h, i, e, j) -> %s>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\"]} "
+                 "ins(%%p, %%v : %s, %s) outs(%%zo : %s) {" % (vm, om, T(s_shape), T(v_shape), T(o_shape)))
+            emit("  ^bb0(%a: f32, %b: f32, %acc: f32):")
+            emit("    %m = arith.mulf %a, %b : f32")
+            emit("    %r = arith.addf %acc, %m : f32")
+            emit("    linalg.yield %r : f32")
+            emit("  } -> " + T(o_shape))
+        emit("  return %o : " + T(o_shape))
+        emit("}")
+        return "\n".join(lines)
+
+    def edge_conditions(self, emit, visible):
+        """The i1 values of the band's edges: visible when true (`visible`)
+        or masked when true. Each edge in one of several spellings."""
+        left, right = self.band
+        conds = []
+        r = self.rng
+        for name, bound, sign in (("r", right, +1), ("l", left, -1)):
+            if bound is None:
+                continue
+            emit("    %%c%s = arith.constant %d : index" % (name, bound))
+            # visible: sign * (j - i) <= bound
+            a, b = ("%j", "%i") if sign > 0 else ("%i", "%j")   # a - b <= bound
+            form = r.randrange(3)
+            c = "%%e%s" % name
+            if form == 0:   # a <= b + bound
+                emit("    %%s%s = arith.addi %s, %%c%s : index" % (name, b, name))
+                pred = "sle" if visible else "sgt"
+                emit("    %s = arith.cmpi %s, %s, %%s%s : index" % (c, pred, a, name))
+            elif form == 1:  # b + bound >= a
+                emit("    %%s%s = arith.addi %s, %%c%s : index" % (name, b, name))
+                pred = "sge" if visible else "slt"
+                emit("    %s = arith.cmpi %s, %%s%s, %s : index" % (c, pred, name, a))
+            else:           # a - b <= bound
+                emit("    %%d%s = arith.subi %s, %s : index" % (name, a, b))
+                pred = "sle" if visible else "sgt"
+                emit("    %s = arith.cmpi %s, %%d%s, %%c%s : index" % (c, pred, name, name))
+            conds.append(c)
+        return conds
+
+    def emit_softmax(self, emit, T, s_shape, row_shape, idmap, rowmap, par, rank):
+        if self.softmax == "named":
+            emit("  %%p = linalg.softmax dimension(%d) ins(%%x : %s) outs(%%es : %s) -> %s"
+                 % (rank - 1, T(s_shape), T(s_shape), T(s_shape)))
+            return
+        red = ", ".join(['"parallel"'] * (rank - 1) + ['"reduction"'])
+        emit("  %er = tensor.empty() : " + T(row_shape))
+        emit("  %fm = linalg.fill ins(%ninf : f32) outs(%er : " + T(row_shape) + ") -> " + T(row_shape))
+        emit("  %%mx = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]} ins(%%x : %s) outs(%%fm : %s) {"
+             % (idmap, rowmap, red, T(s_shape), T(row_shape)))
+        emit("  ^bb0(%in: f32, %acc: f32):")
+        emit("    %r = arith.maximumf %in, %acc : f32")
+        emit("    linalg.yield %r : f32")
+        emit("  } -> " + T(row_shape))
+        emit("  %%ex = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types = [%s]} ins(%%x, %%mx : %s, %s) outs(%%es : %s) {"
+             % (idmap, rowmap, idmap, par, T(s_shape), T(row_shape), T(s_shape)))
+        emit("  ^bb0(%in: f32, %m: f32, %out: f32):")
+        emit("    %d = arith.subf %in, %m : f32")
+        emit("    %r = math.exp %d : f32")
+        emit("    linalg.yield %r : f32")
+        emit("  } -> " + T(s_shape))
+        emit("  %fs = linalg.fill ins(%zero : f32) outs(%er : " + T(row_shape) + ") -> " + T(row_shape))
+        emit("  %%sm = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]} ins(%%ex : %s) outs(%%fs : %s) {"
+             % (idmap, rowmap, red, T(s_shape), T(row_shape)))
+        emit("  ^bb0(%in: f32, %acc: f32):")
+        emit("    %r = arith.addf %in, %acc : f32")
+        emit("    linalg.yield %r : f32")
+        emit("  } -> " + T(row_shape))
+        row = "%sm"
+        if self.softmax == "reciprocal":
+            rows = ", ".join(["affine_map<(%s) -> (%s)>" % (", ".join("abc"[:rank - 1]), ", ".join("abc"[:rank - 1]))] * 2)
+            emit("  %%rc = linalg.generic {indexing_maps = [%s], iterator_types = [%s]} ins(%%sm : %s) outs(%%er : %s) {"
+                 % (rows, ", ".join(['"parallel"'] * (rank - 1)), T(row_shape), T(row_shape)))
+            emit("  ^bb0(%in: f32, %out: f32):")
+            emit("    %r = arith.divf %one, %in : f32")
+            emit("    linalg.yield %r : f32")
+            emit("  } -> " + T(row_shape))
+            row = "%rc"
+        emit("  %%p = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types = [%s]} ins(%%ex, %s : %s, %s) outs(%%es : %s) {"
+             % (idmap, rowmap, idmap, par, row, T(s_shape), T(row_shape), T(s_shape)))
+        emit("  ^bb0(%e: f32, %l: f32, %out: f32):")
+        if self.softmax == "reciprocal":
+            emit("    %r = arith.mulf %l, %e : f32")
+        elif self.softmax == "fused":
+            emit("    %rl = arith.divf %one, %l : f32")
+            emit("    %r = arith.mulf %e, %rl : f32")
+        else:
+            emit("    %r = arith.divf %e, %l : f32")
+        emit("    linalg.yield %r : f32")
+        emit("  } -> " + T(s_shape))
+
+    def input_shapes(self):
+        """Q, K, V as the function takes them (K and V with fewer heads under
+        GQA)."""
+        shapes = [self.tensor_shape(self.nq, self.d), self.tensor_shape(self.nk, self.d),
+                  self.tensor_shape(self.nk, self.dv)]
+        for s in shapes[1:]:
+            s[1] //= self.group
+        return shapes
+
+    def main_text(self):
+        """@main: constant inputs, the call, O printed."""
+        r = self.rng
+        shapes = self.input_shapes()
+        o_shape = self.tensor_shape(self.nq, self.dv)
+        lines = ["func.func private @printMemrefF32(memref<*xf32>)", "func.func @main() {"]
+        for name, shape in zip("qkv", shapes):
+            count = 1
+            for s in shape:
+                count *= s
+            vals = [r.randrange(-16, 17) / 8.0 for _ in range(count)]
+            lines.append("  %%%s = arith.constant %s" % (name, dense(vals, shape)))
+        T = self.ty
+        lines.append("  %%o = call @attention(%%q, %%k, %%v) : (%s, %s, %s) -> %s"
+                     % (T(shapes[0]), T(shapes[1]), T(shapes[2]), T(o_shape)))
+        rank = len(o_shape)
+        lines.append("  %%m = bufferization.to_buffer %%o : %s to memref<%sxf32>" % (T(o_shape), "x".join(map(str, o_shape))))
+        lines.append("  %%u = memref.cast %%m : memref<%sxf32> to memref<*xf32>" % "x".join(map(str, o_shape)))
+        lines.append("  call @printMemrefF32(%u) : (memref<*xf32>) -> ()")
+        lines.append("  return")
+        lines.append("}")
+        del rank
+        return "\n".join(lines)
+
+    def describe(self):
+        return ("layout=%s B=%d H=%d G=%d Nq=%d Nk=%d D=%d Dv=%d scale=%s%s%s cap=%s band=%s mask=%s softmax=%s%s"
+                % (self.layout, self.b, self.h, self.group, self.nq, self.nk, self.d, self.dv, self.scale,
+                   "(div)" if self.scale_as_div else "", "(on Q)" if self.scale_on_q else "",
+                   self.cap, self.band, getattr(self, "mask_form", "-"), self.softmax,
+                   " generalized" if self.generalize else ""))
+
+
+def run(cmd, text):
+    p = subprocess.run(cmd, input=text, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed:\n%s" % (" ".join(cmd[:2]), p.stderr[-3000:]))
+    return p.stdout
+
+
+def check_one(prog, args):
+    module = prog.text() + "\n" + prog.main_text() + "\n"
+    source = module
+    if prog.generalize:
+        source = run([args.mlir_opt, "--linalg-generalize-named-ops"], module)
+    raised = run([args.fa_opt, "--fa-raise-attention"], source)
+    ops = re.findall(r"fa\.attention [^\n]*", raised)
+    if len(ops) != 1:
+        return "not raised", module
+    _, _, attrs = prog.expected_attrs()
+    op = ops[0]
+    scale = re.search(r"scale\(([^)]*)\)", op)
+    want_scale = prog.scale
+    if not scale or abs(float(scale.group(1)) - want_scale) > 1e-6 * want_scale:
+        return "scale %s, want %s: %s" % (scale and scale.group(1), want_scale, op), module
+    for a in ("causal", "window(", "softcap("):
+        have = [x for x in re.findall(r"(causal|window\([^)]*\)|softcap\([^)]*\))", op) if x.startswith(a)]
+        want = [x for x in attrs if x.startswith(a)]
+        if a == "softcap(":
+            ok = (not have and not want) or (have and want and
+                                             abs(float(have[0][8:-1]) - prog.cap) < 1e-6 * prog.cap)
+        else:
+            ok = have == want
+        if not ok:
+            return "attributes %s, want %s: %s" % (have, want, op), module
+    types = re.search(r" : (tensor<[^>]*>), (tensor<[^>]*>), (tensor<[^>]*>)\)", op)
+    if prog.group > 1 and (not types or
+                           types.group(2).split("<")[1].split("x")[1] != str(prog.h // prog.group)):
+        return "K/V not kept at %d heads (GQA): %s" % (prog.h // prog.group, op), module
+    if "linalg.softmax" in raised or "math.exp" in raised:
+        return "softmax left behind", module
+    runner = [args.mlir_runner, "-e", "main", "-entry-point-result=void", "-shared-libs=" + args.runner_libs]
+    written = run([args.mlir_opt, "--transform-preload-library=transform-library-paths=" + DECOMPOSE,
+                   "--transform-interpreter"], source)
+    expected = run(runner, run([args.fa_opt, "--fa-lower-to-cpu"], written))
+    actual = run(runner, run([args.fa_opt, "--fa-linalg-to-cpu"], source))
+    want = compare_memrefs.numbers_in_memref_dump(expected)
+    have = compare_memrefs.numbers_in_memref_dump(actual)
+    if len(want) != len(have) or not want:
+        return "printed %d numbers, want %d" % (len(have), len(want)), module
+    for x, y in zip(have, want):
+        if not abs(x - y) <= 2e-5 + 2e-5 * abs(y):
+            return "O differs: %r vs %r" % (x, y), module
+    return None, module
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--count", type=int, default=20)
+    p.add_argument("--fa-opt", default="fa-opt")
+    p.add_argument("--mlir-opt", default="mlir-opt")
+    p.add_argument("--mlir-runner", default="mlir-runner")
+    p.add_argument("--runner-libs", required=True)
+    p.add_argument("--keep", help="directory for failing programs")
+    args = p.parse_args()
+    failures = 0
+    for index in range(args.count):
+        prog = Program(random.Random("%d-%d" % (args.seed, index)))
+        try:
+            problem, module = check_one(prog, args)
+        except RuntimeError as e:
+            problem, module = str(e), prog.text()
+        status = "FAIL" if problem else "ok"
+        print("%s %d/%d %s%s" % (status, args.seed, index, prog.describe(),
+                                 (": " + problem) if problem else ""), flush=True)
+        if problem:
+            failures += 1
+            if args.keep:
+                os.makedirs(args.keep, exist_ok=True)
+                with open(os.path.join(args.keep, "raise-%d-%d.mlir" % (args.seed, index)), "w") as f:
+                    f.write(module)
+            else:
+                print(module)
+    print("%d programs, %d failed" % (args.count, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
