@@ -23,6 +23,7 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 #include <cmath>
 #include <limits>
@@ -1375,6 +1376,17 @@ Operation *matchEmptyRowZeroing(Value &p, Value &x) {
   return test;
 }
 
+/// Whether dims `a` and `b` of `t` are provably equal: statically, or (a
+/// dynamic sequence) through the ops that sized them, e.g. Q and K both
+/// projected from one input (upstream's value-bounds analysis).
+bool sameSize(Value t, int64_t a, int64_t b) {
+  auto type = cast<ShapedType>(t.getType());
+  if (!type.isDynamicDim(a) && !type.isDynamicDim(b))
+    return type.getDimSize(a) == type.getDimSize(b);
+  FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual({t, a}, {t, b});
+  return succeeded(equal) && *equal;
+}
+
 } // namespace
 
 std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
@@ -1441,10 +1453,8 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
     // Ours is bottom-right aligned, a mask of i and j top-left: the same only
     // when Nq == Nk. Every row must see its own key (the diagonal): a row
     // the program masks whole gives NaN, where fa.attention gives 0.
-    auto s = cast<ShapedType>(chain.scores.getType());
-    if (s.isDynamicDim(qkRank - 2) ||
-        s.getDimSize(qkRank - 2) != s.getDimSize(qkRank - 1) ||
-        band.left < 0 || band.right < 0)
+    if (!sameSize(chain.scores, qkRank - 2, qkRank - 1) || band.left < 0 ||
+        band.right < 0)
       return std::nullopt;
     // FlashAttention-2's convention: causal is a window's right edge at 0.
     match.causal = band.right == 0;

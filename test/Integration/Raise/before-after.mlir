@@ -44,6 +44,9 @@
 //
 // RUN: %{as_written} | %{run} -e main_einsum_bshd > %t.einsum
 // RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_einsum_bshd | %{cmp} --expected-file %t.einsum --atol 1e-5 --rtol 1e-5
+//
+// RUN: %{as_written} | %{run} -e main_dyn_causal > %t.dyn
+// RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_dyn_causal | %{cmp} --expected-file %t.dyn --atol 1e-5 --rtol 1e-5
 
 // RAISED-LABEL: func.func @bmm_softmax
 // RAISED: fa.attention
@@ -70,6 +73,8 @@
 // RAISED-LABEL: func.func @einsum_bshd
 // RAISED: fa.attention ins({{.*}} : tensor<2x3x6x8xf32>, tensor<2x3x6x8xf32>, tensor<2x3x6x4xf32>) {{.*}} causal ->
 // RAISED: linalg.transpose {{.*}} permutation = [0, 2, 1, 3]
+// RAISED-LABEL: func.func @dyn_causal
+// RAISED: fa.attention {{.*}} : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>) {{.*}} causal ->
 
 #id3 = affine_map<(b, i, j) -> (b, i, j)>
 #row3 = affine_map<(b, i, j) -> (b, i)>
@@ -857,6 +862,68 @@ func.func @main_einsum_bshd() {
   %v = tensor.cast %v4 : tensor<?x?x?x?xf32> to tensor<2x6x3x4xf32>
   %o = call @einsum_bshd(%q, %k, %v) : (tensor<2x6x3x8xf32>, tensor<2x6x3x8xf32>, tensor<2x6x3x4xf32>) -> tensor<2x6x3x4xf32>
   %od = tensor.cast %o : tensor<2x6x3x4xf32> to tensor<?x?x?x?xf32>
+  call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
+  return
+}
+
+// Self-attention over a dynamic sequence (Q, K, V projected from one x,
+// Nq = Nk = ? in the IR, 7 at run time) with a causal mask: the raise
+// proves Nq == Nk from the ops that sized the scores.
+func.func @dyn_causal(%x: tensor<2x?x16xf32>, %wq: tensor<2x16x8xf32>, %wk: tensor<2x16x8xf32>, %wv: tensor<2x16x8xf32>) -> tensor<2x?x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<2x?x16xf32>
+  %ep = tensor.empty(%n) : tensor<2x?x8xf32>
+  %fp = linalg.fill ins(%zero : f32) outs(%ep : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %q = linalg.batch_matmul ins(%x, %wq : tensor<2x?x16xf32>, tensor<2x16x8xf32>) outs(%fp : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %k = linalg.batch_matmul ins(%x, %wk : tensor<2x?x16xf32>, tensor<2x16x8xf32>) outs(%fp : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %v = linalg.batch_matmul ins(%x, %wv : tensor<2x?x16xf32>, tensor<2x16x8xf32>) outs(%fp : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %nq = tensor.dim %q, %c1 : tensor<2x?x8xf32>
+  %nk = tensor.dim %k, %c1 : tensor<2x?x8xf32>
+  %es = tensor.empty(%nq, %nk) : tensor<2x?x?xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
+  %s = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%q, %k : tensor<2x?x8xf32>, tensor<2x?x8xf32>) outs(%zs : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
+  %xm = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x?x?xf32>) outs(%es : tensor<2x?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %in, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x?x?xf32>
+  %p = linalg.softmax dimension(2) ins(%xm : tensor<2x?x?xf32>) outs(%es : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
+  %eo = tensor.empty(%nq) : tensor<2x?x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x?x?xf32>, tensor<2x?x8xf32>) outs(%fo : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  return %o : tensor<2x?x8xf32>
+}
+
+func.func @main_dyn_causal() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %x4 = call @input(%c1, %c2, %c7, %c16, %c1) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %q4 = call @input(%c1, %c2, %c16, %c8, %c2) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %k4 = call @input(%c1, %c2, %c16, %c8, %c3) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %v4 = call @input(%c1, %c2, %c16, %c8, %c4) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %xs = tensor.cast %x4 : tensor<?x?x?x?xf32> to tensor<1x2x?x16xf32>
+  %x = tensor.collapse_shape %xs [[0, 1], [2], [3]] : tensor<1x2x?x16xf32> into tensor<2x?x16xf32>
+  %wqs = tensor.cast %q4 : tensor<?x?x?x?xf32> to tensor<1x2x16x8xf32>
+  %wks = tensor.cast %k4 : tensor<?x?x?x?xf32> to tensor<1x2x16x8xf32>
+  %wvs = tensor.cast %v4 : tensor<?x?x?x?xf32> to tensor<1x2x16x8xf32>
+  %wq = tensor.collapse_shape %wqs [[0, 1], [2], [3]] : tensor<1x2x16x8xf32> into tensor<2x16x8xf32>
+  %wk = tensor.collapse_shape %wks [[0, 1], [2], [3]] : tensor<1x2x16x8xf32> into tensor<2x16x8xf32>
+  %wv = tensor.collapse_shape %wvs [[0, 1], [2], [3]] : tensor<1x2x16x8xf32> into tensor<2x16x8xf32>
+  %o = call @dyn_causal(%x, %wq, %wk, %wv) : (tensor<2x?x16xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32>, tensor<2x16x8xf32>) -> tensor<2x?x8xf32>
+  %o4 = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [1, 2, %c7, 8] : tensor<2x?x8xf32> into tensor<1x2x?x8xf32>
+  %od = tensor.cast %o4 : tensor<1x2x?x8xf32> to tensor<?x?x?x?xf32>
   call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
   return
 }
