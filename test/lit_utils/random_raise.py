@@ -191,10 +191,7 @@ class Program:
             emit("  %%s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> %s>, affine_map<(b, h, i, j, d) -> %s>, "
                  "affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\"]} "
                  "ins(%s, %%k : %s, %s) outs(%%zs : %s) {" % (qm, km, q, T(q_shape), T(k_shape), T(s_shape)))
-            emit("  ^bb0(%a: f32, %b: f32, %acc: f32):")
-            emit("    %m = arith.mulf %a, %b : f32")
-            emit("    %r = arith.addf %acc, %m : f32")
-            emit("    linalg.yield %r : f32")
+            emit_mul_add_body(emit)
             emit("  } -> " + T(s_shape))
         # Scores: scale, cap, mask, in one generic (plus an additive constant).
         additive = self.masked and self.mask_form == "additive"
@@ -265,10 +262,7 @@ class Program:
             emit("  %%o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>, affine_map<(b, h, i, e, j) -> %s>, "
                  "affine_map<(b, h, i, e, j) -> %s>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\"]} "
                  "ins(%%p, %%v : %s, %s) outs(%%zo : %s) {" % (vm, om, T(s_shape), T(v_shape), T(o_shape)))
-            emit("  ^bb0(%a: f32, %b: f32, %acc: f32):")
-            emit("    %m = arith.mulf %a, %b : f32")
-            emit("    %r = arith.addf %acc, %m : f32")
-            emit("    linalg.yield %r : f32")
+            emit_mul_add_body(emit)
             emit("  } -> " + T(o_shape))
         emit("  return %o : " + T(o_shape))
         emit("}")
@@ -310,13 +304,18 @@ class Program:
             return
         red = ", ".join(['"parallel"'] * (rank - 1) + ['"reduction"'])
         emit("  %er = tensor.empty() : " + T(row_shape))
-        emit("  %fm = linalg.fill ins(%ninf : f32) outs(%er : " + T(row_shape) + ") -> " + T(row_shape))
-        emit("  %%mx = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]} ins(%%x : %s) outs(%%fm : %s) {"
-             % (idmap, rowmap, red, T(s_shape), T(row_shape)))
-        emit("  ^bb0(%in: f32, %acc: f32):")
-        emit("    %r = arith.maximumf %in, %acc : f32")
-        emit("    linalg.yield %r : f32")
-        emit("  } -> " + T(row_shape))
+
+        def reduce_rows(result, source, init, combine):
+            emit("  %%%s_init = linalg.fill ins(%s : f32) outs(%%er : %s) -> %s"
+                 % (result, init, T(row_shape), T(row_shape)))
+            emit("  %%%s = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]} ins(%s : %s) outs(%%%s_init : %s) {"
+                 % (result, idmap, rowmap, red, source, T(s_shape), result, T(row_shape)))
+            emit("  ^bb0(%in: f32, %acc: f32):")
+            emit("    %%r = %s %%in, %%acc : f32" % combine)
+            emit("    linalg.yield %r : f32")
+            emit("  } -> " + T(row_shape))
+
+        reduce_rows("mx", "%x", "%ninf", "arith.maximumf")
         emit("  %%ex = linalg.generic {indexing_maps = [%s, %s, %s], iterator_types = [%s]} ins(%%x, %%mx : %s, %s) outs(%%es : %s) {"
              % (idmap, rowmap, idmap, par, T(s_shape), T(row_shape), T(s_shape)))
         emit("  ^bb0(%in: f32, %m: f32, %out: f32):")
@@ -324,13 +323,7 @@ class Program:
         emit("    %r = math.exp %d : f32")
         emit("    linalg.yield %r : f32")
         emit("  } -> " + T(s_shape))
-        emit("  %fs = linalg.fill ins(%zero : f32) outs(%er : " + T(row_shape) + ") -> " + T(row_shape))
-        emit("  %%sm = linalg.generic {indexing_maps = [%s, %s], iterator_types = [%s]} ins(%%ex : %s) outs(%%fs : %s) {"
-             % (idmap, rowmap, red, T(s_shape), T(row_shape)))
-        emit("  ^bb0(%in: f32, %acc: f32):")
-        emit("    %r = arith.addf %in, %acc : f32")
-        emit("    linalg.yield %r : f32")
-        emit("  } -> " + T(row_shape))
+        reduce_rows("sm", "%ex", "%zero", "arith.addf")
         row = "%sm"
         if self.softmax == "reciprocal":
             rows = ", ".join(["affine_map<(%s) -> (%s)>" % (", ".join("abc"[:rank - 1]), ", ".join("abc"[:rank - 1]))] * 2)
@@ -393,6 +386,14 @@ class Program:
                    "(div)" if self.scale_as_div else "", "(on Q)" if self.scale_on_q else "",
                    self.cap, self.band, getattr(self, "mask_form", "-"), self.softmax,
                    " generalized" if self.generalize else ""))
+
+
+def emit_mul_add_body(emit):
+    """The body of a contraction: acc + a * b."""
+    emit("  ^bb0(%a: f32, %b: f32, %acc: f32):")
+    emit("    %m = arith.mulf %a, %b : f32")
+    emit("    %r = arith.addf %acc, %m : f32")
+    emit("    linalg.yield %r : f32")
 
 
 def run(cmd, text):
