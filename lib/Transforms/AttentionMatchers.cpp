@@ -722,7 +722,6 @@ std::optional<Value> throughUnitBeforeLastDim(Value t) {
   ArrayRef<int64_t> dst = expand.getResultType().getShape();
   if (dst.size() != src.size() + 1 || dst.size() < 3 ||
       dst[dst.size() - 2] != 1 || src.back() != dst.back() ||
-      ShapedType::isDynamic(src.back()) ||
       src.drop_back() != dst.drop_back(2))
     return std::nullopt;
   // One group of two (the unit and a neighbour), the rest alone.
