@@ -600,11 +600,18 @@ std::optional<Band> classifyAdditiveMask(const Point &p, MaskDomain dom) {
 /// batch loops take one order (`BatchOrder`); each operand's dims are listed
 /// for the roles [batch..., m, k] (lhs), [batch..., n, k] (rhs) and
 /// [batch..., m, n] (result).
+///
+/// One batch loop may be missing from rhs (a second m loop, in linalg's
+/// terms): the einsum form of GQA, `bkgqd,bksd->bkgqs`, where each K/V head
+/// serves a group of query heads. It is `groupRole` (its index among the
+/// batch loops), and rhsDims lists the other batch roles only.
 struct Contraction {
   linalg::LinalgOp op;
   Value lhs, rhs;
   unsigned batchRank = 0;
   SmallVector<int64_t> lhsDims, rhsDims, outDims;
+  std::optional<unsigned> groupRole;
+  int64_t groupSize = 1;
 };
 
 /// Whose layout orders the batch loops, and must end with its two
@@ -643,36 +650,50 @@ std::optional<Contraction> matchContraction(Operation *maybeOp,
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-      dims->k.size() != 1 || dims->batch.size() > 2)
+  if (failed(dims) || dims->m.empty() || dims->m.size() > 2 ||
+      dims->n.size() != 1 || dims->k.size() != 1 ||
+      dims->batch.size() + dims->m.size() > 4)
     return std::nullopt;
-  unsigned m = dims->m[0], n = dims->n[0], k = dims->k[0];
+  unsigned n = dims->n[0], k = dims->k[0];
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  unsigned rank = dims->batch.size() + 2;
+  // lhs and result hold every batch loop (a group loop too), rhs may not.
+  unsigned rank = dims->batch.size() + dims->m.size() + 1;
+  unsigned rhsRank = dims->batch.size() + 2;
   // Each map reads its tensor with plain loop dims, one per tensor dim.
-  auto loopsOf = [&](AffineMap map) -> std::optional<SmallVector<unsigned>> {
-    if (map.getNumResults() != rank || !map.isProjectedPermutation())
+  auto loopsOf = [&](AffineMap map,
+                     unsigned r) -> std::optional<SmallVector<unsigned>> {
+    if (map.getNumResults() != r || !map.isProjectedPermutation())
       return std::nullopt;
     SmallVector<unsigned> loops;
     for (AffineExpr e : map.getResults())
       loops.push_back(cast<AffineDimExpr>(e).getPosition());
     return loops;
   };
-  std::optional<SmallVector<unsigned>> lhs = loopsOf(maps[0]),
-                                       rhs = loopsOf(maps[1]),
-                                       out = loopsOf(maps[2]);
+  std::optional<SmallVector<unsigned>> lhs = loopsOf(maps[0], rank),
+                                       rhs = loopsOf(maps[1], rhsRank),
+                                       out = loopsOf(maps[2], rank);
   if (!lhs || !rhs || !out)
     return std::nullopt;
-  // The ordering tensor: batch loops first, then its two others in order.
+  // The ordering tensor: batch loops first, then its two others in order;
+  // its m is the contraction's, a second m loop a batch (group) loop.
   ArrayRef<unsigned> ordering = order == BatchOrder::Result ? *out : *lhs;
+  unsigned m = ordering[rank - 2];
   unsigned last = order == BatchOrder::Result ? n : k;
-  if (ordering[rank - 2] != m || ordering[rank - 1] != last)
+  if (!llvm::is_contained(dims->m, m) || ordering[rank - 1] != last)
     return std::nullopt;
   SmallVector<unsigned> batch(ordering.take_front(rank - 2));
-  // Each role's position in a tensor's dims, or nullopt if it is missing.
-  auto positions = [&](ArrayRef<unsigned> loops, unsigned a, unsigned b)
-      -> std::optional<SmallVector<int64_t>> {
-    SmallVector<unsigned> roles(batch);
+  std::optional<unsigned> groupRole;
+  for (auto [role, loop] : llvm::enumerate(batch))
+    if (loop != m && llvm::is_contained(dims->m, loop))
+      groupRole = role;
+  // Each role's position in a tensor's dims (the group role skipped where
+  // `skipGroup`), or nullopt if one is missing.
+  auto positions = [&](ArrayRef<unsigned> loops, unsigned a, unsigned b,
+                       bool skipGroup) -> std::optional<SmallVector<int64_t>> {
+    SmallVector<unsigned> roles;
+    for (auto [role, loop] : llvm::enumerate(batch))
+      if (!skipGroup || role != groupRole)
+        roles.push_back(loop);
     roles.append({a, b});
     SmallVector<int64_t> result;
     for (unsigned loop : roles) {
@@ -683,20 +704,29 @@ std::optional<Contraction> matchContraction(Operation *maybeOp,
     }
     return result;
   };
-  std::optional<SmallVector<int64_t>> lhsDims = positions(*lhs, m, k),
-                                      rhsDims = positions(*rhs, n, k),
-                                      outDims = positions(*out, m, n);
+  std::optional<SmallVector<int64_t>> lhsDims = positions(*lhs, m, k, false),
+                                      rhsDims = positions(*rhs, n, k, true),
+                                      outDims = positions(*out, m, n, false);
   if (!lhsDims || !rhsDims || !outDims)
     return std::nullopt;
   if (!isMulAddBody(op) || !isZeroInit(op.getDpsInitOperand(0)->get()))
     return std::nullopt;
+  int64_t groupSize = 1;
+  if (groupRole) {
+    groupSize = cast<ShapedType>(op->getResult(0).getType())
+                    .getDimSize((*outDims)[*groupRole]);
+    if (ShapedType::isDynamic(groupSize))
+      return std::nullopt;
+  }
   return Contraction{op,
                      op.getDpsInputOperand(0)->get(),
                      op.getDpsInputOperand(1)->get(),
                      rank - 2,
                      std::move(*lhsDims),
                      std::move(*rhsDims),
-                     std::move(*outDims)};
+                     std::move(*outDims),
+                     groupRole,
+                     groupSize};
 }
 
 enum class RowKind { Max, Sum, All };
@@ -1470,9 +1500,19 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
   qkOptions.allowGroup = true;
   match.key = peelOperand(qk->rhs, qk->rhsDims, qkOptions);
   SmallVector<int64_t> vDims = pv->rhsDims; // [batch, Dv, Nk]
-  std::swap(vDims[rank - 2], vDims[rank - 1]);
+  std::swap(vDims[vDims.size() - 2], vDims[vDims.size() - 1]);
   match.value = peelOperand(pv->rhs, vDims, PeelOptions{false, true, elemType});
   match.resultDims = pv->outDims;
+  // A group loop of the contractions (einsum GQA): the same innermost batch
+  // role in both, K and V not broadcast again on their way in.
+  if (qk->groupRole != pv->groupRole || qk->groupSize != pv->groupSize)
+    return std::nullopt;
+  if (qk->groupRole) {
+    if (*qk->groupRole + 1 != qk->batchRank || match.key.group != 1 ||
+        match.value.group != 1)
+      return std::nullopt;
+    match.key.group = match.value.group = qk->groupSize;
+  }
   if (match.key.group != match.value.group)
     return std::nullopt;
 

@@ -143,37 +143,52 @@ chooseHeads(const AttentionMatch &m) {
 }
 
 /// O [B, H, Nq, Dv] back in the shape `type` of the replaced result:
-/// [Nq, Dv], [B*H, Nq, Dv] or [B', H', Nq, Dv].
+/// [Nq, Dv], or [batch factors..., Nq, Dv] with B * H elements over the
+/// factors (at most one of them dynamic).
 Value toProgramLayout(OpBuilder &b, Location loc, Value o,
                       RankedTensorType type) {
   unsigned rank = type.getRank();
-  ArrayRef<int64_t> shape = shapeOf(o);
   Value result = o;
   if (rank == 2) {
     result = tensor::CollapseShapeOp::create(
         b, loc, o, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
-  } else if (rank == 3) {
-    result = tensor::CollapseShapeOp::create(
-        b, loc, o, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
-  } else if (shape[1] != type.getDimSize(1)) {
+  } else if (rank != 4 || shapeOf(o)[1] != type.getDimSize(1)) {
     Value flat = tensor::CollapseShapeOp::create(
         b, loc, o, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
-    int64_t inner = type.getDimSize(1);
-    OpFoldResult outer;
-    if (type.isDynamicDim(0)) {
-      Value total = tensor::DimOp::create(b, loc, flat, 0);
-      Value h = arith::ConstantIndexOp::create(b, loc, inner);
-      outer = arith::DivUIOp::create(b, loc, total, h).getResult();
+    if (rank > 3) {
+      // [B*H, N, D] -> [factors..., N, D]; a dynamic factor is what the
+      // static ones leave of B*H.
+      ArrayRef<int64_t> factors = type.getShape().drop_back(2);
+      int64_t staticProduct = 1;
+      for (int64_t f : factors)
+        if (!ShapedType::isDynamic(f))
+          staticProduct *= f;
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t f : factors) {
+        if (!ShapedType::isDynamic(f)) {
+          sizes.push_back(b.getIndexAttr(f));
+          continue;
+        }
+        Value total = tensor::DimOp::create(b, loc, flat, 0);
+        Value known = arith::ConstantIndexOp::create(b, loc, staticProduct);
+        sizes.push_back(arith::DivUIOp::create(b, loc, total, known).getResult());
+      }
+      sizes.push_back(tensor::getMixedSize(b, loc, flat, 1));
+      sizes.push_back(tensor::getMixedSize(b, loc, flat, 2));
+      ReassociationIndices batch;
+      for (unsigned d = 0; d + 2 < rank; ++d)
+        batch.push_back(d);
+      auto expanded = RankedTensorType::get(
+          type.getShape().drop_back(2), type.getElementType());
+      SmallVector<int64_t> shape(expanded.getShape());
+      shape.push_back(shapeOf(flat)[1]);
+      shape.push_back(shapeOf(flat)[2]);
+      result = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get(shape, type.getElementType()), flat,
+          {batch, {rank - 2}, {rank - 1}}, sizes);
     } else {
-      outer = b.getIndexAttr(type.getDimSize(0));
+      result = flat;
     }
-    auto expanded = RankedTensorType::get(
-        {type.getDimSize(0), inner, shapeOf(flat)[1], shapeOf(flat)[2]},
-        type.getElementType());
-    result = tensor::ExpandShapeOp::create(
-        b, loc, expanded, flat, {{0, 1}, {2}, {3}},
-        {outer, b.getIndexAttr(inner), tensor::getMixedSize(b, loc, flat, 1),
-         tensor::getMixedSize(b, loc, flat, 2)});
   }
   if (result.getType() != type)
     result = tensor::CastOp::create(b, loc, type, result);
@@ -187,8 +202,12 @@ void eraseDeadChain(RewriterBase &rewriter, SmallVector<Operation *> seeds,
 LogicalResult raise(RewriterBase &rewriter, const AttentionMatch &m) {
   Operation *root = m.root;
   auto resultType = cast<RankedTensorType>(root->getResult(0).getType());
-  // A 4-D result with a dynamic head dim cannot be split back.
-  if (resultType.getRank() == 4 && resultType.isDynamicDim(m.resultDims[1]))
+  // O's batch factors must split back from B * H: one of them at most may
+  // be dynamic.
+  unsigned dynamicFactors = 0;
+  for (int64_t role : ArrayRef(m.resultDims).drop_back(2))
+    dynamicFactors += resultType.isDynamicDim(role);
+  if (dynamicFactors > 1)
     return failure();
   std::optional<std::pair<int64_t, int64_t>> heads = chooseHeads(m);
   if (!heads)

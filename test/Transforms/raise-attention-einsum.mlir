@@ -126,3 +126,105 @@ func.func @p_read_transposed(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %
   } -> tensor<1x2x4x8xf32>
   return %o : tensor<1x2x4x8xf32>
 }
+
+// -----
+
+// GQA as a loop the contractions do not give K and V (JAX's
+// `BTKGH,BSKH->BKGTS` and `BKGTS,BSKH->BTKGH`): the group loop g (3) is
+// the innermost of the scores' batch loops (b, k, g), so query head
+// k * 3 + g reads K/V head k: fa.attention gets 6 query heads over 2.
+// CHECK-LABEL: func.func @grouped_einsum
+// CHECK: fa.attention ins({{.*}} : tensor<2x6x5x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>) {{.*}} causal -> tensor<2x6x5x8xf32>
+// CHECK: tensor.expand_shape {{.*}} output_shape [2, 2, 3, 5, 8]
+// CHECK: linalg.transpose {{.*}} permutation = [0, 3, 1, 2, 4]
+// CHECK-NOT: linalg.generic
+#gq = affine_map<(b, k, g, t, s, h) -> (b, t, k, g, h)>
+#gk = affine_map<(b, k, g, t, s, h) -> (b, s, k, h)>
+#gs = affine_map<(b, k, g, t, s, h) -> (b, k, g, t, s)>
+#gp = affine_map<(b, t, k, g, h, s) -> (b, k, g, t, s)>
+#gv = affine_map<(b, t, k, g, h, s) -> (b, s, k, h)>
+#go = affine_map<(b, t, k, g, h, s) -> (b, t, k, g, h)>
+func.func @grouped_einsum(%q: tensor<2x5x2x3x8xf32>, %k: tensor<2x5x2x8xf32>, %v: tensor<2x5x2x8xf32>) -> tensor<2x5x2x3x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2x3x5x5xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x2x3x5x5xf32>) -> tensor<2x2x3x5x5xf32>
+  %sc = linalg.generic {indexing_maps = [#gq, #gk, #gs], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x5x2x3x8xf32>, tensor<2x5x2x8xf32>) outs(%z : tensor<2x2x3x5x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x3x5x5xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(a, b, c, i, j) -> (a, b, c, i, j)>, affine_map<(a, b, c, i, j) -> (a, b, c, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%sc : tensor<2x2x3x5x5xf32>) outs(%e : tensor<2x2x3x5x5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 3 : index
+    %j = linalg.index 4 : index
+    %c = arith.constant 0.35355339 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %m = arith.mulf %in, %c : f32
+    %vis = arith.cmpi sle, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x3x5x5xf32>
+  %p = linalg.softmax dimension(4) ins(%x : tensor<2x2x3x5x5xf32>) outs(%e : tensor<2x2x3x5x5xf32>) -> tensor<2x2x3x5x5xf32>
+  %eo = tensor.empty() : tensor<2x5x2x3x8xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x5x2x3x8xf32>) -> tensor<2x5x2x3x8xf32>
+  %o = linalg.generic {indexing_maps = [#gp, #gv, #go], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<2x2x3x5x5xf32>, tensor<2x5x2x8xf32>) outs(%zo : tensor<2x5x2x3x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x5x2x3x8xf32>
+  return %o : tensor<2x5x2x3x8xf32>
+}
+
+// -----
+
+// The group loop outside the K/V head loop in the scores ((b, g, k): query
+// head g * 2 + k would read K/V head k, not the "group innermost" GQA
+// fa.attention has): left alone.
+// CHECK-LABEL: func.func @grouped_einsum_group_outer
+// CHECK-NOT: fa.attention
+#gq = affine_map<(b, k, g, t, s, h) -> (b, t, k, g, h)>
+#gk = affine_map<(b, k, g, t, s, h) -> (b, s, k, h)>
+#gs = affine_map<(b, k, g, t, s, h) -> (b, g, k, t, s)>
+#gp = affine_map<(b, t, k, g, h, s) -> (b, g, k, t, s)>
+#gv = affine_map<(b, t, k, g, h, s) -> (b, s, k, h)>
+#go = affine_map<(b, t, k, g, h, s) -> (b, t, k, g, h)>
+func.func @grouped_einsum_group_outer(%q: tensor<2x5x2x3x8xf32>, %k: tensor<2x5x2x8xf32>, %v: tensor<2x5x2x8xf32>) -> tensor<2x5x2x3x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x2x5x5xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x2x5x5xf32>) -> tensor<2x3x2x5x5xf32>
+  %sc = linalg.generic {indexing_maps = [#gq, #gk, #gs], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x5x2x3x8xf32>, tensor<2x5x2x8xf32>) outs(%z : tensor<2x3x2x5x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x2x5x5xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(a, b, c, i, j) -> (a, b, c, i, j)>, affine_map<(a, b, c, i, j) -> (a, b, c, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%sc : tensor<2x3x2x5x5xf32>) outs(%e : tensor<2x3x2x5x5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 3 : index
+    %j = linalg.index 4 : index
+    %c = arith.constant 0.35355339 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %m = arith.mulf %in, %c : f32
+    %vis = arith.cmpi sle, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x2x5x5xf32>
+  %p = linalg.softmax dimension(4) ins(%x : tensor<2x3x2x5x5xf32>) outs(%e : tensor<2x3x2x5x5xf32>) -> tensor<2x3x2x5x5xf32>
+  %eo = tensor.empty() : tensor<2x5x2x3x8xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x5x2x3x8xf32>) -> tensor<2x5x2x3x8xf32>
+  %o = linalg.generic {indexing_maps = [#gp, #gv, #go], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<2x3x2x5x5xf32>, tensor<2x5x2x8xf32>) outs(%zo : tensor<2x5x2x3x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x5x2x3x8xf32>
+  return %o : tensor<2x5x2x3x8xf32>
+}
