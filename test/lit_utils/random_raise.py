@@ -8,7 +8,9 @@ ingredient independently:
     by transposed indexing maps), or [B, H, N, D] / [B, N, H, D] (Flax's
     einsum layout) with linalg.generic contractions; O in the same layout;
     GQA in [B, H, N, D]: K and V broadcast from H / 2 heads (torch's
-    repeat_kv), which must stay K/V heads of fa.attention;
+    repeat_kv), or JAX's einsums with a group loop K and V do not have
+    (Q, O [B, N, Hkv, G, D]); K and V must stay at H / 2 heads in
+    fa.attention;
   * scale: a multiply or a divide, on the scores or on Q;
   * soft cap c * tanh(x / c) (Gemma 2), before the mask;
   * mask (when Nq == Nk): causal, a sliding window, a window on both sides
@@ -97,6 +99,10 @@ class Program:
         # softmax and the P V sum in f32 (extf in the contraction bodies),
         # O rounded at the end.
         self.elem = "f16" if self.layout != "bmm" and not self.scale_on_q and r.random() < 0.35 else "f32"
+        # JAX's GQA einsums instead of repeat_kv: Q and O [B, N, Hkv, G, D],
+        # K and V [B, N, Hkv, D], scores [B, Hkv, G, Nq, Nk].
+        if self.layout == "bhnd" and self.group > 1 and r.random() < 0.5:
+            self.layout = "jax"
 
     # -- what the raise must produce ------------------------------------
     def expected_attrs(self):
@@ -116,12 +122,23 @@ class Program:
         return left, right, attrs
 
     # -- shapes --------------------------------------------------------
-    def tensor_shape(self, n, d):
+    def tensor_shape(self, n, d, kv=False):
+        """Q, O (and, before repeat_kv, K and V: `kv`)."""
         if self.layout == "bmm":
             return [self.b * self.h, n, d]
         if self.layout == "bhnd":
             return [self.b, self.h, n, d]
+        if self.layout == "jax":
+            hkv = self.h // self.group
+            return [self.b, n, hkv, d] if kv else [self.b, n, hkv, self.group, d]
         return [self.b, n, self.h, d]
+
+    def score_shape(self):
+        if self.layout == "bmm":
+            return [self.b * self.h, self.nq, self.nk]
+        if self.layout == "jax":
+            return [self.b, self.h // self.group, self.group, self.nq, self.nk]
+        return [self.b, self.h, self.nq, self.nk]
 
     def ty(self, shape, elem="f32"):
         return "tensor<%sx%s>" % ("x".join(map(str, shape)), elem)
@@ -134,24 +151,26 @@ class Program:
     def text(self):
         lines = []
         emit = lines.append
+        jax = self.layout == "jax"
         q_shape = self.tensor_shape(self.nq, self.d)
-        k_shape = self.tensor_shape(self.nk, self.d)
-        v_shape = self.tensor_shape(self.nk, self.dv)
+        k_shape = self.tensor_shape(self.nk, self.d, kv=jax)
+        v_shape = self.tensor_shape(self.nk, self.dv, kv=jax)
         o_shape = self.tensor_shape(self.nq, self.dv)
         kin_shape, vin_shape = self.input_shapes()[1:]
-        rank = 3 if self.layout == "bmm" else 4
-        s_shape = ([self.b * self.h] if rank == 3 else [self.b, self.h]) + [self.nq, self.nk]
+        s_shape = self.score_shape()
+        rank = len(s_shape)
         row_shape = s_shape[:-1]
         T = self.ty
-        loops = ["b", "i", "j"] if rank == 3 else ["b", "h", "i", "j"]
+        loops = {3: ["b", "i", "j"], 4: ["b", "h", "i", "j"], 5: ["b", "k", "g", "i", "j"]}[rank]
         idmap = "affine_map<(%s) -> (%s)>" % (", ".join(loops), ", ".join(loops))
         rowmap = "affine_map<(%s) -> (%s)>" % (", ".join(loops), ", ".join(loops[:-1]))
         par = ", ".join(['"parallel"'] * rank)
         Tin = self.tin
-        kname, vname = ("%kin", "%vin") if self.group > 1 else ("%k", "%v")
+        repeat_kv = self.group > 1 and not jax
+        kname, vname = ("%kin", "%vin") if repeat_kv else ("%k", "%v")
         emit("func.func @attention(%%q: %s, %s: %s, %s: %s) -> %s {"
              % (Tin(q_shape), kname, Tin(kin_shape), vname, Tin(vin_shape), Tin(o_shape)))
-        if self.group > 1:
+        if repeat_kv:
             for src, dst, shape in (("%kin", "%k", k_shape), ("%vin", "%v", v_shape)):
                 hkv, g = self.h // self.group, self.group
                 b5 = [self.b, hkv, g, shape[2], shape[3]]
@@ -169,12 +188,13 @@ class Program:
         factor_outside = self.scale
         if self.scale_on_q:
             # Q scaled by a generic of its own.
-            qmaps = ", ".join(["affine_map<(%s) -> (%s)>" % (", ".join("abcd"[:rank]), ", ".join("abcd"[:rank]))] * 2)
+            qrank = len(q_shape)
+            qmaps = ", ".join(["affine_map<(%s) -> (%s)>" % (", ".join("abcde"[:qrank]), ", ".join("abcde"[:qrank]))] * 2)
             op = "arith.divf" if self.scale_as_div else "arith.mulf"
             c = 1.0 / self.scale if self.scale_as_div else self.scale
             emit("  %eq = tensor.empty() : " + T(q_shape))
             emit("  %%qs = linalg.generic {indexing_maps = [%s], iterator_types = [%s]} ins(%%q : %s) outs(%%eq : %s) {"
-                 % (qmaps, ", ".join(['"parallel"'] * rank), T(q_shape), T(q_shape)))
+                 % (qmaps, ", ".join(['"parallel"'] * qrank), T(q_shape), T(q_shape)))
             emit("  ^bb0(%in: f32, %out: f32):")
             emit("    %c = arith.constant " + fmt(c) + " : f32")
             emit("    %r = " + op + " %in, %c : f32")
@@ -194,6 +214,13 @@ class Program:
                 emit("  %%s = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, "
                      "affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>] "
                      "ins(%s, %%k : %s, %s) outs(%%zs : %s) -> %s" % (q, T(q_shape), T(k_shape), T(s_shape), T(s_shape)))
+        elif jax:
+            emit("  %%s = linalg.generic {indexing_maps = [affine_map<(b, k, g, i, j, d) -> (b, i, k, g, d)>, "
+                 "affine_map<(b, k, g, i, j, d) -> (b, j, k, d)>, affine_map<(b, k, g, i, j, d) -> (b, k, g, i, j)>], "
+                 "iterator_types = [%s, \"reduction\"]} ins(%s, %%k : %s, %s) outs(%%zs : %s) {"
+                 % (", ".join(['"parallel"'] * 5), q, Tin(q_shape), Tin(k_shape), T(s_shape)))
+            emit_mul_add_body(emit, self.elem, self.elem)
+            emit("  } -> " + T(s_shape))
         else:
             if self.layout == "bhnd":
                 qm, km = "(b, h, i, d)", "(b, h, j, d)"
@@ -263,6 +290,15 @@ class Program:
             emit("  %zo = linalg.fill ins(%zero : f32) outs(%eo : " + T(o_shape) + ") -> " + T(o_shape))
             emit("  %%o = linalg.batch_matmul ins(%%p, %%v : %s, %s) outs(%%zo : %s) -> %s"
                  % (T(s_shape), T(v_shape), T(o_shape), T(o_shape)))
+        elif jax:
+            emit("  %eo = tensor.empty() : " + T(o_shape))
+            emit("  %zo = linalg.fill ins(%zero : f32) outs(%eo : " + T(o_shape) + ") -> " + T(o_shape))
+            emit("  %%o = linalg.generic {indexing_maps = [affine_map<(b, i, k, g, e, j) -> (b, k, g, i, j)>, "
+                 "affine_map<(b, i, k, g, e, j) -> (b, j, k, e)>, affine_map<(b, i, k, g, e, j) -> (b, i, k, g, e)>], "
+                 "iterator_types = [%s, \"reduction\"]} ins(%%p, %%v : %s, %s) outs(%%zo : %s) {"
+                 % (", ".join(['"parallel"'] * 5), T(s_shape), Tin(v_shape), T(o_shape)))
+            emit_mul_add_body(emit, "f32", self.elem)
+            emit("  } -> " + T(o_shape))
         else:
             if self.layout == "bhnd":
                 vm, om = "(b, h, j, e)", "(b, h, i, e)"
@@ -277,10 +313,11 @@ class Program:
             emit("  } -> " + T(o_shape))
         if self.elem != "f32":
             # O rounded to the inputs' type.
-            maps = ", ".join(["affine_map<(a, b, c, d) -> (a, b, c, d)>"] * 2)
+            dims = ", ".join("abcde"[:len(o_shape)])
+            maps = ", ".join(["affine_map<(%s) -> (%s)>" % (dims, dims)] * 2)
             emit("  %eh = tensor.empty() : " + Tin(o_shape))
             emit("  %%oh = linalg.generic {indexing_maps = [%s], iterator_types = [%s]} ins(%%o : %s) outs(%%eh : %s) {"
-                 % (maps, ", ".join(['"parallel"'] * 4), T(o_shape), Tin(o_shape)))
+                 % (maps, ", ".join(['"parallel"'] * len(o_shape)), T(o_shape), Tin(o_shape)))
             emit("  ^bb0(%in: f32, %out: " + self.elem + "):")
             emit("    %r = arith.truncf %in : f32 to " + self.elem)
             emit("    linalg.yield %r : " + self.elem)
@@ -349,7 +386,7 @@ class Program:
         reduce_rows("sm", "%ex", "%zero", "arith.addf")
         row = "%sm"
         if self.softmax == "reciprocal":
-            rows = ", ".join(["affine_map<(%s) -> (%s)>" % (", ".join("abc"[:rank - 1]), ", ".join("abc"[:rank - 1]))] * 2)
+            rows = ", ".join(["affine_map<(%s) -> (%s)>" % (", ".join("abcd"[:rank - 1]), ", ".join("abcd"[:rank - 1]))] * 2)
             emit("  %%rc = linalg.generic {indexing_maps = [%s], iterator_types = [%s]} ins(%%sm : %s) outs(%%er : %s) {"
                  % (rows, ", ".join(['"parallel"'] * (rank - 1)), T(row_shape), T(row_shape)))
             emit("  ^bb0(%in: f32, %out: f32):")
@@ -373,6 +410,9 @@ class Program:
     def input_shapes(self):
         """Q, K, V as the function takes them (K and V with fewer heads under
         GQA)."""
+        if self.layout == "jax":
+            return [self.tensor_shape(self.nq, self.d), self.tensor_shape(self.nk, self.d, kv=True),
+                    self.tensor_shape(self.nk, self.dv, kv=True)]
         shapes = [self.tensor_shape(self.nq, self.d), self.tensor_shape(self.nk, self.d),
                   self.tensor_shape(self.nk, self.dv)]
         for s in shapes[1:]:
