@@ -1495,21 +1495,33 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
 
   // Q [batch, Nq, D], K [batch, Nk, D], V [batch, Nk, Dv], O [batch, Nq,
   // Dv]: each tensor's dims in that order.
+  // A group loop of the contractions (einsum GQA) is the same batch role
+  // in both. fa.attention's query head h reads K/V head h / G: Q's and O's
+  // batch factors are listed with the group innermost, wherever the
+  // program has it.
+  if (qk->groupRole != pv->groupRole || qk->groupSize != pv->groupSize)
+    return std::nullopt;
+  SmallVector<int64_t> qDims = qk->lhsDims, oDims = pv->outDims;
+  if (qk->groupRole) {
+    auto groupInnermost = [&](SmallVector<int64_t> &dims) {
+      int64_t groupDim = dims[*qk->groupRole];
+      dims.erase(dims.begin() + *qk->groupRole);
+      dims.insert(dims.begin() + qk->batchRank - 1, groupDim);
+    };
+    groupInnermost(qDims);
+    groupInnermost(oDims);
+  }
   PeelOptions qkOptions{true, false, elemType};
-  match.query = peelOperand(qk->lhs, qk->lhsDims, qkOptions);
+  match.query = peelOperand(qk->lhs, qDims, qkOptions);
   qkOptions.allowGroup = true;
   match.key = peelOperand(qk->rhs, qk->rhsDims, qkOptions);
   SmallVector<int64_t> vDims = pv->rhsDims; // [batch, Dv, Nk]
   std::swap(vDims[vDims.size() - 2], vDims[vDims.size() - 1]);
   match.value = peelOperand(pv->rhs, vDims, PeelOptions{false, true, elemType});
-  match.resultDims = pv->outDims;
-  // A group loop of the contractions (einsum GQA): the same innermost batch
-  // role in both, K and V not broadcast again on their way in.
-  if (qk->groupRole != pv->groupRole || qk->groupSize != pv->groupSize)
-    return std::nullopt;
+  match.resultDims = oDims;
   if (qk->groupRole) {
-    if (*qk->groupRole + 1 != qk->batchRank || match.key.group != 1 ||
-        match.value.group != 1)
+    // K and V not broadcast again on their way in.
+    if (match.key.group != 1 || match.value.group != 1)
       return std::nullopt;
     match.key.group = match.value.group = qk->groupSize;
   }

@@ -182,11 +182,13 @@ func.func @grouped_einsum(%q: tensor<2x5x2x3x8xf32>, %k: tensor<2x5x2x8xf32>, %v
 
 // -----
 
-// The group loop outside the K/V head loop in the scores ((b, g, k): query
-// head g * 2 + k would read K/V head k, not the "group innermost" GQA
-// fa.attention has): left alone.
+// The scores with the group loop outside the K/V head loop ((b, g, k)):
+// fa.attention still lists Q's and O's head factors as (k, g), the group
+// innermost, so that query head k * 3 + g reads K/V head k.
 // CHECK-LABEL: func.func @grouped_einsum_group_outer
-// CHECK-NOT: fa.attention
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<2x5x2x3x8xf32>) outs(%{{.*}} : tensor<2x2x3x5x8xf32>) permutation = [0, 2, 3, 1, 4]
+// CHECK: fa.attention ins({{.*}} : tensor<2x6x5x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>) {{.*}} causal -> tensor<2x6x5x8xf32>
+// CHECK: linalg.transpose {{.*}} permutation = [0, 3, 1, 2, 4]
 #gq = affine_map<(b, k, g, t, s, h) -> (b, t, k, g, h)>
 #gk = affine_map<(b, k, g, t, s, h) -> (b, s, k, h)>
 #gs = affine_map<(b, k, g, t, s, h) -> (b, g, k, t, s)>

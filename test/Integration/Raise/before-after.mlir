@@ -50,6 +50,9 @@
 //
 // RUN: %{as_written} | %{run} -e main_grouped_einsum > %t.grouped
 // RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_grouped_einsum | %{cmp} --expected-file %t.grouped --atol 1e-5 --rtol 1e-5
+//
+// RUN: %{as_written} | %{run} -e main_grouped_einsum_outer > %t.outer
+// RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_grouped_einsum_outer | %{cmp} --expected-file %t.outer --atol 1e-5 --rtol 1e-5
 
 // RAISED-LABEL: func.func @bmm_softmax
 // RAISED: fa.attention
@@ -79,6 +82,8 @@
 // RAISED-LABEL: func.func @dyn_causal
 // RAISED: fa.attention {{.*}} : tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>, tensor<1x2x?x8xf32>) {{.*}} causal ->
 // RAISED-LABEL: func.func @grouped_einsum
+// RAISED: fa.attention ins({{.*}} : tensor<2x6x5x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>) {{.*}} causal ->
+// RAISED-LABEL: func.func @grouped_einsum_outer
 // RAISED: fa.attention ins({{.*}} : tensor<2x6x5x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>) {{.*}} causal ->
 
 #id3 = affine_map<(b, i, j) -> (b, i, j)>
@@ -993,6 +998,72 @@ func.func @main_grouped_einsum() {
   %k = tensor.cast %k4 : tensor<?x?x?x?xf32> to tensor<2x5x2x8xf32>
   %v = tensor.cast %v4 : tensor<?x?x?x?xf32> to tensor<2x5x2x8xf32>
   %o = call @grouped_einsum(%q, %k, %v) : (tensor<2x5x2x3x8xf32>, tensor<2x5x2x8xf32>, tensor<2x5x2x8xf32>) -> tensor<2x5x2x3x8xf32>
+  %o4 = tensor.collapse_shape %o [[0], [1], [2], [3, 4]] : tensor<2x5x2x3x8xf32> into tensor<2x5x2x24xf32>
+  %od = tensor.cast %o4 : tensor<2x5x2x24xf32> to tensor<?x?x?x?xf32>
+  call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
+  return
+}
+
+// The same with the scores' group loop outside the K/V head loop
+// (`BTKGH,BSKH->BGKTS`).
+#uq = affine_map<(b, k, g, t, s, h) -> (b, t, k, g, h)>
+#uk = affine_map<(b, k, g, t, s, h) -> (b, s, k, h)>
+#us = affine_map<(b, k, g, t, s, h) -> (b, g, k, t, s)>
+#up = affine_map<(b, t, k, g, h, s) -> (b, g, k, t, s)>
+#uv = affine_map<(b, t, k, g, h, s) -> (b, s, k, h)>
+#uo = affine_map<(b, t, k, g, h, s) -> (b, t, k, g, h)>
+func.func @grouped_einsum_outer(%q: tensor<2x5x2x3x8xf32>, %k: tensor<2x5x2x8xf32>, %v: tensor<2x5x2x8xf32>) -> tensor<2x5x2x3x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x2x5x5xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3x2x5x5xf32>) -> tensor<2x3x2x5x5xf32>
+  %sc = linalg.generic {indexing_maps = [#uq, #uk, #us], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x5x2x3x8xf32>, tensor<2x5x2x8xf32>) outs(%z : tensor<2x3x2x5x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x2x5x5xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(a, b, c, i, j) -> (a, b, c, i, j)>, affine_map<(a, b, c, i, j) -> (a, b, c, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%sc : tensor<2x3x2x5x5xf32>) outs(%e : tensor<2x3x2x5x5xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 3 : index
+    %j = linalg.index 4 : index
+    %c = arith.constant 0.35355339 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %m = arith.mulf %in, %c : f32
+    %vis = arith.cmpi sle, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x2x5x5xf32>
+  %p = linalg.softmax dimension(4) ins(%x : tensor<2x3x2x5x5xf32>) outs(%e : tensor<2x3x2x5x5xf32>) -> tensor<2x3x2x5x5xf32>
+  %eo = tensor.empty() : tensor<2x5x2x3x8xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x5x2x3x8xf32>) -> tensor<2x5x2x3x8xf32>
+  %o = linalg.generic {indexing_maps = [#up, #uv, #uo], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<2x3x2x5x5xf32>, tensor<2x5x2x8xf32>) outs(%zo : tensor<2x5x2x3x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x5x2x3x8xf32>
+  return %o : tensor<2x5x2x3x8xf32>
+}
+
+func.func @main_grouped_einsum_outer() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  %c8 = arith.constant 8 : index
+  %c10 = arith.constant 10 : index
+  %c24 = arith.constant 24 : index
+  %q4 = call @input(%c2, %c5, %c2, %c24, %c1) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %k4 = call @input(%c2, %c5, %c2, %c8, %c2) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %v4 = call @input(%c2, %c5, %c2, %c8, %c3) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %qs = tensor.cast %q4 : tensor<?x?x?x?xf32> to tensor<2x5x2x24xf32>
+  %q = tensor.expand_shape %qs [[0], [1], [2], [3, 4]] output_shape [2, 5, 2, 3, 8] : tensor<2x5x2x24xf32> into tensor<2x5x2x3x8xf32>
+  %k = tensor.cast %k4 : tensor<?x?x?x?xf32> to tensor<2x5x2x8xf32>
+  %v = tensor.cast %v4 : tensor<?x?x?x?xf32> to tensor<2x5x2x8xf32>
+  %o = call @grouped_einsum_outer(%q, %k, %v) : (tensor<2x5x2x3x8xf32>, tensor<2x5x2x8xf32>, tensor<2x5x2x8xf32>) -> tensor<2x5x2x3x8xf32>
   %o4 = tensor.collapse_shape %o [[0], [1], [2], [3, 4]] : tensor<2x5x2x3x8xf32> into tensor<2x5x2x24xf32>
   %od = tensor.cast %o4 : tensor<2x5x2x24xf32> to tensor<?x?x?x?xf32>
   call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
