@@ -9,8 +9,8 @@ ingredient independently:
     einsum layout) with linalg.generic contractions; O in the same layout;
     GQA in [B, H, N, D]: K and V broadcast from H / 2 heads (torch's
     repeat_kv), or JAX's einsums with a group loop K and V do not have
-    (Q, O [B, N, Hkv, G, D]); K and V must stay at H / 2 heads in
-    fa.attention;
+    (Q, O [B, N, Hkv, G, D]; the scores [B, Hkv, G, ..] or [B, G, Hkv, ..]);
+    K and V must stay at H / 2 heads in fa.attention;
   * scale: a multiply or a divide, on the scores or on Q;
   * soft cap c * tanh(x / c) (Gemma 2), before the mask;
   * mask (when Nq == Nk): causal, a sliding window, a window on both sides
@@ -103,6 +103,8 @@ class Program:
         # K and V [B, N, Hkv, D], scores [B, Hkv, G, Nq, Nk].
         if self.layout == "bhnd" and self.group > 1 and r.random() < 0.5:
             self.layout = "jax"
+        # ... with the scores' group loop inside (b, k, g) or outside (b, g, k).
+        self.group_outer = self.layout == "jax" and r.random() < 0.5
 
     # -- what the raise must produce ------------------------------------
     def expected_attrs(self):
@@ -137,7 +139,8 @@ class Program:
         if self.layout == "bmm":
             return [self.b * self.h, self.nq, self.nk]
         if self.layout == "jax":
-            return [self.b, self.h // self.group, self.group, self.nq, self.nk]
+            heads = [self.h // self.group, self.group]
+            return [self.b] + heads[::-1 if self.group_outer else 1] + [self.nq, self.nk]
         return [self.b, self.h, self.nq, self.nk]
 
     def ty(self, shape, elem="f32"):
@@ -162,6 +165,7 @@ class Program:
         row_shape = s_shape[:-1]
         T = self.ty
         loops = {3: ["b", "i", "j"], 4: ["b", "h", "i", "j"], 5: ["b", "k", "g", "i", "j"]}[rank]
+        kg = "g, k" if getattr(self, "group_outer", False) else "k, g"   # the scores' head loops
         idmap = "affine_map<(%s) -> (%s)>" % (", ".join(loops), ", ".join(loops))
         rowmap = "affine_map<(%s) -> (%s)>" % (", ".join(loops), ", ".join(loops[:-1]))
         par = ", ".join(['"parallel"'] * rank)
@@ -216,9 +220,9 @@ class Program:
                      "ins(%s, %%k : %s, %s) outs(%%zs : %s) -> %s" % (q, T(q_shape), T(k_shape), T(s_shape), T(s_shape)))
         elif jax:
             emit("  %%s = linalg.generic {indexing_maps = [affine_map<(b, k, g, i, j, d) -> (b, i, k, g, d)>, "
-                 "affine_map<(b, k, g, i, j, d) -> (b, j, k, d)>, affine_map<(b, k, g, i, j, d) -> (b, k, g, i, j)>], "
+                 "affine_map<(b, k, g, i, j, d) -> (b, j, k, d)>, affine_map<(b, k, g, i, j, d) -> (b, %s, i, j)>], "
                  "iterator_types = [%s, \"reduction\"]} ins(%s, %%k : %s, %s) outs(%%zs : %s) {"
-                 % (", ".join(['"parallel"'] * 5), q, Tin(q_shape), Tin(k_shape), T(s_shape)))
+                 % (kg, ", ".join(['"parallel"'] * 5), q, Tin(q_shape), Tin(k_shape), T(s_shape)))
             emit_mul_add_body(emit, self.elem, self.elem)
             emit("  } -> " + T(s_shape))
         else:
@@ -293,10 +297,10 @@ class Program:
         elif jax:
             emit("  %eo = tensor.empty() : " + T(o_shape))
             emit("  %zo = linalg.fill ins(%zero : f32) outs(%eo : " + T(o_shape) + ") -> " + T(o_shape))
-            emit("  %%o = linalg.generic {indexing_maps = [affine_map<(b, i, k, g, e, j) -> (b, k, g, i, j)>, "
+            emit("  %%o = linalg.generic {indexing_maps = [affine_map<(b, i, k, g, e, j) -> (b, %s, i, j)>, "
                  "affine_map<(b, i, k, g, e, j) -> (b, j, k, e)>, affine_map<(b, i, k, g, e, j) -> (b, i, k, g, e)>], "
                  "iterator_types = [%s, \"reduction\"]} ins(%%p, %%v : %s, %s) outs(%%zo : %s) {"
-                 % (", ".join(['"parallel"'] * 5), T(s_shape), Tin(v_shape), T(o_shape)))
+                 % (kg, ", ".join(['"parallel"'] * 5), T(s_shape), Tin(v_shape), T(o_shape)))
             emit_mul_add_body(emit, "f32", self.elem)
             emit("  } -> " + T(o_shape))
         else:
@@ -447,8 +451,8 @@ class Program:
         return "\n".join(lines)
 
     def describe(self):
-        return ("%s layout=%s B=%d H=%d G=%d Nq=%d Nk=%d D=%d Dv=%d scale=%s%s%s cap=%s band=%s mask=%s softmax=%s%s"
-                % (self.elem, self.layout, self.b, self.h, self.group, self.nq, self.nk, self.d, self.dv, self.scale,
+        return ("%s layout=%s%s B=%d H=%d G=%d Nq=%d Nk=%d D=%d Dv=%d scale=%s%s%s cap=%s band=%s mask=%s softmax=%s%s"
+                % (self.elem, self.layout, "(group outer)" if self.group_outer else "", self.b, self.h, self.group, self.nq, self.nk, self.d, self.dv, self.scale,
                    "(div)" if self.scale_as_div else "", "(on Q)" if self.scale_on_q else "",
                    self.cap, self.band, getattr(self, "mask_form", "-"), self.softmax,
                    " generalized" if self.generalize else ""))
