@@ -11,12 +11,12 @@ ingredient independently:
     repeat_kv), or JAX's einsums with a group loop K and V do not have
     (Q, O [B, N, Hkv, G, D]; the scores [B, Hkv, G, ..] or [B, G, Hkv, ..]);
     K and V must stay at H / 2 heads in fa.attention;
-  * scale: a multiply or a divide, on the scores or on Q;
+  * scale: a multiply or a divide, on the scores, on Q or on K;
   * soft cap c * tanh(x / c) (Gemma 2), before the mask;
   * mask (when Nq == Nk): causal, a sliding window, a window on both sides
     or the upper triangle, written as a select on index comparisons (the
-    visible edges and-ed, or the masked ones or-ed), or as an additive
-    constant tensor of 0 / -inf;
+    visible edges and-ed, or the masked ones or-ed), as an additive
+    constant tensor of 0 / -inf, or as a select on an i1 constant tensor;
   * softmax: linalg.softmax, or max / exp(x - max) / sum / divide (or times
     the reciprocal of the sum) in separate or fused generics;
   * optionally --linalg-generalize-named-ops before the raise.
@@ -105,6 +105,10 @@ class Program:
             self.layout = "jax"
         # ... with the scores' group loop inside (b, k, g) or outside (b, g, k).
         self.group_outer = self.layout == "jax" and r.random() < 0.5
+        # The scale on K rather than on Q; a mask as an i1 constant tensor.
+        self.scale_on_k = self.scale_on_q and r.random() < 0.5
+        if self.masked and self.mask_form == "additive" and r.random() < 0.5:
+            self.mask_form = "bool"
 
     # -- what the raise must produce ------------------------------------
     def expected_attrs(self):
@@ -171,11 +175,13 @@ class Program:
         par = ", ".join(['"parallel"'] * rank)
         Tin = self.tin
         repeat_kv = self.group > 1 and not jax
-        kname, vname = ("%kin", "%vin") if repeat_kv else ("%k", "%v")
+        k_scaled = getattr(self, "scale_on_k", False)
+        k_final = "%k0" if k_scaled else "%k"   # the K the scale generic reads
+        kname, vname = ("%kin", "%vin") if repeat_kv else (k_final, "%v")
         emit("func.func @attention(%%q: %s, %s: %s, %s: %s) -> %s {"
              % (Tin(q_shape), kname, Tin(kin_shape), vname, Tin(vin_shape), Tin(o_shape)))
         if repeat_kv:
-            for src, dst, shape in (("%kin", "%k", k_shape), ("%vin", "%v", v_shape)):
+            for src, dst, shape in (("%kin", k_final, k_shape), ("%vin", "%v", v_shape)):
                 hkv, g = self.h // self.group, self.group
                 b5 = [self.b, hkv, g, shape[2], shape[3]]
                 emit("  %se = tensor.empty() : %s" % (dst, Tin(b5)))
@@ -191,20 +197,22 @@ class Program:
         q = "%q"
         factor_outside = self.scale
         if self.scale_on_q:
-            # Q scaled by a generic of its own.
-            qrank = len(q_shape)
-            qmaps = ", ".join(["affine_map<(%s) -> (%s)>" % (", ".join("abcde"[:qrank]), ", ".join("abcde"[:qrank]))] * 2)
+            # Q (or K) scaled by a generic of its own.
+            src, dst, shape = ("%k0", "%k", k_shape) if k_scaled else ("%q", "%qs", q_shape)
+            srank = len(shape)
+            smaps = ", ".join(["affine_map<(%s) -> (%s)>" % (", ".join("abcde"[:srank]), ", ".join("abcde"[:srank]))] * 2)
             op = "arith.divf" if self.scale_as_div else "arith.mulf"
             c = 1.0 / self.scale if self.scale_as_div else self.scale
-            emit("  %eq = tensor.empty() : " + T(q_shape))
-            emit("  %%qs = linalg.generic {indexing_maps = [%s], iterator_types = [%s]} ins(%%q : %s) outs(%%eq : %s) {"
-                 % (qmaps, ", ".join(['"parallel"'] * qrank), T(q_shape), T(q_shape)))
+            emit("  %es_in = tensor.empty() : " + T(shape))
+            emit("  %s = linalg.generic {indexing_maps = [%s], iterator_types = [%s]} ins(%s : %s) outs(%%es_in : %s) {"
+                 % (dst, smaps, ", ".join(['"parallel"'] * srank), src, T(shape), T(shape)))
             emit("  ^bb0(%in: f32, %out: f32):")
             emit("    %c = arith.constant " + fmt(c) + " : f32")
             emit("    %r = " + op + " %in, %c : f32")
             emit("    linalg.yield %r : f32")
-            emit("  } -> " + T(q_shape))
-            q = "%qs"
+            emit("  } -> " + T(shape))
+            if not k_scaled:
+                q = "%qs"
             factor_outside = None
         # S = Q K^T
         if self.layout == "bmm":
@@ -237,24 +245,32 @@ class Program:
             emit("  } -> " + T(s_shape))
         # Scores: scale, cap, mask, in one generic (plus an additive constant).
         additive = self.masked and self.mask_form == "additive"
-        ins = "%s" + (", %mask" if additive else "")
-        if additive:
+        boolean = self.masked and self.mask_form == "bool"
+        ins = "%s" + (", %mask" if additive or boolean else "")
+        if additive or boolean:
             left, right = self.band
             vals = []
             for i in range(self.nq):
                 for j in range(self.nk):
                     vis = (left is None or i - j <= left) and (right is None or j - i <= right)
-                    vals.append(0.0 if vis else float("-inf"))
-            emit("  %mask = arith.constant " + dense(vals, [self.nq, self.nk]))
+                    vals.append(vis if boolean else 0.0 if vis else float("-inf"))
+            if boolean:
+                rows = [", ".join("true" if vals[i * self.nk + j] else "false" for j in range(self.nk))
+                        for i in range(self.nq)]
+                emit("  %%mask = arith.constant dense<[%s]> : tensor<%dx%dxi1>"
+                     % (", ".join("[%s]" % r for r in rows), self.nq, self.nk))
+            else:
+                emit("  %mask = arith.constant " + dense(vals, [self.nq, self.nk]))
             maskmap = "affine_map<(%s) -> (%s)>" % (", ".join(loops), ", ".join(loops[-2:]))
             maps = "%s, %s, %s" % (idmap, maskmap, idmap)
-            types = "%s, tensor<%dx%dxf32>" % (T(s_shape), self.nq, self.nk)
+            types = "%s, tensor<%dx%dx%s>" % (T(s_shape), self.nq, self.nk, "i1" if boolean else "f32")
         else:
             maps = "%s, %s" % (idmap, idmap)
             types = T(s_shape)
         emit("  %%x = linalg.generic {indexing_maps = [%s], iterator_types = [%s]} ins(%s : %s) outs(%%es : %s) {"
              % (maps, par, ins, types, T(s_shape)))
-        emit("  ^bb0(%in: f32, " + ("%mk: f32, " if additive else "") + "%out: f32):")
+        emit("  ^bb0(%in: f32, " + ("%mk: f32, " if additive else "%mk: i1, " if boolean else "")
+             + "%out: f32):")
         v = "%in"
         if factor_outside is not None:
             op = "arith.divf" if self.scale_as_div else "arith.mulf"
@@ -268,7 +284,7 @@ class Program:
             emit("    %t1 = math.tanh %t0 : f32")
             emit("    %capped = arith.mulf %t1, %cap : f32")
             v = "%capped"
-        if self.masked and not additive:
+        if self.masked and not additive and not boolean:
             emit("    %%i = linalg.index %d : index" % (rank - 2))
             emit("    %%j = linalg.index %d : index" % (rank - 1))
             conds = self.edge_conditions(emit, visible=self.mask_form == "and")
@@ -284,6 +300,9 @@ class Program:
             v = "%masked"
         if additive:
             emit("    %%masked = arith.addf %s, %%mk : f32" % v)
+            v = "%masked"
+        if boolean:
+            emit("    %%masked = arith.select %%mk, %s, %%ninf : f32" % v)
             v = "%masked"
         emit("    linalg.yield " + v + " : f32")
         emit("  } -> " + T(s_shape))
@@ -453,7 +472,8 @@ class Program:
     def describe(self):
         return ("%s layout=%s%s B=%d H=%d G=%d Nq=%d Nk=%d D=%d Dv=%d scale=%s%s%s cap=%s band=%s mask=%s softmax=%s%s"
                 % (self.elem, self.layout, "(group outer)" if self.group_outer else "", self.b, self.h, self.group, self.nq, self.nk, self.d, self.dv, self.scale,
-                   "(div)" if self.scale_as_div else "", "(on Q)" if self.scale_on_q else "",
+                   "(div)" if self.scale_as_div else "",
+                   "(on K)" if self.scale_on_k else "(on Q)" if self.scale_on_q else "",
                    self.cap, self.band, getattr(self, "mask_form", "-"), self.softmax,
                    " generalized" if self.generalize else ""))
 
