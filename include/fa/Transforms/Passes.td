@@ -1185,25 +1185,33 @@ def FARaiseAttention : Pass<"fa-raise-attention"> {
     starts at every contraction that could be `P V` and walks backward:
 
     1. `P V`: `linalg.matmul`, `linalg.batch_matmul` (also with transposed
-       `indexing_maps`) or a `linalg.generic` contraction, over 0, 1 or 2
-       batch dims (`[N, D]`, `[B*H, N, D]`, `[B, H, N, D]`); optionally
-       followed by a rounding of O (`arith.truncf` in a generic).
+       `indexing_maps`), `linalg.contract` or a `linalg.generic`
+       contraction, each tensor's dims in any order (einsums), over up to 3
+       batch dims (`[N, D]`, `[B*H, N, D]`, `[B, H, N, D]`, `[B, N, H, D]`,
+       JAX's grouped `[B, N, Hkv, G, D]`); optionally followed by a rounding
+       of O (`arith.truncf` in a generic).
     2. The softmax over the last dim: `linalg.softmax`, or
-       `max`-reduce / `exp(x - max)` / `sum`-reduce / divide, fused into
-       generics or not, keepdim or not, with f16/bf16 <-> f32 casts.
+       `max`-reduce / `exp(x - max)` / `sum`-reduce / divide (or times the
+       reciprocal of the sum), fused into generics or not, keepdim or not
+       (TOSA's reductions of a `[.., 1, N]` expansion too), with f16/bf16
+       <-> f32 casts.
     3. Back to `Q K^T`: multiplications or divisions by positive constants
-       (the scale), at most one causal mask (an additive constant of 0 and
-       -inf, a `select` between the scores and -inf on an index comparison
-       or an i1 constant), casts.
+       (the scale), masks that are bands around the diagonal (causal,
+       sliding windows: an additive constant of 0 and -inf, a `select`
+       between the scores and -inf on index comparisons, their `andi`/`ori`,
+       or an i1 constant; several intersect), Gemma 2's soft cap
+       `c * tanh(x / c)` before the masks, casts.
     4. Q, K, V through `linalg.transpose` and permuting generics,
        `tensor.collapse_shape`/`expand_shape`, casts, a scale folded into Q
-       and/or K, and for K/V a broadcast of the heads (GQA/MQA).
+       and/or K, and for K/V a broadcast of the heads (GQA/MQA) or a group
+       loop the contractions do not give them.
 
-    Every intermediate must be used only by the next op of the chain; the
-    mask must be exactly lower-triangular with `Nq == Nk` known statically
-    (a top-left aligned mask is our bottom-right one only then, and then no
-    row is empty, so softmax's NaN for an all-masked row cannot occur).
-    Anything else is left exactly as it was. See docs/raise-attention.md.
+    Every intermediate must be used only by the next op of the chain. A
+    band mask must hold the diagonal and `Nq == Nk` must be known (static
+    sizes, or upstream's value-bounds analysis): a top-left aligned mask is
+    our bottom-right `causal`/`window` only then, and then no row is empty,
+    so softmax's NaN for an all-masked row cannot occur. Anything else is
+    left exactly as it was. See docs/raise-attention.md.
 
     Before (abridged, 3-D with a scale):
 
