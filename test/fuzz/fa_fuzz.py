@@ -3,11 +3,15 @@
 pipelines with random options; every run must end in success or in a
 diagnostic, never in a crash or a hang.
 
-Inputs come from three sources, in turn:
+Inputs come from four sources, in turn:
   * a generator of fa.attention (and fa.attention_backward) functions (random shapes, static and
     dynamic, head counts, head dims, element types, scale, causal, window,
     soft cap, tensor or memref form, with or without LSE), valid or a little
     off;
+  * unfused attention programs (test/lit_utils/random_raise.py's
+    generator: layouts, GQA, scales, caps, band masks, softmax forms), half
+    of them mutated, for --fa-raise-attention and the --fa-linalg-to-*
+    pipelines;
   * mutations of a corpus (the lit inputs and examples/): lines deleted,
     duplicated or swapped, numbers and types replaced, text truncated,
     characters inserted;
@@ -45,6 +49,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "test", "lit_utils"))
+import random_raise  # noqa: E402  (its generator of unfused attention programs)
 
 # Crashes inside upstream MLIR that upstream mlir-opt shows on the same input
 # (each has an XFAIL lit test naming it): classified "upstream", saved like
@@ -436,9 +442,12 @@ def main():
     while done < a.cases:
         texts = []
         for i in range(done, min(done + a.batch, a.cases)):
-            source = i % 3
+            source = i % 4
             if source == 0:
                 texts.append(gen_attention(rng))
+            elif source == 3:
+                text = random_raise.Program(random.Random(rng.random())).text()
+                texts.append(mutate(rng, text) if rng.random() < 0.5 else text)
             elif source == 1:
                 texts.append(mutate(rng, rng.choice(corpus)))
             else:
