@@ -227,22 +227,18 @@ class Program:
                      "affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>] "
                      "ins(%s, %%k : %s, %s) outs(%%zs : %s) -> %s" % (q, T(q_shape), T(k_shape), T(s_shape), T(s_shape)))
         elif jax:
-            emit("  %%s = linalg.generic {indexing_maps = [affine_map<(b, k, g, i, j, d) -> (b, i, k, g, d)>, "
-                 "affine_map<(b, k, g, i, j, d) -> (b, j, k, d)>, affine_map<(b, k, g, i, j, d) -> (b, %s, i, j)>], "
-                 "iterator_types = [%s, \"reduction\"]} ins(%s, %%k : %s, %s) outs(%%zs : %s) {"
-                 % (kg, ", ".join(['"parallel"'] * 5), q, Tin(q_shape), Tin(k_shape), T(s_shape)))
-            emit_mul_add_body(emit, self.elem, self.elem)
-            emit("  } -> " + T(s_shape))
+            emit_contraction(emit, "%s", "b, k, g, i, j, d",
+                             ["(b, i, k, g, d)", "(b, j, k, d)", "(b, %s, i, j)" % kg],
+                             [q, "%k", "%zs"], [Tin(q_shape), Tin(k_shape), T(s_shape)],
+                             self.elem, self.elem)
         else:
             if self.layout == "bhnd":
                 qm, km = "(b, h, i, d)", "(b, h, j, d)"
             else:
                 qm, km = "(b, i, h, d)", "(b, j, h, d)"
-            emit("  %%s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> %s>, affine_map<(b, h, i, j, d) -> %s>, "
-                 "affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\"]} "
-                 "ins(%s, %%k : %s, %s) outs(%%zs : %s) {" % (qm, km, q, Tin(q_shape), Tin(k_shape), T(s_shape)))
-            emit_mul_add_body(emit, self.elem, self.elem)
-            emit("  } -> " + T(s_shape))
+            emit_contraction(emit, "%s", "b, h, i, j, d", [qm, km, "(b, h, i, j)"],
+                             [q, "%k", "%zs"], [Tin(q_shape), Tin(k_shape), T(s_shape)],
+                             self.elem, self.elem)
         # Scores: scale, cap, mask, in one generic (plus an additive constant).
         additive = self.masked and self.mask_form == "additive"
         boolean = self.masked and self.mask_form == "bool"
@@ -316,12 +312,10 @@ class Program:
         elif jax:
             emit("  %eo = tensor.empty() : " + T(o_shape))
             emit("  %zo = linalg.fill ins(%zero : f32) outs(%eo : " + T(o_shape) + ") -> " + T(o_shape))
-            emit("  %%o = linalg.generic {indexing_maps = [affine_map<(b, i, k, g, e, j) -> (b, %s, i, j)>, "
-                 "affine_map<(b, i, k, g, e, j) -> (b, j, k, e)>, affine_map<(b, i, k, g, e, j) -> (b, i, k, g, e)>], "
-                 "iterator_types = [%s, \"reduction\"]} ins(%%p, %%v : %s, %s) outs(%%zo : %s) {"
-                 % (kg, ", ".join(['"parallel"'] * 5), T(s_shape), Tin(v_shape), T(o_shape)))
-            emit_mul_add_body(emit, "f32", self.elem)
-            emit("  } -> " + T(o_shape))
+            emit_contraction(emit, "%o", "b, i, k, g, e, j",
+                             ["(b, %s, i, j)" % kg, "(b, j, k, e)", "(b, i, k, g, e)"],
+                             ["%p", "%v", "%zo"], [T(s_shape), Tin(v_shape), T(o_shape)],
+                             "f32", self.elem)
         else:
             if self.layout == "bhnd":
                 vm, om = "(b, h, j, e)", "(b, h, i, e)"
@@ -329,11 +323,9 @@ class Program:
                 vm, om = "(b, j, h, e)", "(b, i, h, e)"
             emit("  %eo = tensor.empty() : " + T(o_shape))
             emit("  %zo = linalg.fill ins(%zero : f32) outs(%eo : " + T(o_shape) + ") -> " + T(o_shape))
-            emit("  %%o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>, affine_map<(b, h, i, e, j) -> %s>, "
-                 "affine_map<(b, h, i, e, j) -> %s>], iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\", \"reduction\"]} "
-                 "ins(%%p, %%v : %s, %s) outs(%%zo : %s) {" % (vm, om, T(s_shape), Tin(v_shape), T(o_shape)))
-            emit_mul_add_body(emit, "f32", self.elem)
-            emit("  } -> " + T(o_shape))
+            emit_contraction(emit, "%o", "b, h, i, e, j", ["(b, h, i, j)", vm, om],
+                             ["%p", "%v", "%zo"], [T(s_shape), Tin(v_shape), T(o_shape)],
+                             "f32", self.elem)
         if self.elem != "f32":
             # O rounded to the inputs' type.
             dims = ", ".join("abcde"[:len(o_shape)])
@@ -476,6 +468,19 @@ class Program:
                    "(on K)" if self.scale_on_k else "(on Q)" if self.scale_on_q else "",
                    self.cap, self.band, getattr(self, "mask_form", "-"), self.softmax,
                    " generalized" if self.generalize else ""))
+
+
+def emit_contraction(emit, result, loops, maps, operands, types, a_type, b_type):
+    """`result` = the sum over the last of `loops` of a * b: a linalg.generic
+    with `maps` (the results of each operand's map) over `operands` (a, b,
+    the zero-filled init) of `types`."""
+    count = len(loops.split(", "))
+    emit("  %s = linalg.generic {indexing_maps = [%s], iterator_types = [%s]} ins(%s, %s : %s, %s) outs(%s : %s) {"
+         % (result, ", ".join("affine_map<(%s) -> %s>" % (loops, m) for m in maps),
+            ", ".join(['"parallel"'] * (count - 1) + ['"reduction"']),
+            operands[0], operands[1], types[0], types[1], operands[2], types[2]))
+    emit_mul_add_body(emit, a_type, b_type)
+    emit("  } -> " + types[2])
 
 
 def emit_mul_add_body(emit, a_type="f32", b_type="f32"):
