@@ -203,11 +203,14 @@ LogicalResult raise(RewriterBase &rewriter, const AttentionMatch &m) {
   Operation *root = m.root;
   auto resultType = cast<RankedTensorType>(root->getResult(0).getType());
   // O's batch factors must split back from B * H: one of them at most may
-  // be dynamic.
+  // be dynamic, and then no static one 0 (it is B * H over their product).
   unsigned dynamicFactors = 0;
-  for (int64_t role : ArrayRef(m.resultDims).drop_back(2))
+  bool zeroFactor = false;
+  for (int64_t role : ArrayRef(m.resultDims).drop_back(2)) {
     dynamicFactors += resultType.isDynamicDim(role);
-  if (dynamicFactors > 1)
+    zeroFactor |= resultType.getDimSize(role) == 0;
+  }
+  if (dynamicFactors > 1 || (dynamicFactors == 1 && zeroFactor))
     return failure();
   std::optional<std::pair<int64_t, int64_t>> heads = chooseHeads(m);
   if (!heads)

@@ -670,3 +670,35 @@ func.func @window_off_diagonal_slope(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
+
+// -----
+
+// O's batch factors cannot be split back from B * H when one is dynamic and
+// another is 0 (here H = 0): left alone rather than divide by zero.
+// CHECK-LABEL: func.func @zero_heads_dynamic_batch
+// CHECK-NOT: fa.attention
+func.func @zero_heads_dynamic_batch(%q: tensor<?x0x4x8xf32>, %k: tensor<?x0x4x8xf32>, %v: tensor<?x0x4x8xf32>) -> tensor<?x0x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %q, %c0 : tensor<?x0x4x8xf32>
+  %e = tensor.empty(%b) : tensor<?x0x4x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x0x4x4xf32>) -> tensor<?x0x4x4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>, affine_map<(b, h, i, j, d) -> (b, h, j, d)>, affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<?x0x4x8xf32>, tensor<?x0x4x8xf32>) outs(%z : tensor<?x0x4x4xf32>) {
+  ^bb0(%a: f32, %bb: f32, %acc: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<?x0x4x4xf32>
+  %p = linalg.softmax dimension(3) ins(%s : tensor<?x0x4x4xf32>) outs(%e : tensor<?x0x4x4xf32>) -> tensor<?x0x4x4xf32>
+  %eo = tensor.empty(%b) : tensor<?x0x4x8xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<?x0x4x8xf32>) -> tensor<?x0x4x8xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>, affine_map<(b, h, i, e, j) -> (b, h, j, e)>, affine_map<(b, h, i, e, j) -> (b, h, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<?x0x4x4xf32>, tensor<?x0x4x8xf32>) outs(%zo : tensor<?x0x4x8xf32>) {
+  ^bb0(%a: f32, %bb: f32, %acc: f32):
+    %m = arith.mulf %a, %bb : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<?x0x4x8xf32>
+  return %o : tensor<?x0x4x8xf32>
+}
