@@ -10,7 +10,12 @@ skipping, split-KV (without warps), and with warps the L3 stages: 1 or 2
 warps, 2 or 3 K/V stages, key groups for one-query steps, GQA packing for
 small Nq. Tolerances are equivalence.py's usual ones per dtype.
 
-  random_equivalence.py --seed 1 --count 20 --runner-libs LIBS
+  random_equivalence.py --seed 1 --count 20 --runner-libs LIBS [--backward]
+
+With --backward the configurations are fa.attention_backward's, through
+backward_check.py --against naive: the K/V-outer tiling
+(--fa-tile-kv-outer), or the GPU's three nests (--fa-tile-backward, dq
+atomic, deterministic or auto), against the naive gradient.
 
 Prints one line per configuration (the arguments that reproduce it) and
 exits non-zero if any fails.
@@ -64,17 +69,50 @@ def draw(rng, index):
     return args
 
 
+BACKWARD_TOLERANCES = {"f32": ["--atol", "1e-5", "--rtol", "1e-5"],
+                       "f16": ["--atol", "1e-3", "--rtol", "1e-3"],
+                       "bf16": ["--atol", "8e-3", "--rtol", "8e-3"]}
+
+
+def draw_backward(rng, index):
+    dtype = rng.choice(["f32", "f16", "bf16"])
+    hkv, group = rng.choice([1, 2]), rng.choice([1, 2, 4])
+    args = ["--dtype", dtype] + BACKWARD_TOLERANCES[dtype] + [
+        "--B", str(rng.choice([1, 2])), "--Hq", str(hkv * group), "--Hkv", str(hkv),
+        "--Nq", str(rng.choice([1, 2, 7, 13, 17, 33])), "--Nk", str(rng.choice([1, 3, 9, 16, 21, 40])),
+        "--D", str(rng.choice([8, 16])), "--tile", str(rng.choice([4, 8, 16])), str(rng.choice([4, 8, 16])),
+        "--seed", str(index)]
+    if rng.random() < 0.3:
+        args += ["--Dv", str(rng.choice([4, 8]))]
+    if rng.random() < 0.5:
+        args.append("--causal")
+    if rng.random() < 0.25:
+        args += ["--window", str(rng.choice([0, 2, 5])), str(rng.choice([-1, 0, 3]))]
+    if rng.random() < 0.2:
+        args += ["--softcap", "0.5"]
+    if rng.random() < 0.2:
+        args.append("--dynamic")
+    if rng.random() < 0.6:
+        args += ["--gpu-form", "--dq", rng.choice(["auto", "atomic", "deterministic"])]
+    return args
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--count", type=int, default=20)
     p.add_argument("--runner-libs", required=True)
+    p.add_argument("--backward", action="store_true",
+                   help="fa.attention_backward configurations (backward_check.py)")
     args = p.parse_args()
+    script, drawer, extra = "equivalence.py", draw, []
+    if args.backward:
+        script, drawer, extra = "backward_check.py", draw_backward, ["--against", "naive"]
     failures = 0
     for index in range(args.count):
-        config = draw(random.Random("%d-%d" % (args.seed, index)), index)
-        done = subprocess.run([sys.executable, os.path.join(HERE, "equivalence.py"),
-                               "--runner-libs", args.runner_libs] + config,
+        config = drawer(random.Random("%d-%d" % (args.seed, index)), index)
+        done = subprocess.run([sys.executable, os.path.join(HERE, script),
+                               "--runner-libs", args.runner_libs] + extra + config,
                               capture_output=True, text=True)
         ok = done.returncode == 0
         failures += not ok
