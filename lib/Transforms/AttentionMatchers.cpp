@@ -16,6 +16,7 @@
 
 #include "AttentionMatchers.h"
 
+#include "llvm/ADT/BitVector.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -361,12 +362,14 @@ std::optional<Band>
 classifyByEnumeration(MaskDomain dom,
                       function_ref<std::optional<bool>(int64_t, int64_t)> vis) {
   int64_t left = INT64_MIN, right = INT64_MIN;
+  llvm::BitVector visible(dom.nq * dom.nk);
   for (int64_t i = 0; i < dom.nq; ++i)
     for (int64_t j = 0; j < dom.nk; ++j) {
       std::optional<bool> v = vis(i, j);
       if (!v)
         return std::nullopt;
       if (*v) {
+        visible.set(i * dom.nk + j);
         left = std::max(left, i - j);
         right = std::max(right, j - i);
       }
@@ -375,7 +378,7 @@ classifyByEnumeration(MaskDomain dom,
     return std::nullopt; // nothing visible
   for (int64_t i = 0; i < dom.nq; ++i)
     for (int64_t j = 0; j < dom.nk; ++j)
-      if (*vis(i, j) != (i - j <= left && j - i <= right))
+      if (visible.test(i * dom.nk + j) != (i - j <= left && j - i <= right))
         return std::nullopt;
   return Band{left, right};
 }
