@@ -928,9 +928,41 @@ Env scoreEnv(unsigned rank) {
   return env;
 }
 
-/// softmax over the last dim of X, named or decomposed into
-/// M = rowmax(X), E = exp(X - M), L = rowsum(E), P = E / L. Returns X.
-std::optional<Value> matchSoftmax(Value p, Operation *extraReader) {
+/// Steps back from `p` through multiplications and divisions by constants
+/// (`x * c`, `c * x`, `x / c`), multiplying their factors into `factor`.
+/// False when a factor is not finite and positive (it would not commute
+/// with the max, or with a mask's -inf).
+bool peelConstantFactors(Point &p, double &factor) {
+  while (true) {
+    p = lookThrough(p);
+    Operation *def = p.v.getDefiningOp();
+    if (!def || def->getBlock() != p.op.getBlock() ||
+        !isa<arith::MulFOp, arith::DivFOp>(def))
+      return true;
+    Value scaled;
+    std::optional<double> c = constantOf({def->getOperand(1), p.op, p.env});
+    if (c)
+      scaled = def->getOperand(0);
+    else if (isa<arith::MulFOp>(def) &&
+             (c = constantOf({def->getOperand(0), p.op, p.env})))
+      scaled = def->getOperand(1);
+    else
+      return true; // not a scaling: the caller looks at this op
+    if (!std::isfinite(*c) || *c <= 0.0)
+      return false;
+    factor *= isa<arith::DivFOp>(def) ? 1.0 / *c : *c;
+    p.v = scaled;
+  }
+}
+
+/// softmax over the last dim of c X, named or decomposed into
+/// M = rowmax(X), E = exp(c (X - M)), L = rowsum(E), P = E / L. Returns X
+/// and sets `factor` to c: constant factors on the exponential's argument
+/// (on the difference, or the same on both its sides) and ln 2 for `exp2`,
+/// as in exp2((X - M) * log2(e) * scale).
+std::optional<Value> matchSoftmax(Value p, Operation *extraReader,
+                                  double &factor) {
+  factor = 1.0;
   auto rank = cast<ShapedType>(p.getType()).getRank();
   if (auto softmax = p.getDefiningOp<linalg::SoftmaxOp>()) {
     if (softmax.getDimension() != static_cast<uint64_t>(rank - 1) ||
@@ -970,23 +1002,32 @@ std::optional<Value> matchSoftmax(Value p, Operation *extraReader) {
   if (!expOp)
     return std::nullopt;
   Point inExp = lookThrough({yieldedValue(expOp), expOp, env});
-  auto exp = inExp.v.getDefiningOp<math::ExpOp>();
-  if (!exp)
+  Operation *exp = inExp.v.getDefiningOp();
+  if (!isa_and_nonnull<math::ExpOp, math::Exp2Op>(exp))
     return std::nullopt;
-  Point inSub = lookThrough({exp.getOperand(), inExp.op, inExp.env});
+  double expFactor = isa<math::Exp2Op>(exp) ? M_LN2 : 1.0; // 2^y = e^(y ln 2)
+  Point inSub = {exp->getOperand(0), inExp.op, inExp.env};
+  if (!peelConstantFactors(inSub, expFactor))
+    return std::nullopt;
   auto sub = inSub.v.getDefiningOp<arith::SubFOp>();
   if (!sub)
     return std::nullopt;
+  // c X - c M: the same factor on both sides (not exactly the same: the max
+  // would be of other scores than the ones exponentiated).
   Value x;
-  Point xPoint = lookThrough({sub.getLhs(), inSub.op, inSub.env});
-  Point mPoint = lookThrough({sub.getRhs(), inSub.op, inSub.env});
-  if (!readsIdentity(xPoint, &x))
+  Point xPoint = {sub.getLhs(), inSub.op, inSub.env};
+  Point mPoint = {sub.getRhs(), inSub.op, inSub.env};
+  double xFactor = 1.0, mFactor = 1.0;
+  if (!peelConstantFactors(xPoint, xFactor) ||
+      !peelConstantFactors(mPoint, mFactor) || xFactor != mFactor ||
+      !readsIdentity(xPoint, &x))
     return std::nullopt;
   std::optional<Value> maxed = readsRowReduce(mPoint, RowKind::Max);
   unsigned uses = extraReader ? 3 : 2;
   if (!maxed || *maxed != x || !llvm::hasNItems(x.getUses(), uses) ||
       (extraReader && !llvm::is_contained(x.getUsers(), extraReader)))
     return std::nullopt;
+  factor = expFactor * xFactor;
   return x;
 }
 
@@ -1360,13 +1401,6 @@ linalg::LinalgOp castOnlyOp(Operation *op) {
 
 bool isSupportedElem(Type t) { return t.isF16() || t.isBF16() || t.isF32(); }
 
-SmallVector<int64_t> iota(unsigned n) {
-  SmallVector<int64_t> v(n);
-  for (unsigned i = 0; i < n; ++i)
-    v[i] = i;
-  return v;
-}
-
 /// PyTorch's decomposition of scaled_dot_product_attention zeroes the rows
 /// whose scores are all -inf: P = select(all(X == -inf) per row, 0, P').
 /// fa.attention gives such rows 0 too (and no row the raise accepts is
@@ -1428,7 +1462,6 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
     return std::nullopt;
   AttentionMatch match;
   match.batchRank = pv->batchRank;
-  unsigned rank = pv->batchRank + 2;
 
   // O, and a rounding of it right after (f32 P V, result in f16/bf16).
   match.root = pvOp;
@@ -1457,7 +1490,8 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
   }
   Value zeroedX;
   Operation *zeroing = matchEmptyRowZeroing(p, zeroedX);
-  std::optional<Value> x = matchSoftmax(p, zeroing);
+  double softmaxFactor;
+  std::optional<Value> x = matchSoftmax(p, zeroing, softmaxFactor);
   if (!x || (zeroing && zeroedX != *x))
     return std::nullopt;
 
@@ -1466,7 +1500,9 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
   int64_t xRank = scoreType.getRank();
   MaskDomain dom{scoreType.getDimSize(xRank - 2), scoreType.getDimSize(xRank - 1),
                  options.finfoMinMasks};
+  // The softmax's own factor is the last one applied to the scores.
   ScoreChain chain;
+  chain.scale = softmaxFactor;
   if (!analyzeScoreTensor(*x, dom, chain, /*shared=*/true))
     return std::nullopt;
   std::optional<Contraction> qk =

@@ -702,3 +702,182 @@ func.func @zero_heads_dynamic_batch(%q: tensor<?x0x4x8xf32>, %k: tensor<?x0x4x8x
   } -> tensor<?x0x4x8xf32>
   return %o : tensor<?x0x4x8xf32>
 }
+
+// -----
+
+// exp(s * 0.5 - max * 0.25): the max of other scores than the ones
+// exponentiated; not a softmax of the scores.
+// CHECK-LABEL: func.func @unequal_factors_in_exp
+// CHECK-NOT: fa.attention
+// CHECK: math.exp
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
+func.func @unequal_factors_in_exp(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %in, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %er = tensor.empty() : tensor<2x4xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %mx = linalg.reduce ins(%x : tensor<2x4x4xf32>) outs(%fm : tensor<2x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) {
+      %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %mx : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %c = arith.constant 0.5 : f32
+    %c2 = arith.constant 0.25 : f32
+    %xs = arith.mulf %in, %c : f32
+    %ms = arith.mulf %m, %c2 : f32
+    %d = arith.subf %xs, %ms : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %sm = linalg.reduce ins(%ex : tensor<2x4x4xf32>) outs(%fs : tensor<2x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) {
+      %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ex, %sm : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %l: f32, %out: f32):
+    %y = arith.divf %in, %l : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// exp((s - max) * -1): a softmax of -s would need the row min.
+// CHECK-LABEL: func.func @negative_factor_in_exp
+// CHECK-NOT: fa.attention
+// CHECK: math.exp
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
+func.func @negative_factor_in_exp(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %in, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %er = tensor.empty() : tensor<2x4xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %mx = linalg.reduce ins(%x : tensor<2x4x4xf32>) outs(%fm : tensor<2x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) {
+      %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %mx : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %c = arith.constant -1.0 : f32
+    %d = arith.subf %in, %m : f32
+    %y = arith.mulf %d, %c : f32
+    %r = math.exp %y : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %sm = linalg.reduce ins(%ex : tensor<2x4x4xf32>) outs(%fs : tensor<2x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) {
+      %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ex, %sm : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %l: f32, %out: f32):
+    %y = arith.divf %in, %l : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// exp((s - max) * s): not a constant factor.
+// CHECK-LABEL: func.func @variable_factor_in_exp
+// CHECK-NOT: fa.attention
+// CHECK: math.exp
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
+func.func @variable_factor_in_exp(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %in, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %er = tensor.empty() : tensor<2x4xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %mx = linalg.reduce ins(%x : tensor<2x4x4xf32>) outs(%fm : tensor<2x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) {
+      %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %mx : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %y = arith.mulf %d, %in : f32
+    %r = math.exp %y : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %sm = linalg.reduce ins(%ex : tensor<2x4x4xf32>) outs(%fs : tensor<2x4xf32>) dimensions = [2]
+    (%a: f32, %b: f32) {
+      %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ex, %sm : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %l: f32, %out: f32):
+    %y = arith.divf %in, %l : f32
+    linalg.yield %y : f32
+  } -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}

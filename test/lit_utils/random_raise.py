@@ -18,7 +18,8 @@ ingredient independently:
     visible edges and-ed, or the masked ones or-ed), as an additive
     constant tensor of 0 / -inf, or as a select on an i1 constant tensor;
   * softmax: linalg.softmax, or max / exp(x - max) / sum / divide (or times
-    the reciprocal of the sum) in separate or fused generics;
+    the reciprocal of the sum) in separate or fused generics, the
+    exponential exp(x - max), exp((x - max) * 2) or exp2((x - max) * log2(e));
   * optionally --linalg-generalize-named-ops before the raise.
 
 Every program must raise to one fa.attention whose attributes (scale,
@@ -109,6 +110,10 @@ class Program:
         self.scale_on_k = self.scale_on_q and r.random() < 0.5
         if self.masked and self.mask_form == "additive" and r.random() < 0.5:
             self.mask_form = "bool"
+        # The exponential: exp(x - max); exp((x - max) * 2), a factor of the
+        # scale inside it; or exp2((x - max) * log2(e)), FlashAttention's form.
+        self.exp_form = "exp" if self.softmax == "named" else r.choice(["exp", "exp", "scaled", "exp2"])
+        self.exp_factor = 2.0 if self.exp_form == "scaled" else 1.0
 
     # -- what the raise must produce ------------------------------------
     def expected_attrs(self):
@@ -395,7 +400,13 @@ class Program:
              % (idmap, rowmap, idmap, par, T(s_shape), T(row_shape), T(s_shape)))
         emit("  ^bb0(%in: f32, %m: f32, %out: f32):")
         emit("    %d = arith.subf %in, %m : f32")
-        emit("    %r = math.exp %d : f32")
+        if self.exp_form == "exp":
+            emit("    %r = math.exp %d : f32")
+        else:
+            factor = "2.0" if self.exp_form == "scaled" else "1.44269504"
+            emit("    %%cx = arith.constant %s : f32" % factor)
+            emit("    %dx = arith.mulf %d, %cx : f32")
+            emit("    %%r = %s %%dx : f32" % ("math.exp" if self.exp_form == "scaled" else "math.exp2"))
         emit("    linalg.yield %r : f32")
         emit("  } -> " + T(s_shape))
         reduce_rows("sm", "%ex", "%zero", "arith.addf")
@@ -466,7 +477,8 @@ class Program:
                 % (self.elem, self.layout, "(group outer)" if self.group_outer else "", self.b, self.h, self.group, self.nq, self.nk, self.d, self.dv, self.scale,
                    "(div)" if self.scale_as_div else "",
                    "(on K)" if self.scale_on_k else "(on Q)" if self.scale_on_q else "",
-                   self.cap, self.band, getattr(self, "mask_form", "-"), self.softmax,
+                   self.cap, self.band, getattr(self, "mask_form", "-"),
+                   self.softmax + ("" if self.exp_form == "exp" else "/" + self.exp_form),
                    " generalized" if self.generalize else ""))
 
 
@@ -517,15 +529,16 @@ def check_one(prog, args):
     _, _, attrs = prog.expected_attrs()
     op = ops[0]
     scale = re.search(r"scale\(([^)]*)\)", op)
-    want_scale = prog.scale
+    want_scale = prog.scale * prog.exp_factor
     if not scale or abs(float(scale.group(1)) - want_scale) > 1e-6 * want_scale:
         return "scale %s, want %s: %s" % (scale and scale.group(1), want_scale, op), module
     for a in ("causal", "window(", "softcap("):
         have = [x for x in re.findall(r"(causal|window\([^)]*\)|softcap\([^)]*\))", op) if x.startswith(a)]
         want = [x for x in attrs if x.startswith(a)]
         if a == "softcap(":
+            want_cap = prog.cap * prog.exp_factor if prog.cap else None
             ok = (not have and not want) or (have and want and
-                                             abs(float(have[0][8:-1]) - prog.cap) < 1e-6 * prog.cap)
+                                             abs(float(have[0][8:-1]) - want_cap) < 1e-6 * want_cap)
         else:
             ok = have == want
         if not ok:

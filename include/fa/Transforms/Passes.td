@@ -1194,7 +1194,9 @@ def FARaiseAttention : Pass<"fa-raise-attention"> {
        `max`-reduce / `exp(x - max)` / `sum`-reduce / divide (or times the
        reciprocal of the sum), fused into generics or not, keepdim or not
        (TOSA's reductions of a `[.., 1, N]` expansion too), with f16/bf16
-       <-> f32 casts.
+       <-> f32 casts; the exponential may be `exp2` and carry positive
+       constant factors (`exp2((x - max) * scale * log2(e))`): they are
+       the last factor of the scale.
     3. Back to `Q K^T`: multiplications or divisions by positive constants
        (the scale), masks that are bands around the diagonal (causal,
        sliding windows: an additive constant of 0 and -inf, a `select`

@@ -36,6 +36,9 @@
 // RUN: %{as_written} | %{run} -e main_reciprocal_inline > %t.recip_inline
 // RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_reciprocal_inline | %{cmp} --expected-file %t.recip_inline --atol 1e-5 --rtol 1e-5
 //
+// RUN: %{as_written} | %{run} -e main_exp2_scaled > %t.exp2
+// RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_exp2_scaled | %{cmp} --expected-file %t.exp2 --atol 1e-5 --rtol 1e-5
+//
 // RUN: %{as_written} | %{run} -e main_sliding_window > %t.window
 // RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_sliding_window | %{cmp} --expected-file %t.window --atol 1e-5 --rtol 1e-5
 //
@@ -72,6 +75,9 @@
 // RAISED-LABEL: func.func @reciprocal_inline
 // RAISED: fa.attention ins({{.*}} : tensor<1x3x4x8xf32>, tensor<1x3x6x8xf32>, tensor<1x3x6x8xf32>)
 // RAISED-NOT: linalg.reduce
+// RAISED-LABEL: func.func @exp2_scaled
+// RAISED: fa.attention ins({{.*}} : tensor<1x3x6x8xf32>, tensor<1x3x6x8xf32>, tensor<1x3x6x8xf32>) {{.*}} scale(0.353553{{[0-9]*}}) causal ->
+// RAISED-NOT: math.exp2
 // RAISED-LABEL: func.func @sliding_window
 // RAISED: fa.attention {{.*}} causal window(2, 0) ->
 // RAISED-LABEL: func.func @softcap_causal
@@ -613,6 +619,83 @@ func.func @main_reciprocal_inline() {
   %o = call @reciprocal_inline(%q, %k, %v) : (tensor<3x4x8xf32>, tensor<3x6x8xf32>, tensor<3x6x8xf32>) -> tensor<3x4x8xf32>
   %o4 = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [1, 3, 4, 8] : tensor<3x4x8xf32> into tensor<1x3x4x8xf32>
   %od = tensor.cast %o4 : tensor<1x3x4x8xf32> to tensor<?x?x?x?xf32>
+  call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
+  return
+}
+
+// The softmax as FlashAttention writes it: the max over the raw (masked)
+// scores, exp2((s - max) * scale * log2(e)), here with the scale 1/sqrt(8)
+// inside the exponential only. Causal by an index comparison.
+func.func @exp2_scaled(%q: tensor<3x6x8xf32>, %k: tensor<3x6x8xf32>, %v: tensor<3x6x8xf32>) -> tensor<3x6x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<3x8x6xf32>
+  %kt = linalg.transpose ins(%k : tensor<3x6x8xf32>) outs(%e0 : tensor<3x8x6xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<3x6x6xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<3x6x6xf32>) -> tensor<3x6x6xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<3x6x8xf32>, tensor<3x8x6xf32>) outs(%f1 : tensor<3x6x6xf32>) -> tensor<3x6x6xf32>
+  %x = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<3x6x6xf32>) outs(%e1 : tensor<3x6x6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %future = arith.cmpi ugt, %j, %i : index
+    %r = arith.select %future, %ninf, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<3x6x6xf32>
+  %er = tensor.empty() : tensor<3x6xf32>
+  %fm = linalg.fill ins(%ninf : f32) outs(%er : tensor<3x6xf32>) -> tensor<3x6xf32>
+  %mx = linalg.reduce ins(%x : tensor<3x6x6xf32>) outs(%fm : tensor<3x6xf32>) dimensions = [2]
+    (%a: f32, %b: f32) {
+      %r = arith.maximumf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  %ex = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %mx : tensor<3x6x6xf32>, tensor<3x6xf32>) outs(%e1 : tensor<3x6x6xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %scale_log2e = arith.constant 0.51006972 : f32
+    %d = arith.subf %in, %m : f32
+    %y = arith.mulf %d, %scale_log2e : f32
+    %r = math.exp2 %y : f32
+    linalg.yield %r : f32
+  } -> tensor<3x6x6xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%er : tensor<3x6xf32>) -> tensor<3x6xf32>
+  %sm = linalg.reduce ins(%ex : tensor<3x6x6xf32>) outs(%fs : tensor<3x6xf32>) dimensions = [2]
+    (%a: f32, %b: f32) {
+      %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  %p = linalg.generic {indexing_maps = [#id3, #row3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%ex, %sm : tensor<3x6x6xf32>, tensor<3x6xf32>) outs(%e1 : tensor<3x6x6xf32>) {
+  ^bb0(%in: f32, %l: f32, %out: f32):
+    %y = arith.divf %in, %l : f32
+    linalg.yield %y : f32
+  } -> tensor<3x6x6xf32>
+  %e2 = tensor.empty() : tensor<3x6x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<3x6x8xf32>) -> tensor<3x6x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<3x6x6xf32>, tensor<3x6x8xf32>) outs(%f2 : tensor<3x6x8xf32>) -> tensor<3x6x8xf32>
+  return %o : tensor<3x6x8xf32>
+}
+
+func.func @main_exp2_scaled() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %q4 = call @input(%c1, %c3, %c6, %c8, %c1) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %k4 = call @input(%c1, %c3, %c6, %c8, %c2) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %v4 = call @input(%c1, %c3, %c6, %c8, %c3) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %qs = tensor.cast %q4 : tensor<?x?x?x?xf32> to tensor<1x3x6x8xf32>
+  %ks = tensor.cast %k4 : tensor<?x?x?x?xf32> to tensor<1x3x6x8xf32>
+  %vs = tensor.cast %v4 : tensor<?x?x?x?xf32> to tensor<1x3x6x8xf32>
+  %q = tensor.collapse_shape %qs [[0, 1], [2], [3]] : tensor<1x3x6x8xf32> into tensor<3x6x8xf32>
+  %k = tensor.collapse_shape %ks [[0, 1], [2], [3]] : tensor<1x3x6x8xf32> into tensor<3x6x8xf32>
+  %v = tensor.collapse_shape %vs [[0, 1], [2], [3]] : tensor<1x3x6x8xf32> into tensor<3x6x8xf32>
+  %o = call @exp2_scaled(%q, %k, %v) : (tensor<3x6x8xf32>, tensor<3x6x8xf32>, tensor<3x6x8xf32>) -> tensor<3x6x8xf32>
+  %o4 = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [1, 3, 6, 8] : tensor<3x6x8xf32> into tensor<1x3x6x8xf32>
+  %od = tensor.cast %o4 : tensor<1x3x6x8xf32> to tensor<?x?x?x?xf32>
   call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
   return
 }
