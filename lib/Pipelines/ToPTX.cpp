@@ -209,6 +209,8 @@ LogicalResult mlir::fa::buildLinalgToPTXPipeline(OpPassManager &pm,
                                                  const ToPTXOptions &options) {
   // Raise first: the fa-to-ptx passes only see fa.attention.
   pm.addPass(createFACheckUpstreamInvariants());
-  pm.addPass(createFARaiseAttention());
+  FARaiseAttentionOptions raise;
+  raise.warnIfNone = true;
+  pm.addPass(createFARaiseAttention(raise));
   return buildToPTXPipeline(pm, options);
 }

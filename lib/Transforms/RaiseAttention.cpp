@@ -320,6 +320,17 @@ struct FARaiseAttentionPass
       erased.insert(root);
       eraseDeadChain(rewriter, seeds, erased);
     }
+    // A pipeline that compiles only fa.attention (--fa-linalg-to-ptx)
+    // would otherwise return the program unchanged, with no kernel and no
+    // word of why.
+    if (warnIfNone && !getOperation()
+                           ->walk([](fa::AttentionOp) {
+                             return WalkResult::interrupt();
+                           })
+                           .wasInterrupted())
+      emitWarning(getOperation()->getLoc())
+          << "no attention recognised: nothing for the GPU pipeline to "
+             "compile (docs/raise-attention.md lists the forms raised)";
   }
 };
 

@@ -10,6 +10,16 @@
 // CHECK: gpu.binary @by_hand_gqa_f16_kernel_module
 // CHECK-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 
+// Nothing recognised (a feed-forward layer): the program comes out as it
+// was, with a warning that no kernel was made. A raised program gets none.
+// RUN: fa-opt %S/Inputs/no-attention.mlir --fa-linalg-to-ptx 2>&1 | FileCheck %s --check-prefix=NONE
+// NONE: no-attention.mlir:{{[0-9]+}}:{{[0-9]+}}: warning: no attention recognised: nothing for the GPU pipeline to compile
+// NONE: func.func @mlp
+// NONE-NEXT: arith.constant
+// NONE: linalg.matmul
+// RUN: fa-opt %S/../Transforms/Inputs/torch/by_hand_gqa_f16.mlir --fa-linalg-to-ptx 2>&1 >/dev/null | FileCheck %s --allow-empty --check-prefix=QUIET
+// QUIET-NOT: warning
+
 // A bad option is reported like --fa-to-ptx's.
 // RUN: not fa-opt %S/../Transforms/Inputs/torch/by_hand_gqa_f16.mlir '--fa-linalg-to-ptx=chip=sm_70' 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: option chip must be one of sm_80, {{.*}}, got 'sm_70'

@@ -1213,7 +1213,9 @@ def FARaiseAttention : Pass<"fa-raise-attention"> {
     sizes, or upstream's value-bounds analysis): a top-left aligned mask is
     our bottom-right `causal`/`window` only then, and then no row is empty,
     so softmax's NaN for an all-masked row cannot occur. Anything else is
-    left exactly as it was. See docs/raise-attention.md.
+    left exactly as it was. See docs/raise-attention.md. With
+    `warn-if-none` (which `--fa-linalg-to-ptx` sets) an operation that holds
+    no `fa.attention` afterwards gets a warning: no kernel would come out.
 
     Before (abridged, 3-D with a scale):
 
@@ -1238,7 +1240,10 @@ def FARaiseAttention : Pass<"fa-raise-attention"> {
   let options = [
     Option<"finfoMinMasks", "finfo-min-masks", "bool", /*default=*/"true",
            "Treat the lowest finite value of the element type (torch.finfo"
-           "(dtype).min) like -inf in a mask; false raises only -inf masks">
+           "(dtype).min) like -inf in a mask; false raises only -inf masks">,
+    Option<"warnIfNone", "warn-if-none", "bool", /*default=*/"false",
+           "Warn when no fa.attention is left in the operation afterwards "
+           "(--fa-linalg-to-ptx sets it: there is nothing to compile)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::fa::FADialect",
