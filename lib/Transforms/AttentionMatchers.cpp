@@ -23,6 +23,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
@@ -383,12 +385,12 @@ classifyByEnumeration(MaskDomain dom,
   return Band{left, right};
 }
 
-/// Reads element (i, j) of a constant tensor that `operand` reads: the map's
-/// results must be linear forms of i and j, or constants, or index a unit dim.
-std::optional<SmallVector<int64_t>>
-elementIndex(DenseElementsAttr dense, AffineMap map, const Env &env, int64_t i,
-             int64_t j) {
-  auto type = cast<ShapedType>(dense.getType());
+/// Reads element (i, j) of a tensor of type `type` that `map` indexes: the
+/// map's results must be linear forms of i and j, or constants, or index a
+/// unit dim.
+std::optional<SmallVector<int64_t>> elementIndex(ShapedType type, AffineMap map,
+                                                 const Env &env, int64_t i,
+                                                 int64_t j) {
   SmallVector<int64_t> index;
   for (auto [dim, e] : llvm::enumerate(map.getResults())) {
     std::optional<Lin> lin = linOfExpr(e, env);
@@ -416,28 +418,103 @@ int64_t flatten(ShapedType type, ArrayRef<int64_t> index) {
 
 constexpr int64_t kMaxEnumeratedMask = int64_t(1) << 22;
 
-/// The band a constant mask tensor read by `operand` leaves visible;
-/// `elementVisible` interprets one element.
-std::optional<Band>
-classifyConstantMask(const Point &p, OpOperand *operand, MaskDomain dom,
-                     function_ref<std::optional<bool>(DenseElementsAttr,
-                                                      int64_t)>
-                         elementVisible) {
+/// The elements of a constant mask tensor as numbers (i1 as 0 / 1): a
+/// `dense` attribute, or a `dense_resource` blob (how torch-mlir stores a
+/// model's buffers, e.g. GPT-2's `bias`, the causal mask it slices).
+class MaskConstant {
+public:
+  /// The constant `v` holds, static-shaped, with i1 or float elements.
+  static std::optional<MaskConstant> of(Value v) {
+    ElementsAttr attr;
+    if (!matchPattern(v, m_Constant(&attr)) ||
+        !attr.getShapedType().hasStaticShape())
+      return std::nullopt;
+    MaskConstant c;
+    c.type = attr.getShapedType();
+    Type elem = c.type.getElementType();
+    if (!elem.isInteger(1) && !isa<FloatType>(elem))
+      return std::nullopt;
+    if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+      c.dense = dense;
+      return c;
+    }
+    auto resource = dyn_cast<DenseResourceElementsAttr>(attr);
+    AsmResourceBlob *blob =
+        resource ? resource.getRawHandle().getBlob() : nullptr;
+    if (!blob)
+      return std::nullopt;
+    // One byte per i1 (as torch-mlir writes them), else the bit width.
+    c.bytes = elem.isInteger(1) ? 1 : elem.getIntOrFloatBitWidth() / 8;
+    c.raw = blob->getData();
+    if (c.bytes == 0 ||
+        static_cast<int64_t>(c.raw.size()) != c.type.getNumElements() * c.bytes)
+      return std::nullopt;
+    return c;
+  }
+
+  Type elementType() const { return type.getElementType(); }
+  ShapedType shapedType() const { return type; }
+
+  double at(int64_t flat) const {
+    Type elem = type.getElementType();
+    if (dense) {
+      if (elem.isInteger(1))
+        return dense.getValues<bool>()[flat] ? 1.0 : 0.0;
+      return dense.getValues<APFloat>()[flat].convertToDouble();
+    }
+    uint64_t bits = 0; // little-endian, as the blob is written
+    for (int64_t b = 0; b < bytes; ++b)
+      bits |= uint64_t(static_cast<uint8_t>(raw[flat * bytes + b])) << (8 * b);
+    if (elem.isInteger(1))
+      return bits ? 1.0 : 0.0;
+    auto floatTy = cast<FloatType>(elem);
+    return APFloat(floatTy.getFloatSemantics(),
+                   APInt(floatTy.getWidth(), bits))
+        .convertToDouble();
+  }
+
+private:
+  ShapedType type;
   DenseElementsAttr dense;
-  if (!matchPattern(operand->get(), m_Constant(&dense)) ||
-      !dense.getType().hasStaticShape() || ShapedType::isDynamic(dom.nq) ||
+  ArrayRef<char> raw;
+  int64_t bytes = 0;
+};
+
+/// The band a constant mask tensor read by `operand` leaves visible, also
+/// through a static, unit-stride `tensor.extract_slice` of it (GPT-2's
+/// `bias[:, :, k - q : k, :k]`); `elementVisible` interprets one element
+/// (its element type and value).
+std::optional<Band> classifyConstantMask(
+    const Point &p, OpOperand *operand, MaskDomain dom,
+    function_ref<std::optional<bool>(Type, double)> elementVisible) {
+  Value read = operand->get();
+  auto readType = cast<ShapedType>(read.getType());
+  SmallVector<int64_t> offsets(readType.getRank(), 0);
+  if (auto slice = read.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (!slice.hasUnitStride() ||
+        slice.getSourceType().getRank() != readType.getRank() ||
+        ShapedType::isDynamicShape(slice.getStaticOffsets()))
+      return std::nullopt;
+    offsets.assign(slice.getStaticOffsets().begin(),
+                   slice.getStaticOffsets().end());
+    read = slice.getSource();
+  }
+  std::optional<MaskConstant> mask = MaskConstant::of(read);
+  if (!mask || !readType.hasStaticShape() || ShapedType::isDynamic(dom.nq) ||
       ShapedType::isDynamic(dom.nk) ||
       dom.nq > kMaxEnumeratedMask / std::max<int64_t>(dom.nk, 1))
     return std::nullopt;
   AffineMap map = p.op.getMatchingIndexingMap(operand);
-  auto type = cast<ShapedType>(dense.getType());
   return classifyByEnumeration(dom, [&](int64_t i, int64_t j)
                                         -> std::optional<bool> {
     std::optional<SmallVector<int64_t>> index =
-        elementIndex(dense, map, p.env, i, j);
+        elementIndex(readType, map, p.env, i, j);
     if (!index)
       return std::nullopt;
-    return elementVisible(dense, flatten(type, *index));
+    for (auto [at, offset] : llvm::zip(*index, offsets))
+      at += offset;
+    return elementVisible(mask->elementType(),
+                          mask->at(flatten(mask->shapedType(), *index)));
   });
 }
 
@@ -548,10 +625,10 @@ std::optional<Band> classifyPredicate(const Point &p, MaskDomain dom,
     return classifyPredicate(*inner, dom, visibleWhenTrue);
   return classifyConstantMask(
       p, operand, dom,
-      [&](DenseElementsAttr dense, int64_t flat) -> std::optional<bool> {
-        if (!dense.getElementType().isInteger(1))
+      [&](Type elem, double value) -> std::optional<bool> {
+        if (!elem.isInteger(1))
           return std::nullopt;
-        return (dense.getValues<bool>()[flat]) == visibleWhenTrue;
+        return (value != 0.0) == visibleWhenTrue;
       });
 }
 
@@ -582,13 +659,12 @@ std::optional<Band> classifyAdditiveMask(const Point &p, MaskDomain dom) {
     return classifyAdditiveMask(*inner, dom);
   return classifyConstantMask(
       {v, p.op, p.env}, operand, dom,
-      [&](DenseElementsAttr dense, int64_t flat) -> std::optional<bool> {
-        if (!isa<FloatType>(dense.getElementType()))
+      [&](Type elem, double x) -> std::optional<bool> {
+        if (!isa<FloatType>(elem))
           return std::nullopt;
-        double x = dense.getValues<APFloat>()[flat].convertToDouble();
         if (x == 0.0)
           return true;
-        if (isMaskingValue(x, dense.getElementType(), dom.finfoMin))
+        if (isMaskingValue(x, elem, dom.finfoMin))
           return false;
         return std::nullopt;
       });
@@ -1525,9 +1601,11 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
         band.right < 0)
       return std::nullopt;
     // FlashAttention-2's convention: causal is a window's right edge at 0.
+    // Any other bounded side is a window (-1 for an unbounded one): the
+    // left edge, and a right edge past the diagonal (j <= i + r, r > 0).
     match.causal = band.right == 0;
-    if (band.left != kNoBound) {
-      match.windowLeft = band.left;
+    if (band.left != kNoBound || (band.right != kNoBound && band.right > 0)) {
+      match.windowLeft = band.left == kNoBound ? -1 : band.left;
       match.windowRight = band.right == kNoBound ? -1 : band.right;
     }
   }

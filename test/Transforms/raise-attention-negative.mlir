@@ -881,3 +881,47 @@ func.func @variable_factor_in_exp(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, 
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
+
+// -----
+
+// The buffer sliced at rows 0, keys 4: j <= i - 4, a band without the
+// diagonal (rows 0-3 see no key): left alone.
+// CHECK-LABEL: func.func @sliced_bias_without_diagonal
+// CHECK-NOT: fa.attention
+// CHECK: tensor.extract_slice
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#m4 = affine_map<(b, h, i, j) -> (0, 0, i, j)>
+func.func @sliced_bias_without_diagonal(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %c = arith.constant 2.82842708 : f32
+  %bias = arith.constant dense<[[[[true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false], [true, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false], [true, true, true, false, false, false, false, false, false, false, false, false, false, false, false, false], [true, true, true, true, false, false, false, false, false, false, false, false, false, false, false, false], [true, true, true, true, true, false, false, false, false, false, false, false, false, false, false, false], [true, true, true, true, true, true, false, false, false, false, false, false, false, false, false, false], [true, true, true, true, true, true, true, false, false, false, false, false, false, false, false, false], [true, true, true, true, true, true, true, true, false, false, false, false, false, false, false, false], [true, true, true, true, true, true, true, true, true, false, false, false, false, false, false, false], [true, true, true, true, true, true, true, true, true, true, false, false, false, false, false, false], [true, true, true, true, true, true, true, true, true, true, true, false, false, false, false, false], [true, true, true, true, true, true, true, true, true, true, true, true, false, false, false, false], [true, true, true, true, true, true, true, true, true, true, true, true, true, false, false, false], [true, true, true, true, true, true, true, true, true, true, true, true, true, true, false, false], [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false], [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true]]]]> : tensor<1x1x16x16xi1>
+  %mask = tensor.extract_slice %bias[0, 0, 0, 4] [1, 1, 8, 8] [1, 1, 1, 1] : tensor<1x1x16x16xi1> to tensor<1x1x8x8xi1>
+  %e0 = tensor.empty() : tensor<1x2x8x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<1x2x8x8xf32>) outs(%e0 : tensor<1x2x8x8xf32>) permutation = [0, 1, 3, 2]
+  %f1 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>, affine_map<(b, h, i, j, d) -> (b, h, d, j)>, affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %kt : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) outs(%f1 : tensor<1x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #m4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s, %mask : tensor<1x2x8x8xf32>, tensor<1x1x8x8xi1>) outs(%e0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %mk: i1, %out: f32):
+    %d = arith.divf %in, %c : f32
+    %r = arith.select %mk, %d, %lowest : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %p = linalg.softmax dimension(3) ins(%x : tensor<1x2x8x8xf32>) outs(%e0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>, affine_map<(b, h, i, e, j) -> (b, h, j, e)>, affine_map<(b, h, i, e, j) -> (b, h, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) outs(%f2 : tensor<1x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  return %o : tensor<1x2x8x8xf32>
+}

@@ -293,3 +293,177 @@ func.func @tanh_alone(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
+
+// -----
+
+// j <= i + 2: a right edge past the diagonal and no left edge, window(-1, 2)
+// (not causal: keys up to two ahead are visible).
+// CHECK-LABEL: func.func @right_edge_past_diagonal
+// CHECK: fa.attention {{.*}} scale(1.250000e-01) window(-1, 2) ->
+// CHECK-NOT: linalg.
+func.func @right_edge_past_diagonal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %c2 = arith.constant 2 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %m = arith.mulf %in, %c : f32
+    %i2 = arith.addi %i, %c2 : index
+    %vis = arith.cmpi ule, %j, %i2 : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// GPT-2's causal mask: its `bias` buffer (a 16 x 16 lower triangle)
+// sliced to the scores, rows and keys from 4 (self-attention at an offset),
+// selecting the scores over /sqrt(D) or the lowest f32.
+// CHECK-LABEL: func.func @gpt2_sliced_bias
+// CHECK: fa.attention {{.*}} scale(0.353553{{[0-9]*}}) causal ->
+// CHECK-NOT: tensor.extract_slice
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#m4 = affine_map<(b, h, i, j) -> (0, 0, i, j)>
+func.func @gpt2_sliced_bias(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %c = arith.constant 2.82842708 : f32
+  %bias = arith.constant dense<[[[[true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false], [true, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false], [true, true, true, false, false, false, false, false, false, false, false, false, false, false, false, false], [true, true, true, true, false, false, false, false, false, false, false, false, false, false, false, false], [true, true, true, true, true, false, false, false, false, false, false, false, false, false, false, false], [true, true, true, true, true, true, false, false, false, false, false, false, false, false, false, false], [true, true, true, true, true, true, true, false, false, false, false, false, false, false, false, false], [true, true, true, true, true, true, true, true, false, false, false, false, false, false, false, false], [true, true, true, true, true, true, true, true, true, false, false, false, false, false, false, false], [true, true, true, true, true, true, true, true, true, true, false, false, false, false, false, false], [true, true, true, true, true, true, true, true, true, true, true, false, false, false, false, false], [true, true, true, true, true, true, true, true, true, true, true, true, false, false, false, false], [true, true, true, true, true, true, true, true, true, true, true, true, true, false, false, false], [true, true, true, true, true, true, true, true, true, true, true, true, true, true, false, false], [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false], [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true]]]]> : tensor<1x1x16x16xi1>
+  %mask = tensor.extract_slice %bias[0, 0, 4, 4] [1, 1, 8, 8] [1, 1, 1, 1] : tensor<1x1x16x16xi1> to tensor<1x1x8x8xi1>
+  %e0 = tensor.empty() : tensor<1x2x8x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<1x2x8x8xf32>) outs(%e0 : tensor<1x2x8x8xf32>) permutation = [0, 1, 3, 2]
+  %f1 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>, affine_map<(b, h, i, j, d) -> (b, h, d, j)>, affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %kt : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) outs(%f1 : tensor<1x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #m4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s, %mask : tensor<1x2x8x8xf32>, tensor<1x1x8x8xi1>) outs(%e0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %mk: i1, %out: f32):
+    %d = arith.divf %in, %c : f32
+    %r = arith.select %mk, %d, %lowest : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %p = linalg.softmax dimension(3) ins(%x : tensor<1x2x8x8xf32>) outs(%e0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>, affine_map<(b, h, i, e, j) -> (b, h, j, e)>, affine_map<(b, h, i, e, j) -> (b, h, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) outs(%f2 : tensor<1x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  return %o : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// The same buffer sliced at rows 4, keys 0: j <= i + 4, a right edge past
+// the diagonal and no left edge.
+// CHECK-LABEL: func.func @sliced_bias_right_edge
+// CHECK: fa.attention {{.*}} scale(0.353553{{[0-9]*}}) window(-1, 4) ->
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#m4 = affine_map<(b, h, i, j) -> (0, 0, i, j)>
+func.func @sliced_bias_right_edge(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %c = arith.constant 2.82842708 : f32
+  %bias = arith.constant dense<[[[[true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false], [true, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false], [true, true, true, false, false, false, false, false, false, false, false, false, false, false, false, false], [true, true, true, true, false, false, false, false, false, false, false, false, false, false, false, false], [true, true, true, true, true, false, false, false, false, false, false, false, false, false, false, false], [true, true, true, true, true, true, false, false, false, false, false, false, false, false, false, false], [true, true, true, true, true, true, true, false, false, false, false, false, false, false, false, false], [true, true, true, true, true, true, true, true, false, false, false, false, false, false, false, false], [true, true, true, true, true, true, true, true, true, false, false, false, false, false, false, false], [true, true, true, true, true, true, true, true, true, true, false, false, false, false, false, false], [true, true, true, true, true, true, true, true, true, true, true, false, false, false, false, false], [true, true, true, true, true, true, true, true, true, true, true, true, false, false, false, false], [true, true, true, true, true, true, true, true, true, true, true, true, true, false, false, false], [true, true, true, true, true, true, true, true, true, true, true, true, true, true, false, false], [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false], [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true]]]]> : tensor<1x1x16x16xi1>
+  %mask = tensor.extract_slice %bias[0, 0, 4, 0] [1, 1, 8, 8] [1, 1, 1, 1] : tensor<1x1x16x16xi1> to tensor<1x1x8x8xi1>
+  %e0 = tensor.empty() : tensor<1x2x8x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<1x2x8x8xf32>) outs(%e0 : tensor<1x2x8x8xf32>) permutation = [0, 1, 3, 2]
+  %f1 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>, affine_map<(b, h, i, j, d) -> (b, h, d, j)>, affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %kt : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) outs(%f1 : tensor<1x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #m4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s, %mask : tensor<1x2x8x8xf32>, tensor<1x1x8x8xi1>) outs(%e0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %mk: i1, %out: f32):
+    %d = arith.divf %in, %c : f32
+    %r = arith.select %mk, %d, %lowest : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %p = linalg.softmax dimension(3) ins(%x : tensor<1x2x8x8xf32>) outs(%e0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>, affine_map<(b, h, i, e, j) -> (b, h, j, e)>, affine_map<(b, h, i, e, j) -> (b, h, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) outs(%f2 : tensor<1x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  return %o : tensor<1x2x8x8xf32>
+}
+
+// -----
+
+// The buffer as torch-mlir writes a model's tensors: a dense_resource blob
+// (one byte per i1).
+// CHECK-LABEL: func.func @resource_bias
+// CHECK: fa.attention {{.*}} scale(0.353553{{[0-9]*}}) causal ->
+#id4 = affine_map<(b, h, i, j) -> (b, h, i, j)>
+#m4 = affine_map<(b, h, i, j) -> (0, 0, i, j)>
+func.func @resource_bias(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x8x8xf32>, %v: tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %lowest = arith.constant -3.40282347E+38 : f32
+  %c = arith.constant 2.82842708 : f32
+  %bias = arith.constant dense_resource<gpt2_bias> : tensor<1x1x16x16xi1>
+  %mask = tensor.extract_slice %bias[0, 0, 0, 0] [1, 1, 8, 8] [1, 1, 1, 1] : tensor<1x1x16x16xi1> to tensor<1x1x8x8xi1>
+  %e0 = tensor.empty() : tensor<1x2x8x8xf32>
+  %kt = linalg.transpose ins(%k : tensor<1x2x8x8xf32>) outs(%e0 : tensor<1x2x8x8xf32>) permutation = [0, 1, 3, 2]
+  %f1 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>, affine_map<(b, h, i, j, d) -> (b, h, d, j)>, affine_map<(b, h, i, j, d) -> (b, h, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %kt : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) outs(%f1 : tensor<1x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %x = linalg.generic {indexing_maps = [#id4, #m4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s, %mask : tensor<1x2x8x8xf32>, tensor<1x1x8x8xi1>) outs(%e0 : tensor<1x2x8x8xf32>) {
+  ^bb0(%in: f32, %mk: i1, %out: f32):
+    %d = arith.divf %in, %c : f32
+    %r = arith.select %mk, %d, %lowest : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  %p = linalg.softmax dimension(3) ins(%x : tensor<1x2x8x8xf32>) outs(%e0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>, affine_map<(b, h, i, e, j) -> (b, h, j, e)>, affine_map<(b, h, i, e, j) -> (b, h, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) outs(%f2 : tensor<1x2x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<1x2x8x8xf32>
+  return %o : tensor<1x2x8x8xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      gpt2_bias: "0x0100000001000000000000000000000000000000010100000000000000000000000000000101010000000000000000000000000001010101000000000000000000000000010101010100000000000000000000000101010101010000000000000000000001010101010101000000000000000000010101010101010100000000000000000101010101010101010000000000000001010101010101010101000000000000010101010101010101010100000000000101010101010101010101010000000001010101010101010101010101000000010101010101010101010101010100000101010101010101010101010101010001010101010101010101010101010101"
+    }
+  }
+#-}

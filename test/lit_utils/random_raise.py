@@ -14,9 +14,11 @@ ingredient independently:
   * scale: a multiply or a divide, on the scores, on Q or on K;
   * soft cap c * tanh(x / c) (Gemma 2), before the mask;
   * mask (when Nq == Nk): causal, a sliding window, a window on both sides
-    or the upper triangle, written as a select on index comparisons (the
-    visible edges and-ed, or the masked ones or-ed), as an additive
-    constant tensor of 0 / -inf, or as a select on an i1 constant tensor;
+    the upper triangle or a right edge past the diagonal (j <= i + r),
+    written as a select on index comparisons (the visible edges and-ed, or
+    the masked ones or-ed), as an additive constant tensor of 0 / -inf, or
+    as a select on an i1 constant tensor (either constant possibly a slice
+    of a larger one, as GPT-2 slices its `bias` buffer);
   * softmax: linalg.softmax, or max / exp(x - max) / sum / divide (or times
     the reciprocal of the sum) in separate or fused generics, the
     exponential exp(x - max), exp((x - max) * 2) or exp2((x - max) * log2(e));
@@ -92,6 +94,7 @@ class Program:
                 (r.randrange(0, max(1, n)), 0),   # sliding window (causal)
                 (r.randrange(0, 3), r.randrange(0, 3)),  # both sides
                 (0, None),                        # upper triangle
+                (None, r.randrange(1, 3)),        # j <= i + r: past the diagonal
             ])
             self.mask_form = r.choice(["and", "or", "additive"])
         else:
@@ -114,6 +117,9 @@ class Program:
         # scale inside it; or exp2((x - max) * log2(e)), FlashAttention's form.
         self.exp_form = "exp" if self.softmax == "named" else r.choice(["exp", "exp", "scaled", "exp2"])
         self.exp_factor = 2.0 if self.exp_form == "scaled" else 1.0
+        # A constant mask as a slice of a larger one (GPT-2's `bias` buffer
+        # sliced to the scores): the band is the same at every offset.
+        self.mask_offset = r.choice([0, 0, 1, 3])
 
     # -- what the raise must produce ------------------------------------
     def expected_attrs(self):
@@ -126,8 +132,8 @@ class Program:
         attrs = []
         if right == 0:
             attrs.append("causal")
-        if left is not None:
-            attrs.append("window(%d, %d)" % (left, -1 if right is None else right))
+        if left is not None or (right is not None and right > 0):
+            attrs.append("window(%d, %d)" % (-1 if left is None else left, -1 if right is None else right))
         if self.cap is not None:
             attrs.append("softcap(%s)" % self.cap)
         return left, right, attrs
@@ -250,18 +256,25 @@ class Program:
         ins = "%s" + (", %mask" if additive or boolean else "")
         if additive or boolean:
             left, right = self.band
+            off = self.mask_offset
+            rows_n, cols_n = self.nq + off, self.nk + off
             vals = []
-            for i in range(self.nq):
-                for j in range(self.nk):
+            for i in range(rows_n):
+                for j in range(cols_n):
                     vis = (left is None or i - j <= left) and (right is None or j - i <= right)
                     vals.append(vis if boolean else 0.0 if vis else float("-inf"))
+            name = "%mask_all" if off else "%mask"
             if boolean:
-                rows = [", ".join("true" if vals[i * self.nk + j] else "false" for j in range(self.nk))
-                        for i in range(self.nq)]
-                emit("  %%mask = arith.constant dense<[%s]> : tensor<%dx%dxi1>"
-                     % (", ".join("[%s]" % r for r in rows), self.nq, self.nk))
+                rows = [", ".join("true" if vals[i * cols_n + j] else "false" for j in range(cols_n))
+                        for i in range(rows_n)]
+                emit("  %s = arith.constant dense<[%s]> : tensor<%dx%dxi1>"
+                     % (name, ", ".join("[%s]" % r for r in rows), rows_n, cols_n))
             else:
-                emit("  %mask = arith.constant " + dense(vals, [self.nq, self.nk]))
+                emit("  %s = arith.constant %s" % (name, dense(vals, [rows_n, cols_n])))
+            if off:
+                emit("  %%mask = tensor.extract_slice %%mask_all[%d, %d] [%d, %d] [1, 1] : tensor<%dx%dx%s> to tensor<%dx%dx%s>"
+                     % (off, off, self.nq, self.nk, rows_n, cols_n, "i1" if boolean else "f32",
+                        self.nq, self.nk, "i1" if boolean else "f32"))
             maskmap = "affine_map<(%s) -> (%s)>" % (", ".join(loops), ", ".join(loops[-2:]))
             maps = "%s, %s, %s" % (idmap, maskmap, idmap)
             types = "%s, tensor<%dx%dx%s>" % (T(s_shape), self.nq, self.nk, "i1" if boolean else "f32")
@@ -477,7 +490,9 @@ class Program:
                 % (self.elem, self.layout, "(group outer)" if self.group_outer else "", self.b, self.h, self.group, self.nq, self.nk, self.d, self.dv, self.scale,
                    "(div)" if self.scale_as_div else "",
                    "(on K)" if self.scale_on_k else "(on Q)" if self.scale_on_q else "",
-                   self.cap, self.band, getattr(self, "mask_form", "-"),
+                   self.cap, self.band,
+                   getattr(self, "mask_form", "-") + ("[%d:]" % self.mask_offset
+                                                      if self.mask_offset and getattr(self, "mask_form", "") in ("additive", "bool") else ""),
                    self.softmax + ("" if self.exp_form == "exp" else "/" + self.exp_form),
                    " generalized" if self.generalize else ""))
 
