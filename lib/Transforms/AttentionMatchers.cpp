@@ -1088,8 +1088,8 @@ std::optional<Value> matchSoftmax(Value p, Operation *extraReader,
   auto sub = inSub.v.getDefiningOp<arith::SubFOp>();
   if (!sub)
     return std::nullopt;
-  // c X - c M: the same factor on both sides (not exactly the same: the max
-  // would be of other scores than the ones exponentiated).
+  // c X - c M: both sides must carry the same factor (with different ones
+  // the max would be that of other scores than the ones exponentiated).
   Value x;
   Point xPoint = {sub.getLhs(), inSub.op, inSub.env};
   Point mPoint = {sub.getRhs(), inSub.op, inSub.env};

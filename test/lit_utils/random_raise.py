@@ -34,10 +34,18 @@ take f16.
 
   random_raise.py --seed 1 --count 40 --runner-libs LIBS [--keep DIR]
 
+With --mutate it checks soundness instead: each program gets one or two
+semantic mutations (a comparison predicate, an index or float constant, a
+reduction's combiner, operand order of subf/divf/select, exp/exp2/tanh, a
+mask element, a fill value, ...). A mutant that does not verify is
+skipped; one the raise leaves alone passes; one it raises must compute the
+same O as written (NaN and infinities exactly).
+
 Prints one line per program and exits non-zero if any fails; a failing
 program is written to --keep (or printed) with its seed and index.
 """
 import argparse
+import math
 import os
 import random
 import re
@@ -532,6 +540,98 @@ def run(cmd, text):
     return p.stdout
 
 
+# Semantic mutations for --mutate: each rewrites one random match in the
+# attention function (not @main). The mutant may no longer be attention,
+# may not parse or verify (then it is skipped), or may still be attention
+# in another form; whatever the raise accepts must compute what the mutant
+# computes.
+PREDICATES = ["sle", "slt", "sge", "sgt", "ule", "ult", "uge", "ugt", "eq", "ne"]
+MUTATIONS = [
+    ("cmpi predicate", r"arith\.cmpi (\w+),", lambda m, r: "arith.cmpi %s," % r.choice(PREDICATES)),
+    ("index constant", r"arith\.constant (-?\d+) : index",
+     lambda m, r: "arith.constant %d : index" % (int(m.group(1)) + r.choice([-2, -1, 1, 2]))),
+    ("float constant", r"arith\.constant ([-+0-9.e]+) : f32",
+     lambda m, r: "arith.constant %s : f32" % r.choice(["-1.0", "0.0", "2.0", "-1.0e4", "1.0e-3",
+                                                        repr(-float(m.group(1)))])),
+    ("reduction combiner", r"arith\.(maximumf|addf) %in, %acc",
+     lambda m, r: "arith.%s %%in, %%acc" % r.choice(["minimumf", "addf", "maximumf", "mulf"])),
+    ("subf operands", r"arith\.subf (%\w+), (%\w+)", lambda m, r: "arith.subf %s, %s" % (m.group(2), m.group(1))),
+    ("exponential", r"math\.(exp2?) ", lambda m, r: "math.%s " % r.choice(["exp", "exp2", "tanh"])),
+    ("select operands", r"arith\.select (%\w+), (%\w+), (%\w+)",
+     lambda m, r: "arith.select %s, %s, %s" % (m.group(1), m.group(3), m.group(2))),
+    ("and/or", r"arith\.(andi|ori) ", lambda m, r: "arith.%s " % ("ori" if m.group(1) == "andi" else "andi")),
+    ("divf operands", r"arith\.divf (%\w+), (%\w+)", lambda m, r: "arith.divf %s, %s" % (m.group(2), m.group(1))),
+    ("bool element", r"\b(true|false)\b(?=[^\n]*xi1>)", lambda m, r: "false" if m.group(1) == "true" else "true"),
+    ("mask element", r"(0\.000000000e\+00|0xFF800000)(?=[^\n]*xf32>)",
+     lambda m, r: NINF if m.group(1).startswith("0.") else "0.000000000e+00"),
+    ("fill value", r"linalg\.fill ins\((%\w+)", lambda m, r: "linalg.fill ins(%s" % r.choice(["%zero", "%ninf", "%one"])),
+    ("linalg.index dim", r"linalg\.index (\d+)", lambda m, r: "linalg.index %d" % max(0, int(m.group(1)) + r.choice([-1, 1]))),
+]
+
+
+def mutate(text, rng, count):
+    """`count` random mutations of `text`; returns (text, their names)."""
+    done = []
+    for _ in range(count):
+        options = [(name, pat, fn) for name, pat, fn in MUTATIONS if re.search(pat, text)]
+        if not options:
+            break
+        name, pat, fn = rng.choice(options)
+        matches = list(re.finditer(pat, text))
+        m = rng.choice(matches)
+        text = text[:m.start()] + fn(m, rng) + text[m.end():]
+        done.append(name)
+    return text, done
+
+
+def run_outputs(args, source):
+    """O of `source` as written and raised, on the CPU (printMemref numbers)."""
+    runner = [args.mlir_runner, "-e", "main", "-entry-point-result=void", "-shared-libs=" + args.runner_libs]
+    written = run([args.mlir_opt, "--transform-preload-library=transform-library-paths=" + DECOMPOSE,
+                   "--transform-interpreter"], source)
+    expected = run(runner, run([args.fa_opt, "--fa-lower-to-cpu"], written))
+    actual = run(runner, run([args.fa_opt, "--fa-linalg-to-cpu"], source))
+    return (compare_memrefs.numbers_in_memref_dump(expected),
+            compare_memrefs.numbers_in_memref_dump(actual))
+
+
+def same_numbers(want, have, tol):
+    """Element-wise within tol + tol |want|; NaN and infinities must match."""
+    if len(want) != len(have) or not want:
+        return "printed %d numbers, want %d" % (len(have), len(want))
+    for x, y in zip(have, want):
+        if math.isnan(y) or math.isinf(y):
+            if not (x == y or (math.isnan(x) and math.isnan(y))):
+                return "O differs: %r vs %r" % (x, y)
+        elif not abs(x - y) <= tol + tol * abs(y):
+            return "O differs: %r vs %r" % (x, y)
+    return None
+
+
+def check_mutant(prog, args, rng):
+    """A mutated program: skipped when it does not verify, else whatever
+    the raise does must keep its results. Returns (problem, module, status)."""
+    text, names = mutate(prog.text(), rng, rng.choice([1, 1, 2]))
+    module = text + "\n" + prog.main_text() + "\n"
+    status = "/".join(names)
+    try:
+        source = module
+        if prog.generalize:
+            source = run([args.mlir_opt, "--linalg-generalize-named-ops"], module)
+        raised = run([args.fa_opt, "--fa-raise-attention"], source)
+    except RuntimeError:
+        return None, module, "invalid (%s)" % status
+    if "fa.attention" not in raised:
+        return None, module, "left alone (%s)" % status
+    try:
+        want, have = run_outputs(args, source)
+    except RuntimeError as e:
+        return "raised, then failed to run: %s" % str(e)[-300:], module, status
+    tol = 2e-5 if prog.elem == "f32" else 2e-3
+    problem = same_numbers(want, have, tol)
+    return problem, module, "raised (%s)" % status
+
+
 def check_one(prog, args):
     module = prog.text() + "\n" + prog.main_text() + "\n"
     source = module
@@ -566,20 +666,9 @@ def check_one(prog, args):
         return "K/V not kept at %d heads (GQA): %s" % (prog.h // prog.group, op), module
     if "linalg.softmax" in raised or "math.exp" in raised:
         return "softmax left behind", module
-    runner = [args.mlir_runner, "-e", "main", "-entry-point-result=void", "-shared-libs=" + args.runner_libs]
-    written = run([args.mlir_opt, "--transform-preload-library=transform-library-paths=" + DECOMPOSE,
-                   "--transform-interpreter"], source)
-    expected = run(runner, run([args.fa_opt, "--fa-lower-to-cpu"], written))
-    actual = run(runner, run([args.fa_opt, "--fa-linalg-to-cpu"], source))
-    want = compare_memrefs.numbers_in_memref_dump(expected)
-    have = compare_memrefs.numbers_in_memref_dump(actual)
-    if len(want) != len(have) or not want:
-        return "printed %d numbers, want %d" % (len(have), len(want)), module
+    want, have = run_outputs(args, source)
     tol = 2e-5 if prog.elem == "f32" else 2e-3   # f16: O rounded
-    for x, y in zip(have, want):
-        if not abs(x - y) <= tol + tol * abs(y):
-            return "O differs: %r vs %r" % (x, y), module
-    return None, module
+    return same_numbers(want, have, tol), module
 
 
 def main():
@@ -591,16 +680,24 @@ def main():
     p.add_argument("--mlir-runner", default="mlir-runner")
     p.add_argument("--runner-libs", required=True)
     p.add_argument("--keep", help="directory for failing programs")
+    p.add_argument("--mutate", action="store_true",
+                   help="soundness: mutate each program semantically; a mutant the raise "
+                        "accepts must compute what it computes as written")
     args = p.parse_args()
     failures = 0
     for index in range(args.count):
         prog = Program(random.Random("%d-%d" % (args.seed, index)))
+        what = prog.describe()
         try:
-            problem, module = check_one(prog, args)
+            if args.mutate:
+                problem, module, how = check_mutant(prog, args, random.Random("m%d-%d" % (args.seed, index)))
+                what += " | " + how
+            else:
+                problem, module = check_one(prog, args)
         except RuntimeError as e:
             problem, module = str(e), prog.text()
         status = "FAIL" if problem else "ok"
-        print("%s %d/%d %s%s" % (status, args.seed, index, prog.describe(),
+        print("%s %d/%d %s%s" % (status, args.seed, index, what,
                                  (": " + problem) if problem else ""), flush=True)
         if problem:
             failures += 1
