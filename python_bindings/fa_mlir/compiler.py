@@ -301,7 +301,8 @@ def compile(source, pipeline=None, options=None, stage=None, *, keep_ir=False,
         pipeline = stage_pipeline(stage, options)
         want_kernels = stage == "L5"
     else:
-        want_kernels = "fa-to-ptx" in pipeline or "gpu-module-to-binary" in pipeline
+        want_kernels = any(name in pipeline for name in
+                           ("fa-to-ptx", "fa-linalg-to-ptx", "gpu-module-to-binary"))
     result = native().run_pipeline(text, source_name, pipeline, keep_ir or not want_kernels,
                                    False, False, want_kernels, True)
     _raise_if_failed(result, text, "compiling with '%s' failed" % pipeline)
@@ -319,7 +320,8 @@ def compile(source, pipeline=None, options=None, stage=None, *, keep_ir=False,
         compiled.ptx[k["kernel_name"]] = k["ptx"]
     if not plans:
         raise CompileError([], text, "the pipeline produced no kernel with a launch plan "
-                           "(is there an fa.attention in the input?)")
+                           "(is there an fa.attention in the input? For attention written "
+                           "with linalg ops, pipeline='fa-linalg-to-ptx' raises it first)")
     return CompiledModule(plans, result["ir"], version(),
                           [Kernel(k["kernel_name"], k["ptx"], k["plan_name"])
                            for k in result["kernels"]])

@@ -112,6 +112,22 @@ def test_pipeline_as_a_list_and_generic_passes(compiler):
     assert "fa.attention" in compiler.run_pipeline(GQA, "canonicalize")
 
 
+def test_unfused_attention_through_the_raise(compiler):
+    # torch-mlir's export of a Llama-style GQA attention in plain linalg:
+    # fa-linalg-to-ptx raises it to fa.attention and compiles it; the stage
+    # pipelines (fa-to-ptx) take fa.attention only and say where to go.
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "test", "Transforms",
+                        "Inputs", "torch", "by_hand_gqa_f16.mlir")
+    with open(path) as f:
+        text = f.read()
+    module = compiler.compile(text, pipeline="fa-linalg-to-ptx")
+    [plan] = module.plans
+    [ptx] = plan.ptx.values()
+    assert "mma.sync.aligned.m16n8k16" in ptx
+    with pytest.raises(CompileError, match="pipeline='fa-linalg-to-ptx' raises it first"):
+        compiler.compile(text)
+
+
 def test_static_shapes_without_lse(compiler):
     spec = AttentionSpec(q_heads=4, head_dim=32, batch=2, q_len=100, kv_len=50,
                          with_lse=False)
