@@ -1532,7 +1532,13 @@ bool sameSize(Value t, int64_t a, int64_t b) {
 } // namespace
 
 std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
-    linalg::LinalgOp pvOp, const MatchOptions &options) {
+    linalg::LinalgOp pvOp, const MatchOptions &options, std::string *whyNot) {
+  // Past the softmax the program is attention: a miss there is worth a word.
+  auto miss = [&](StringRef why) -> std::optional<AttentionMatch> {
+    if (whyNot)
+      *whyNot = why.str();
+    return std::nullopt;
+  };
   std::optional<Contraction> pv = matchContraction(pvOp, BatchOrder::Lhs);
   if (!pv)
     return std::nullopt;
@@ -1580,11 +1586,12 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
   ScoreChain chain;
   chain.scale = softmaxFactor;
   if (!analyzeScoreTensor(*x, dom, chain, /*shared=*/true))
-    return std::nullopt;
+    return miss("the ops between Q K^T and the softmax are not read as a scale, "
+                "band masks and a soft cap, each result used once");
   std::optional<Contraction> qk =
       matchContraction(chain.scores.getDefiningOp(), BatchOrder::Result);
   if (!qk)
-    return std::nullopt;
+    return miss("the scores do not come from a contraction Q K^T");
   unsigned qkRank = qk->batchRank + 2;
   // Bounds no pair of the domain reaches bound nothing (the mask of a
   // constant tensor gives them exactly).
@@ -1597,9 +1604,12 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
     // Ours is bottom-right aligned, a mask of i and j top-left: the same only
     // when Nq == Nk. Every row must see its own key (the diagonal): a row
     // the program masks whole gives NaN, where fa.attention gives 0.
-    if (!sameSize(chain.scores, qkRank - 2, qkRank - 1) || band.left < 0 ||
-        band.right < 0)
-      return std::nullopt;
+    if (!sameSize(chain.scores, qkRank - 2, qkRank - 1))
+      return miss("a causal or window mask needs Nq == Nk (static sizes, or "
+                  "proven equal): the program's mask is top-left aligned, "
+                  "fa.attention's bottom-right");
+    if (band.left < 0 || band.right < 0)
+      return miss("the mask hides the diagonal: a row would see no key");
     // FlashAttention-2's convention: causal is a window's right edge at 0.
     // Any other bounded side is a window (-1 for an unbounded one): the
     // left edge, and a right edge past the diagonal (j <= i + r, r > 0).
@@ -1617,7 +1627,7 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
   // batch factors are listed with the group innermost, wherever the
   // program has it.
   if (qk->groupRole != pv->groupRole || qk->groupSize != pv->groupSize)
-    return std::nullopt;
+    return miss("Q K^T and P V differ in their group loop");
   SmallVector<int64_t> qDims = qk->lhsDims, oDims = pv->outDims;
   if (qk->groupRole) {
     auto groupInnermost = [&](SmallVector<int64_t> &dims) {
@@ -1639,18 +1649,18 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
   if (qk->groupRole) {
     // K and V not broadcast again on their way in.
     if (match.key.group != 1 || match.value.group != 1)
-      return std::nullopt;
+      return miss("K or V is broadcast over the heads twice");
     match.key.group = match.value.group = qk->groupSize;
   }
   if (match.key.group != match.value.group)
-    return std::nullopt;
+    return miss("K and V are broadcast to the query heads differently");
 
   // With a cap c, the factors back to Q K^T scale S / c.
   match.softcap = chain.cap;
   match.scale = chain.scale * match.query.factor * match.key.factor *
                 chain.cap.value_or(1.0);
   if (!std::isfinite(match.scale) || match.scale <= 0.0)
-    return std::nullopt;
+    return miss("the scale is not finite and positive");
 
   // What fa.attention can represent: element types never narrowed on the
   // way in, static head dims.
@@ -1659,10 +1669,11 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
     // Narrower inputs are extended (f16/bf16 programs computing in f32);
     // wider ones would have to be rounded, which the program does not do.
     if (t != elemType && !(elemType.isF32() && (t.isF16() || t.isBF16())))
-      return std::nullopt;
+      return miss("an input is wider than the result (it would have to be "
+                  "rounded)");
     auto shape = cast<ShapedType>(view->base.getType());
     if (shape.isDynamicDim(view->dims.back()))
-      return std::nullopt;
+      return miss("a head dim is dynamic");
   }
   return match;
 }

@@ -21,6 +21,7 @@
 #include "mlir/IR/Value.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir {
 namespace fa {
@@ -69,9 +70,12 @@ struct MatchOptions {
 
 /// Tries to read `op` as the P V contraction of an attention, walking back to
 /// Q, K and V. Returns nullopt (and changes nothing) when anything on the way
-/// differs from the recognised forms.
+/// differs from the recognised forms; then, when `whyNot` is given and the
+/// softmax was recognised (the program is attention), it says what stopped
+/// the match.
 std::optional<AttentionMatch> matchAttention(linalg::LinalgOp op,
-                                            const MatchOptions &options);
+                                            const MatchOptions &options,
+                                            std::string *whyNot = nullptr);
 
 } // namespace raise
 } // namespace fa

@@ -306,17 +306,25 @@ struct FARaiseAttentionPass
     for (linalg::LinalgOp op : candidates) {
       if (erased.contains(op))
         continue;
-      std::optional<AttentionMatch> match =
-          matchAttention(op, MatchOptions{finfoMinMasks});
-      if (!match)
+      std::string whyNot;
+      std::optional<AttentionMatch> match = matchAttention(
+          op, MatchOptions{finfoMinMasks}, explain ? &whyNot : nullptr);
+      if (!match) {
+        if (!whyNot.empty())
+          op->emitRemark() << "attention not raised: " << whyNot;
         continue;
+      }
       SmallVector<Operation *> seeds;
       for (Value operand : match->root->getOperands())
         if (Operation *def = operand.getDefiningOp())
           seeds.push_back(def);
       Operation *root = match->root;
-      if (failed(raise(rewriter, *match)))
+      if (failed(raise(rewriter, *match))) {
+        if (explain)
+          op->emitRemark() << "attention not raised: its batch dims do not "
+                              "split into fa.attention's B and heads";
         continue;
+      }
       erased.insert(root);
       eraseDeadChain(rewriter, seeds, erased);
     }
@@ -330,7 +338,9 @@ struct FARaiseAttentionPass
                            .wasInterrupted())
       emitWarning(getOperation()->getLoc())
           << "no attention recognised: nothing for the GPU pipeline to "
-             "compile (docs/raise-attention.md lists the forms raised)";
+             "compile (docs/raise-attention.md lists the forms raised; "
+             "--fa-raise-attention=explain=true says why an attention was "
+             "not)";
   }
 };
 

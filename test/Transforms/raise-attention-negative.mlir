@@ -2,6 +2,9 @@
 // the first (raised) function with one change. Checked: no fa.attention, and
 // for a few the untouched ops are still there.
 // RUN: fa-opt %s -split-input-file --fa-raise-attention | FileCheck %s
+// With explain=true, each one whose softmax is recognised gets a remark
+// at its P V saying what stopped it (the others are not attention).
+// RUN: fa-opt %s -split-input-file --fa-raise-attention=explain=true -verify-diagnostics -o /dev/null
 
 // The template itself raises (so the variants below fail for their one change).
 // CHECK-LABEL: func.func @positive_control
@@ -62,6 +65,7 @@ func.func @extra_use_of_scores(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v:
   %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
   %e2 = tensor.empty() : tensor<2x4x8xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @+1 {{attention not raised: the ops between Q K^T and the softmax are not read as}}
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o, %s : tensor<2x4x8xf32>, tensor<2x4x4xf32>
 }
@@ -124,6 +128,7 @@ func.func @non_constant_scale(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: 
   %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
   %e2 = tensor.empty() : tensor<2x4x8xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @+1 {{attention not raised: the ops between Q K^T and the softmax are not read as}}
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
@@ -156,6 +161,7 @@ func.func @negative_scale(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tens
   %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
   %e2 = tensor.empty() : tensor<2x4x8xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @+1 {{attention not raised: the ops between Q K^T and the softmax are not read as}}
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
@@ -187,6 +193,7 @@ func.func @strict_lower_mask(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: t
   %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
   %e2 = tensor.empty() : tensor<2x4x8xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @+1 {{attention not raised: the mask hides the diagonal}}
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
@@ -218,6 +225,7 @@ func.func @tril_with_nq_ne_nk(%q: tensor<2x3x8xf32>, %k: tensor<2x5x8xf32>, %v: 
   %p = linalg.softmax dimension(2) ins(%x : tensor<2x3x5xf32>) outs(%e1 : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
   %e2 = tensor.empty() : tensor<2x3x8xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  // expected-remark @+1 {{attention not raised: a causal or window mask needs Nq == Nk}}
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x3x5xf32>, tensor<2x5x8xf32>) outs(%f2 : tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
   return %o : tensor<2x3x8xf32>
 }
@@ -249,6 +257,7 @@ func.func @finite_mask_value(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: t
   %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
   %e2 = tensor.empty() : tensor<2x4x8xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @+1 {{attention not raised: the ops between Q K^T and the softmax are not read as}}
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
@@ -281,6 +290,7 @@ func.func @nonzero_accumulator(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v:
   %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
   %e2 = tensor.empty() : tensor<2x4x8xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @+1 {{attention not raised: the ops between Q K^T and the softmax are not read as}}
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
@@ -530,6 +540,7 @@ func.func @mask_before_cap(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: ten
   %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
   %e2 = tensor.empty() : tensor<2x4x8xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @+1 {{attention not raised: the ops between Q K^T and the softmax are not read as}}
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
@@ -563,6 +574,7 @@ func.func @two_caps(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4
   %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
   %e2 = tensor.empty() : tensor<2x4x8xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @+1 {{attention not raised: the ops between Q K^T and the softmax are not read as}}
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
@@ -599,6 +611,7 @@ func.func @window_without_diagonal(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>,
   %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
   %e2 = tensor.empty() : tensor<2x4x8xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @+1 {{attention not raised: the mask hides the diagonal}}
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
@@ -635,6 +648,7 @@ func.func @union_of_edges(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tens
   %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
   %e2 = tensor.empty() : tensor<2x4x8xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @+1 {{attention not raised: the ops between Q K^T and the softmax are not read as}}
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
@@ -667,6 +681,7 @@ func.func @window_off_diagonal_slope(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32
   %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
   %e2 = tensor.empty() : tensor<2x4x8xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @+1 {{attention not raised: the ops between Q K^T and the softmax are not read as}}
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
@@ -693,6 +708,7 @@ func.func @zero_heads_dynamic_batch(%q: tensor<?x0x4x8xf32>, %k: tensor<?x0x4x8x
   %p = linalg.softmax dimension(3) ins(%s : tensor<?x0x4x4xf32>) outs(%e : tensor<?x0x4x4xf32>) -> tensor<?x0x4x4xf32>
   %eo = tensor.empty(%b) : tensor<?x0x4x8xf32>
   %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<?x0x4x8xf32>) -> tensor<?x0x4x8xf32>
+  // expected-remark @+1 {{attention not raised: its batch dims do not split}}
   %o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>, affine_map<(b, h, i, e, j) -> (b, h, j, e)>, affine_map<(b, h, i, e, j) -> (b, h, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
       ins(%p, %v : tensor<?x0x4x4xf32>, tensor<?x0x4x8xf32>) outs(%zo : tensor<?x0x4x8xf32>) {
   ^bb0(%a: f32, %bb: f32, %acc: f32):
@@ -916,6 +932,7 @@ func.func @sliced_bias_without_diagonal(%q: tensor<1x2x8x8xf32>, %k: tensor<1x2x
   } -> tensor<1x2x8x8xf32>
   %p = linalg.softmax dimension(3) ins(%x : tensor<1x2x8x8xf32>) outs(%e0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
   %f2 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  // expected-remark @+1 {{attention not raised: the mask hides the diagonal}}
   %o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>, affine_map<(b, h, i, e, j) -> (b, h, j, e)>, affine_map<(b, h, i, e, j) -> (b, h, i, e)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
       ins(%p, %v : tensor<1x2x8x8xf32>, tensor<1x2x8x8xf32>) outs(%f2 : tensor<1x2x8x8xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):

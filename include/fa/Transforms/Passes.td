@@ -1216,6 +1216,9 @@ def FARaiseAttention : Pass<"fa-raise-attention"> {
     left exactly as it was. See docs/raise-attention.md. With
     `warn-if-none` (which `--fa-linalg-to-ptx` sets) an operation that holds
     no `fa.attention` afterwards gets a warning: no kernel would come out.
+    With `explain`, each `P V` contraction whose softmax was recognised but
+    that was left alone gets a remark saying why (a mask hiding the
+    diagonal, `Nq == Nk` not known, an extra use of the scores, ...).
 
     Before (abridged, 3-D with a scale):
 
@@ -1243,7 +1246,10 @@ def FARaiseAttention : Pass<"fa-raise-attention"> {
            "(dtype).min) like -inf in a mask; false raises only -inf masks">,
     Option<"warnIfNone", "warn-if-none", "bool", /*default=*/"false",
            "Warn when no fa.attention is left in the operation afterwards "
-           "(--fa-linalg-to-ptx sets it: there is nothing to compile)">
+           "(--fa-linalg-to-ptx sets it: there is nothing to compile)">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "A remark at each P V whose softmax was recognised but which was "
+           "not raised, saying what stopped it">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::fa::FADialect",
