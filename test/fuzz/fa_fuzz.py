@@ -247,7 +247,8 @@ def fa_passes(rng):
             n(["auto", "atomic", "deterministic", "atomic", "never"])),
         "--fa-decompose-tiles",
         "--fa-raise-attention",
-        "--fa-raise-attention=finfo-min-masks=%s" % n(["true", "false"]),
+        "--fa-raise-attention=finfo-min-masks=%s explain=%s warn-if-none=%s" % (
+            n(["true", "false"]), n(["true", "false", "1", "maybe"]), n(["true", "false"])),
         "--canonicalize",
         "--cse",
     ]
