@@ -1561,8 +1561,14 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
   // P, through roundings of the probabilities and batch reshapes.
   Value p = pv->lhs;
   while (true) {
-    if (!p.hasOneUse())
+    if (!p.hasOneUse()) {
+      // The probabilities returned too (a model's output_attentions).
+      double unused;
+      if (whyNot && matchSoftmax(p, /*extraReader=*/nullptr, unused))
+        return miss("the probabilities P are used elsewhere too (fa.attention "
+                    "does not produce them)");
       return std::nullopt;
+    }
     Value next = throughBatchReshapes(p);
     if (linalg::LinalgOp cast = castOnlyOp(next.getDefiningOp()))
       next = cast.getDpsInputOperand(0)->get();
