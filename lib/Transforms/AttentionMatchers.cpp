@@ -1555,8 +1555,14 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
               elemOf(result).getIntOrFloatBitWidth())
         match.root = cast;
   Type elemType = elemOf(match.root->getResult(0));
-  if (!isSupportedElem(elemType))
+  if (!isSupportedElem(elemType)) {
+    double unused;
+    if (whyNot && pv->lhs.hasOneUse() &&
+        matchSoftmax(pv->lhs, /*extraReader=*/nullptr, unused))
+      return miss("fa.attention takes f16, bf16 or f32, not this element "
+                  "type");
     return std::nullopt;
+  }
 
   // P, through roundings of the probabilities and batch reshapes.
   Value p = pv->lhs;

@@ -975,3 +975,36 @@ func.func @probabilities_returned(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, 
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o, %p : tensor<2x4x8xf32>, tensor<2x4x4xf32>
 }
+
+// -----
+
+// f64 attention: an element type fa.attention does not take.
+// CHECK-LABEL: func.func @f64_attention
+// CHECK-NOT: fa.attention
+// CHECK: linalg.softmax
+func.func @f64_attention(%q: tensor<2x4x8xf64>, %k: tensor<2x4x8xf64>, %v: tensor<2x4x8xf64>) -> tensor<2x4x8xf64> {
+  %zero = arith.constant 0.0 : f64
+  %c = arith.constant 0.125 : f64
+  %ninf = arith.constant 0xFF800000 : f64
+  %e0 = tensor.empty() : tensor<2x8x4xf64>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf64>) outs(%e0 : tensor<2x8x4xf64>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf64>
+  %f1 = linalg.fill ins(%zero : f64) outs(%e1 : tensor<2x4x4xf64>) -> tensor<2x4x4xf64>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf64>, tensor<2x8x4xf64>) outs(%f1 : tensor<2x4x4xf64>) -> tensor<2x4x4xf64>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf64>) outs(%e1 : tensor<2x4x4xf64>) {
+  ^bb0(%in: f64, %out: f64):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %m = arith.mulf %in, %c : f64
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f64
+    linalg.yield %r : f64
+  } -> tensor<2x4x4xf64>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf64>) outs(%e1 : tensor<2x4x4xf64>) -> tensor<2x4x4xf64>
+  %e2 = tensor.empty() : tensor<2x4x8xf64>
+  %f2 = linalg.fill ins(%zero : f64) outs(%e2 : tensor<2x4x8xf64>) -> tensor<2x4x8xf64>
+  // expected-remark @+1 {{attention not raised: fa.attention takes f16, bf16 or f32}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf64>, tensor<2x4x8xf64>) outs(%f2 : tensor<2x4x8xf64>) -> tensor<2x4x8xf64>
+  return %o : tensor<2x4x8xf64>
+}
