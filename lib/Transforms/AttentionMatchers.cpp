@@ -1336,18 +1336,17 @@ bool peelOne(OperandView &view, const PeelOptions &options) {
       return true;
     }
     // A head broadcast (GQA/MQA): the input misses one loop (or reads it at
-    // 0 from a unit dim), which must be the innermost batch factor.
+    // 0 from a unit dim), which must be the innermost batch factor (each
+    // head repeated: repeat_kv) or the one just outside it (the heads
+    // tiled: torch's `repeat`).
     if (!options.allowGroup || view.group != 1 ||
         op.getNumReductionLoops() != 0 || elemOf(input) != elemOf(x) ||
         yieldedValue(op) != op.getBlock()->getArgument(0))
       return false;
     AffineMap in = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
     AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-    if (!out.isIdentity() || view.numBatchFactors() == 0)
-      return false;
-    int64_t repeated = view.dims[view.numBatchFactors() - 1];
-    int64_t groupSize = shapeOf(x).getDimSize(repeated);
-    if (ShapedType::isDynamic(groupSize))
+    unsigned numBatch = view.numBatchFactors();
+    if (!out.isIdentity() || numBatch == 0)
       return false;
     SmallVector<int64_t> inputDimOfLoop(op.getNumLoops(), -1);
     for (auto [dim, e] : llvm::enumerate(in.getResults())) {
@@ -1358,6 +1357,16 @@ bool peelOne(OperandView &view, const PeelOptions &options) {
                !isUnit(input, dim))
         return false;
     }
+    int64_t repeated = view.dims[numBatch - 1];
+    bool outer = false;
+    if (inputDimOfLoop[repeated] >= 0 && numBatch >= 2 &&
+        inputDimOfLoop[view.dims[numBatch - 2]] < 0) {
+      repeated = view.dims[numBatch - 2];
+      outer = true;
+    }
+    int64_t groupSize = shapeOf(x).getDimSize(repeated);
+    if (ShapedType::isDynamic(groupSize))
+      return false;
     for (unsigned loop = 0; loop < op.getNumLoops(); ++loop) {
       bool missing = inputDimOfLoop[loop] < 0;
       if (missing != (static_cast<int64_t>(loop) == repeated))
@@ -1377,6 +1386,7 @@ bool peelOne(OperandView &view, const PeelOptions &options) {
         dims.push_back(inputDimOfLoop[d]);
     view.dims = dims;
     view.group = groupSize;
+    view.groupOuter = outer;
     view.base = input;
     return true;
   }
@@ -1664,7 +1674,8 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
       return miss("K or V is broadcast over the heads twice");
     match.key.group = match.value.group = qk->groupSize;
   }
-  if (match.key.group != match.value.group)
+  if (match.key.group != match.value.group ||
+      match.key.groupOuter != match.value.groupOuter)
     return miss("K and V are broadcast to the query heads differently");
 
   // With a cap c, the factors back to Q K^T scale S / c.

@@ -37,6 +37,9 @@ struct OperandView {
   /// GQA: the contraction's batch index is base's batch index times `group`
   /// plus a repeat index (each base head is broadcast to `group` heads).
   int64_t group = 1;
+  /// GQA with the repeat index outside the head instead (torch's
+  /// `k.repeat(1, group, 1, 1)`: query head h reads head h mod Hkv).
+  bool groupOuter = false;
   /// Constant factors peeled off the way (a scale folded into Q or K).
   double factor = 1.0;
 

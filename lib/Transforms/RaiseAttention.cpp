@@ -115,6 +115,26 @@ Value buildOperand(OpBuilder &b, Location loc, const OperandView &view,
   return toHeads(b, loc, x, numBatch, heads);
 }
 
+/// [B, outer * inner, N, D] with its heads regrouped [inner, outer]: head
+/// o * inner + i becomes head i * outer + o. fa.attention's query head h
+/// reads K/V head h / G; a program that tiles the K/V heads (torch's
+/// `repeat`) has its query head h read h mod Hkv, so Q's heads go in as
+/// swapHeadFactors(Q, G, Hkv) and O's come out as swapHeadFactors(O, Hkv, G).
+Value swapHeadFactors(OpBuilder &b, Location loc, Value x, int64_t outer,
+                      int64_t inner) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  SmallVector<OpFoldResult> split = {sizes[0], b.getIndexAttr(outer),
+                                     b.getIndexAttr(inner), sizes[2], sizes[3]};
+  SmallVector<int64_t> splitShape = {type.getDimSize(0), outer, inner,
+                                     type.getDimSize(2), type.getDimSize(3)};
+  SmallVector<ReassociationIndices> groups = {{0}, {1, 2}, {3}, {4}};
+  Value expanded = tensor::ExpandShapeOp::create(
+      b, loc, type.clone(splitShape), x, groups, split);
+  Value swapped = transposed(b, loc, expanded, {0, 2, 1, 3, 4});
+  return tensor::CollapseShapeOp::create(b, loc, swapped, groups);
+}
+
 /// The size of the innermost batch factor of a view (1 when there is none),
 /// or kDynamic.
 int64_t innermostFactor(const OperandView &view) {
@@ -220,6 +240,9 @@ LogicalResult raise(RewriterBase &rewriter, const AttentionMatch &m) {
   Location loc = root->getLoc();
   rewriter.setInsertionPoint(root);
   Value q = buildOperand(rewriter, loc, m.query, heads->first, elemType);
+  int64_t group = m.key.group, kvHeads = heads->second;
+  if (m.key.groupOuter)
+    q = swapHeadFactors(rewriter, loc, q, group, kvHeads);
   Value k = buildOperand(rewriter, loc, m.key, heads->second, elemType);
   Value v = buildOperand(rewriter, loc, m.value, heads->second, elemType);
 
@@ -261,8 +284,10 @@ LogicalResult raise(RewriterBase &rewriter, const AttentionMatch &m) {
     canonicalShape.push_back(resultType.getDimSize(dim));
     toResult[dim] = role;
   }
-  Value o = toProgramLayout(rewriter, loc, attention->getResult(0),
-                            resultType.clone(canonicalShape));
+  Value o = attention->getResult(0);
+  if (m.key.groupOuter)
+    o = swapHeadFactors(rewriter, loc, o, kvHeads, group);
+  o = toProgramLayout(rewriter, loc, o, resultType.clone(canonicalShape));
   rewriter.replaceOp(root, transposed(rewriter, loc, o, toResult));
   return success();
 }

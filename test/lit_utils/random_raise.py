@@ -8,7 +8,7 @@ ingredient independently:
     by transposed indexing maps), or [B, H, N, D] / [B, N, H, D] (Flax's
     einsum layout) with linalg.generic contractions; O in the same layout;
     GQA in [B, H, N, D]: K and V broadcast from H / 2 heads (torch's
-    repeat_kv), or JAX's einsums with a group loop K and V do not have
+    repeat_kv, or tiled by torch's `repeat`), or JAX's einsums with a group loop K and V do not have
     (Q, O [B, N, Hkv, G, D]; the scores [B, Hkv, G, ..] or [B, G, Hkv, ..]);
     K and V must stay at H / 2 heads in fa.attention;
   * scale: a multiply or a divide, on the scores, on Q or on K;
@@ -129,6 +129,8 @@ class Program:
         # A constant mask as a slice of a larger one (GPT-2's `bias` buffer
         # sliced to the scores): the band is the same at every offset.
         self.mask_offset = r.choice([0, 0, 1, 3])
+        # GQA by torch's `repeat` (query head h reads K/V head h mod Hkv).
+        self.tiled_heads = self.group > 1 and self.layout == "bhnd" and r.random() < 0.4
 
     # -- what the raise must produce ------------------------------------
     def expected_attrs(self):
@@ -203,10 +205,14 @@ class Program:
         if repeat_kv:
             for src, dst, shape in (("%kin", k_final, k_shape), ("%vin", "%v", v_shape)):
                 hkv, g = self.h // self.group, self.group
-                b5 = [self.b, hkv, g, shape[2], shape[3]]
+                # repeat_kv: each head repeated (group inner); torch's
+                # repeat: the heads tiled (group outer).
+                b5 = [self.b, g, hkv, shape[2], shape[3]] if self.tiled_heads else \
+                    [self.b, hkv, g, shape[2], shape[3]]
                 emit("  %se = tensor.empty() : %s" % (dst, Tin(b5)))
-                emit("  %sb = linalg.broadcast ins(%s : %s) outs(%se : %s) dimensions = [2]"
-                     % (dst, src, Tin([self.b, hkv, shape[2], shape[3]]), dst, Tin(b5)))
+                emit("  %sb = linalg.broadcast ins(%s : %s) outs(%se : %s) dimensions = [%d]"
+                     % (dst, src, Tin([self.b, hkv, shape[2], shape[3]]), dst, Tin(b5),
+                        1 if self.tiled_heads else 2))
                 emit("  %s = tensor.collapse_shape %sb [[0], [1, 2], [3], [4]] : %s into %s"
                      % (dst, dst, Tin(b5), Tin(shape)))
         emit("  %zero = arith.constant 0.0 : f32")
@@ -498,7 +504,8 @@ class Program:
 
     def describe(self):
         return ("%s layout=%s%s B=%d H=%d G=%d Nq=%d Nk=%d D=%d Dv=%d scale=%s%s%s cap=%s band=%s mask=%s softmax=%s%s"
-                % (self.elem, self.layout, "(group outer)" if self.group_outer else "", self.b, self.h, self.group, self.nq, self.nk, self.d, self.dv, self.scale,
+                % (self.elem, self.layout + ("(repeat)" if self.tiled_heads else ""),
+                   "(group outer)" if self.group_outer else "", self.b, self.h, self.group, self.nq, self.nk, self.d, self.dv, self.scale,
                    "(div)" if self.scale_as_div else "",
                    "(on K)" if self.scale_on_k else "(on Q)" if self.scale_on_q else "",
                    self.cap, self.band,

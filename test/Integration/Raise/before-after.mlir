@@ -27,6 +27,9 @@
 // RUN: %{as_written} | %{run} -e main_gqa_collapsed > %t.gqa
 // RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_gqa_collapsed | %{cmp} --expected-file %t.gqa --atol 1e-5 --rtol 1e-5
 //
+// RUN: %{as_written} | %{run} -e main_gqa_tiled > %t.tiled
+// RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_gqa_tiled | %{cmp} --expected-file %t.tiled --atol 1e-5 --rtol 1e-5
+//
 // RUN: %{as_written} | %{run} -e main_f16_upcast > %t.f16
 // RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_f16_upcast | %{cmp} --expected-file %t.f16 --atol 2e-3 --rtol 2e-3
 //
@@ -66,6 +69,8 @@
 // RAISED-SAME: causal
 // RAISED-LABEL: func.func @gqa_collapsed
 // RAISED: fa.attention ins({{.*}} : tensor<2x4x6x8xf32>, tensor<2x2x6x8xf32>, tensor<2x2x6x8xf32>)
+// RAISED-LABEL: func.func @gqa_tiled
+// RAISED: fa.attention ins({{.*}} : tensor<2x6x5x8xf32>, tensor<2x3x5x8xf32>, tensor<2x3x5x8xf32>)
 // RAISED-LABEL: func.func @f16_upcast
 // RAISED: fa.attention ins({{.*}} : tensor<1x2x5x8xf16>, tensor<1x2x5x8xf16>, tensor<1x2x5x8xf16>)
 // RAISED-LABEL: func.func @reciprocal_keepdim
@@ -349,6 +354,62 @@ func.func @main_gqa_collapsed() {
   call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
   return
 }
+
+// GQA with the K/V heads tiled (torch's k.repeat(1, 2, 1, 1)): query head h
+// reads K/V head h mod 3. Raised with Q's heads regrouped and O's back.
+func.func @gqa_tiled(%q: tensor<2x6x5x8xf32>, %k3: tensor<2x3x5x8xf32>, %v3: tensor<2x3x5x8xf32>) -> tensor<2x6x5x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %eb = tensor.empty() : tensor<2x2x3x5x8xf32>
+  %kb = linalg.broadcast ins(%k3 : tensor<2x3x5x8xf32>) outs(%eb : tensor<2x2x3x5x8xf32>) dimensions = [1]
+  %vb = linalg.broadcast ins(%v3 : tensor<2x3x5x8xf32>) outs(%eb : tensor<2x2x3x5x8xf32>) dimensions = [1]
+  %k = tensor.collapse_shape %kb [[0], [1, 2], [3], [4]] : tensor<2x2x3x5x8xf32> into tensor<2x6x5x8xf32>
+  %v = tensor.collapse_shape %vb [[0], [1, 2], [3], [4]] : tensor<2x2x3x5x8xf32> into tensor<2x6x5x8xf32>
+  %es = tensor.empty() : tensor<2x6x5x5xf32>
+  %fs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x6x5x5xf32>) -> tensor<2x6x5x5xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(b, h, i, j, d) -> (b, h, i, d)>,
+                                        affine_map<(b, h, i, j, d) -> (b, h, j, d)>,
+                                        affine_map<(b, h, i, j, d) -> (b, h, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : tensor<2x6x5x8xf32>, tensor<2x6x5x8xf32>) outs(%fs : tensor<2x6x5x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x6x5x5xf32>
+  %p = linalg.softmax dimension(3) ins(%s : tensor<2x6x5x5xf32>) outs(%es : tensor<2x6x5x5xf32>) -> tensor<2x6x5x5xf32>
+  %eo = tensor.empty() : tensor<2x6x5x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x6x5x8xf32>) -> tensor<2x6x5x8xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(b, h, i, e, j) -> (b, h, i, j)>,
+                                        affine_map<(b, h, i, e, j) -> (b, h, j, e)>,
+                                        affine_map<(b, h, i, e, j) -> (b, h, i, e)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%p, %v : tensor<2x6x5x5xf32>, tensor<2x6x5x8xf32>) outs(%fo : tensor<2x6x5x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<2x6x5x8xf32>
+  return %o : tensor<2x6x5x8xf32>
+}
+func.func @main_gqa_tiled() {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %q4 = call @input(%c2, %c6, %c5, %c8, %c1) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %k4 = call @input(%c2, %c3, %c5, %c8, %c2) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %v4 = call @input(%c2, %c3, %c5, %c8, %c3) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %q = tensor.cast %q4 : tensor<?x?x?x?xf32> to tensor<2x6x5x8xf32>
+  %k = tensor.cast %k4 : tensor<?x?x?x?xf32> to tensor<2x3x5x8xf32>
+  %v = tensor.cast %v4 : tensor<?x?x?x?xf32> to tensor<2x3x5x8xf32>
+  %o = call @gqa_tiled(%q, %k, %v) : (tensor<2x6x5x8xf32>, tensor<2x3x5x8xf32>, tensor<2x3x5x8xf32>) -> tensor<2x6x5x8xf32>
+  %od = tensor.cast %o : tensor<2x6x5x8xf32> to tensor<?x?x?x?xf32>
+  call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
+  return
+}
+
 
 // f16 with the softmax upcast to f32 (autocast style): scores in f16, the
 // softmax in f32 with a finfo(f32).min causal mask added, P truncated to f16.
