@@ -11,13 +11,14 @@ Two halves (docs/python.md):
 
 `import fa_mlir` imports neither torch nor the native module.
 """
-from .errors import CompileError, CompilerUnavailableError, Diagnostic, MissingKernelError
+from .errors import (CompileError, CompilerUnavailableError, Diagnostic, MissingKernelError,
+                     UnsupportedDeviceError)
 from .kernels import add_kernel_dir
 from .spec import AttentionSpec
 
 __version__ = "0.1.0"
 __all__ = ["AttentionSpec", "CompileError", "CompilerUnavailableError", "Diagnostic",
-           "MissingKernelError", "add_kernel_dir", "attention", "attention_varlen",
+           "MissingKernelError", "UnsupportedDeviceError", "add_kernel_dir", "attention", "attention_varlen",
            "attention_with_kvcache"]
 
 

@@ -59,3 +59,10 @@ class CompilerUnavailableError(ImportError):
 
 class MissingKernelError(LookupError):
     """No compiled kernel for a configuration, and no compiler to make one."""
+
+
+class UnsupportedDeviceError(RuntimeError):
+    """The GPU cannot run a kernel: compute capability below 8.0 (the sm_80
+    atom's bf16 `mma.sync` and `cp.async` need Ampere), PTX compiled for a
+    newer chip, or more shared memory a thread block than the GPU gives.
+    The message names the chip to compile for (fa_mlir.chips)."""

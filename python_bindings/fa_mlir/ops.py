@@ -17,6 +17,7 @@ from typing import Optional
 import torch
 
 from . import cache_append as _cache_append
+from . import chips as _chips
 from . import kernels as _kernels
 from .errors import CompilerUnavailableError, MissingKernelError
 from .runtime.plan import attention_scalars, backward_scalars
@@ -31,6 +32,7 @@ DEVICE_TYPES = ("cuda",)
 
 _plans = {}  # _loaded_plan's key -> LoadedPlan
 _multiprocessors = {}  # device index -> multiprocessor count
+_device_chips = {}  # device index -> the chip device_chip() picked
 
 
 def check_inputs(q, k, v, layout):
@@ -123,46 +125,82 @@ def _options(causal, scale, softcap, window, head_dim):
     return float(scale), float(softcap), left, right
 
 
+def device_chip(device=None):
+    """The chip fa_mlir compiles for on `device` (a torch.device; None: the
+    current CUDA device): FA_MLIR_CHIP when set, else the GPU's own
+    (fa_mlir.chips: sm_90 on an H100/H200, sm_86 on an RTX 3090, ...), and
+    the portable sm_80 where there is no CUDA device (the CPU tests)."""
+    forced = os.environ.get("FA_MLIR_CHIP")
+    if forced:
+        try:
+            _chips.parse_chip(forced)
+        except ValueError as e:
+            raise ValueError("FA_MLIR_CHIP: %s" % e) from None
+        return forced
+    if device is not None and device.type != "cuda":
+        return _chips.PORTABLE_CHIP
+    if device is None or device.index is None:
+        if not torch.cuda.is_available():
+            return _chips.PORTABLE_CHIP
+        index = torch.cuda.current_device()
+    else:
+        index = device.index
+    chip = _device_chips.get(index)
+    if chip is None:
+        chip = _device_chips[index] = _chips.chip_for_capability(
+            *torch.cuda.get_device_capability(index))
+    return chip
+
+
 def _loaded_plan(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None, splits=1,
-                 **form):
+                 chip=None, **form):
     """The loaded plan of a configuration, memoised by a plain tuple (the
-    configuration's digest is computed on the first call only). `form`: the
-    rest of kernels.attention_config's arguments (backward, deterministic,
+    configuration's digest is computed on the first call only). `chip`:
+    the chip to compile for (default device_chip()). `form`: the rest of
+    kernels.attention_config's arguments (backward, deterministic,
     key_lengths, page_size, varlen). Where a kernel cannot be had (a kernel
-    directory without it and no compiler), a split-KV form falls back to the
-    unsplit one, then a static-Nq form to the dynamic-Nq one; the last
-    lookup's error is raised."""
-    key = (dtype, hq, hkv, d, dv, causal, window, capped, q_len, splits,
+    directory without it and no compiler), the portable sm_80 kernel of the
+    same form serves (unless FA_MLIR_CHIP names the chip), then a split-KV
+    form falls back to the unsplit one, then a static-Nq form to the
+    dynamic-Nq one; the last form's error for `chip` is raised."""
+    chip = chip or device_chip()
+    key = (dtype, hq, hkv, d, dv, causal, window, capped, q_len, splits, chip,
            tuple(sorted(form.items())))
     plan = _plans.get(key)
     if plan is None:
-        config = _kernels.attention_config(
-            dtype, hq, hkv, d, dv, causal=causal,
-            window=None if window == (-1, -1) else window, softcap=capped, q_len=q_len,
-            splits=splits, **form)
-        try:
-            plan = _kernels.default_cache.get(config)
-        except (MissingKernelError, CompilerUnavailableError):
+        forced = bool(os.environ.get("FA_MLIR_CHIP"))
+        error = None
+        for candidate in [chip] + ([] if forced else _chips.fallback_chips(chip)):
+            config = _kernels.attention_config(
+                dtype, hq, hkv, d, dv, causal=causal,
+                window=None if window == (-1, -1) else window, softcap=capped, q_len=q_len,
+                splits=splits, chip=candidate, **form)
+            try:
+                plan = _kernels.default_cache.get(config)
+                break
+            except (MissingKernelError, CompilerUnavailableError) as e:
+                error = error or e
+        if plan is None:
             if splits != 1:
                 plan = _loaded_plan(dtype, hq, hkv, d, dv, causal, window, capped, q_len, 1,
-                                    **form)
+                                    chip, **form)
             elif q_len is not None:
                 plan = _loaded_plan(dtype, hq, hkv, d, dv, causal, window, capped, None, 1,
-                                    **form)
+                                    chip, **form)
             else:
-                raise
+                raise error
         _plans[key] = plan
     return plan
 
 
-def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None, splits=1):
+def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None, splits=1, chip=None):
     """The loaded forward plan of a configuration. `q_len` 1 (a decode step)
     asks for the kernel compiled for one static query, whose Q block is 16
     rows instead of 128 (docs/performance.md, "Decode"), and `splits` 0 for
     its split-KV form with the split count a run-time parameter
     (`num_splits`; > 1: the form compiled for that count); fallbacks as in
     _loaded_plan."""
-    return _loaded_plan(dtype, hq, hkv, d, dv, causal, window, capped, q_len, splits)
+    return _loaded_plan(dtype, hq, hkv, d, dv, causal, window, capped, q_len, splits, chip)
 
 
 def decode_splits(device, batch, hq, hkv, nk, split_plan=None):
@@ -213,12 +251,14 @@ def _run(q, qh, kh, vh, causal, scale, window_left, window_right, softcap, layou
     capped = softcap > 0.0
     decode = nq == 1
     splits = 1
+    chip = device_chip(q.device)
     if decode and q.is_cuda:
         split_plan = plan_for(DTYPES[q.dtype], hq, hkv, d, dv, causal,
-                              (window_left, window_right), capped, q_len=1, splits=0)
+                              (window_left, window_right), capped, q_len=1, splits=0, chip=chip)
         splits = decode_splits(q.device, b, hq, hkv, nk, split_plan)
     plan = plan_for(DTYPES[q.dtype], hq, hkv, d, dv, causal, (window_left, window_right),
-                    capped, q_len=1 if decode else None, splits=_compiled_splits(splits))
+                    capped, q_len=1 if decode else None, splits=_compiled_splits(splits),
+                    chip=chip)
     scalars = attention_scalars(plan.plan, scale, softcap if capped else None)
     plan(q=qh, k=kh, v=vh, o=oh, lse=lse, **scalars, **split_scalars(plan.plan, splits))
     return out, lse
@@ -253,12 +293,13 @@ def _attention_fake(q, k, v, causal, scale, window_left, window_right, softcap, 
     return q.new_empty(shape), q.new_empty((b, hq, nq), dtype=torch.float32)
 
 
-def backward_plan_for(dtype, hq, hkv, d, dv, causal, window, capped, deterministic=False):
+def backward_plan_for(dtype, hq, hkv, d, dv, causal, window, capped, deterministic=False,
+                      chip=None):
     """The loaded backward plan (fa.attention_backward's three kernels) of a
     configuration. `deterministic`: the bitwise reproducible dQ (its own
     kernel) instead of FlashAttention-2's atomic accumulation
     (docs/backward.md)."""
-    return _loaded_plan(dtype, hq, hkv, d, dv, causal, window, capped, backward=True,
+    return _loaded_plan(dtype, hq, hkv, d, dv, causal, window, capped, chip=chip, backward=True,
                         deterministic=deterministic)
 
 
@@ -296,7 +337,8 @@ def _backward(ctx, grad_out, grad_lse):
     # gradients: the dQ without atomics.
     plan = backward_plan_for(DTYPES[q.dtype], hq, hkv, d, dv, causal,
                              (window_left, window_right), capped,
-                             deterministic=torch.are_deterministic_algorithms_enabled())
+                             deterministic=torch.are_deterministic_algorithms_enabled(),
+                             chip=device_chip(q.device))
     scalars = backward_scalars(plan.plan, scale, softcap if capped else None)
     plan(q=qh, k=kh, v=vh, o=view(out), do=view(grad_out), lse=lse, dq=view(dq),
          dk=view(dk), dv=view(dv_), **scalars)
@@ -452,10 +494,11 @@ def check_cache_inputs(q, k_cache, v_cache, cache_seqlens, block_table):
     return qh, k_cache, v_cache, lengths, block_table
 
 
-def cache_plan_for(dtype, hq, hkv, d, causal, window, capped, q_len, splits, page_size):
+def cache_plan_for(dtype, hq, hkv, d, causal, window, capped, q_len, splits, page_size,
+                   chip=None):
     """The loaded plan of a K/V-cache configuration (page_size None: a dense
     cache with per-sequence lengths); fallbacks as in _loaded_plan."""
-    return _loaded_plan(dtype, hq, hkv, d, d, causal, window, capped, q_len, splits,
+    return _loaded_plan(dtype, hq, hkv, d, d, causal, window, capped, q_len, splits, chip,
                         key_lengths=True, page_size=page_size)
 
 
@@ -480,14 +523,15 @@ def kvcache_impl(q, k_cache, v_cache, cache_seqlens, block_table, causal, scale,
     decode = nq == 1
     # The split count from the cache's capacity: the lengths are on the GPU.
     splits = 1
+    chip = device_chip(q.device)
     if decode and q.is_cuda:
         split_plan = cache_plan_for(DTYPES[q.dtype], hq, hkv, d, causal,
                                     (window_left, window_right), capped, 1, 0,
-                                    kh.shape[1] if paged else None)
+                                    kh.shape[1] if paged else None, chip=chip)
         splits = decode_splits(q.device, b, hq, hkv, capacity, split_plan)
     plan = cache_plan_for(DTYPES[q.dtype], hq, hkv, d, causal, (window_left, window_right),
                           capped, 1 if decode else None, _compiled_splits(splits),
-                          kh.shape[1] if paged else None)
+                          kh.shape[1] if paged else None, chip=chip)
     scalars = attention_scalars(plan.plan, scale, softcap if capped else None)
     scalars.update(split_scalars(plan.plan, splits))
     arrays = dict(q=qh, k=kh, v=vh, key_lengths=lengths, o=out.transpose(1, 2), lse=lse)
@@ -608,9 +652,9 @@ def check_varlen_inputs(q, k, v, cu_seqlens_q, cu_seqlens_k):
     return view(q), view(k), view(v), cus[0], cus[1]
 
 
-def varlen_plan_for(dtype, hq, hkv, d, causal, window, capped):
+def varlen_plan_for(dtype, hq, hkv, d, causal, window, capped, chip=None):
     """The loaded plan of packed sequences (fa_mlir.attention_varlen)."""
-    return _loaded_plan(dtype, hq, hkv, d, d, causal, window, capped, varlen=True)
+    return _loaded_plan(dtype, hq, hkv, d, d, causal, window, capped, chip=chip, varlen=True)
 
 
 def varlen_impl(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, window_left,
@@ -624,7 +668,7 @@ def varlen_impl(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, window_left,
         return out, lse[0]
     capped = softcap > 0.0
     plan = varlen_plan_for(DTYPES[q.dtype], hq, kh.shape[1], d, causal,
-                           (window_left, window_right), capped)
+                           (window_left, window_right), capped, chip=device_chip(q.device))
     scalars = attention_scalars(plan.plan, scale, softcap if capped else None)
     plan(q=qh, k=kh, v=vh, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k,
          o=out.permute(1, 0, 2).unsqueeze(0), lse=lse, **scalars)

@@ -141,16 +141,18 @@ def use_reference_kernels(monkeypatch):
     from . import ops
     plans = {}
 
-    def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None, splits=1):
+    def plan_for(dtype, hq, hkv, d, dv, causal, window, capped, q_len=None, splits=1,
+                 chip=None):
         key = (dtype, hq, hkv, d, dv, causal, window, capped, q_len, splits)
         return plans.setdefault(key, ReferencePlan(causal, window, capped))
 
     def backward_plan_for(dtype, hq, hkv, d, dv, causal, window, capped,
-                          deterministic=False):
+                          deterministic=False, chip=None):
         key = ("backward", dtype, hq, hkv, d, dv, causal, window, capped, deterministic)
         return plans.setdefault(key, ReferenceBackwardPlan(causal, window, capped))
 
-    def cache_plan_for(dtype, hq, hkv, d, causal, window, capped, q_len, splits, page_size):
+    def cache_plan_for(dtype, hq, hkv, d, causal, window, capped, q_len, splits, page_size,
+                       chip=None):
         key = ("kv-cache", dtype, hq, hkv, d, causal, window, capped, q_len, splits, page_size)
         return plans.setdefault(key, ReferenceCachePlan(causal, window, capped))
 

@@ -425,3 +425,51 @@ def test_decode_step_runs_with_the_reference(cpu_kernels):
     assert close(o, ref, torch.float16) and torch.allclose(lse, ref_lse, atol=1e-3)
     assert any(key[-1] == 1 for key in cpu_kernels)
 
+
+
+def test_kernels_are_asked_for_the_devices_chip_then_the_portable_one(monkeypatch):
+    """On an H100/H200 the sm_90 kernel is asked for first; a kernel
+    directory with only sm_80 kernels (no compiler) still serves, with the
+    same form, before any form fallback. FA_MLIR_CHIP pins the chip: no
+    fallback then."""
+    from fa_mlir import MissingKernelError
+    from fa_mlir import kernels as K
+    asked = []
+
+    def get(config):
+        chip, q_len = config.pipeline_options()["chip"], config.spec.q_len
+        asked.append((chip, q_len))
+        if chip != "sm_80":
+            raise MissingKernelError("only sm_80 kernels here")
+        return "sm_80 plan"
+    monkeypatch.setattr(K.default_cache, "get", get)
+    monkeypatch.setattr(ops, "_plans", {})
+    monkeypatch.delenv("FA_MLIR_CHIP", raising=False)
+    assert ops.plan_for("bf16", 8, 2, 64, 64, True, (-1, 0), False, q_len=1,
+                        chip="sm_90") == "sm_80 plan"
+    assert asked == [("sm_90", 1), ("sm_80", 1)]
+    monkeypatch.setenv("FA_MLIR_CHIP", "sm_90")
+    monkeypatch.setattr(ops, "_plans", {})
+    asked.clear()
+    with pytest.raises(MissingKernelError):
+        ops.plan_for("bf16", 8, 2, 64, 64, True, (-1, 0), False, chip=ops.device_chip())
+    assert asked == [("sm_90", None)]
+
+
+def test_device_chip_reads_the_gpu_and_the_environment(monkeypatch):
+    monkeypatch.delenv("FA_MLIR_CHIP", raising=False)
+    monkeypatch.setattr(ops, "_device_chips", {})
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda index: (9, 0))
+    assert ops.device_chip(torch.device("cuda", 0)) == "sm_90"
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda index: (8, 6))
+    assert ops.device_chip(torch.device("cuda", 1)) == "sm_86"
+    assert ops.device_chip(torch.device("cpu")) == "sm_80"
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda index: (7, 5))
+    from fa_mlir.chips import UnsupportedDeviceError
+    with pytest.raises(UnsupportedDeviceError, match="compute capability 8.0 or newer"):
+        ops.device_chip(torch.device("cuda", 2))
+    monkeypatch.setenv("FA_MLIR_CHIP", "sm_89")
+    assert ops.device_chip(torch.device("cuda", 2)) == "sm_89"
+    monkeypatch.setenv("FA_MLIR_CHIP", "ampere")
+    with pytest.raises(ValueError, match="FA_MLIR_CHIP: not a chip name: 'ampere'"):
+        ops.device_chip(torch.device("cuda", 0))

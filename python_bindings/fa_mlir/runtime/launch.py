@@ -106,10 +106,28 @@ def ensure_context(index):
         check_cuda(_cu.cuCtxSetCurrent(ctx))
 
 
+def _check_fits(plan, index):
+    """UnsupportedDeviceError (fa_mlir.chips) naming the chip to compile for
+    when `plan` cannot run on device `index`: PTX for a newer chip, or more
+    shared memory a thread block than the GPU has. Without this the driver
+    answers CUDA_ERROR_NO_BINARY_FOR_GPU or CUDA_ERROR_INVALID_VALUE."""
+    from ..chips import check_plan_fits
+    attr = _cu.CUdevice_attribute
+    device = check_cuda(_cu.cuDeviceGet(index))
+    major = check_cuda(_cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                                device))
+    minor = check_cuda(_cu.cuDeviceGetAttribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                                device))
+    optin = check_cuda(_cu.cuDeviceGetAttribute(
+        attr.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, device))
+    check_plan_fits(plan.name, plan.chip, plan.kernels, major, minor, optin)
+
+
 class _DeviceKernels:
     """The plan's kernels loaded into one device's primary context."""
 
-    def __init__(self, plan, ptx):
+    def __init__(self, plan, ptx, index):
+        _check_fits(plan, index)
         self.modules, self.functions = [], []
         for kernel in plan.kernels:
             image = ptx[kernel["name"]]
@@ -171,7 +189,7 @@ class LoadedPlan:
                 torch.cuda.init()
                 torch.empty(1, device="cuda")  # Initialises the primary context.
                 ensure_context(index)
-                kernels = _DeviceKernels(self.plan, self.ptx)
+                kernels = _DeviceKernels(self.plan, self.ptx, index)
             self._devices[index] = kernels
         return kernels
 
