@@ -280,3 +280,172 @@ func.func @softcap_in_softmax(%q: tensor<1x1x?x16xf16>, %k: tensor<1x1x?x16xf16>
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x1x?x16xf16>
 }
+
+// -----
+
+// --fa-prescale-softcap's form: Q held in registers, fa.scale_tile once
+// before the K/V loop (each thread's Q fragments widened to f32, times the
+// scale parameter, rounded back to f16: Layout.cpp LowerScaleTile,
+// AttentionMath.h scaleElement), and fa.softcap with scale 1.0, whose
+// multiply canonicalization folds away: per score only tanh and the cap.
+// CHECK-LABEL: func.func @softcap_prescaled(
+// CHECK: gpu.func @softcap_prescaled_kernel({{.*}}, %[[AX:[^:]*]]: f32, %[[ACAP:[^:]*]]: f32, %[[ASCALE:[^:]*]]: f32) kernel
+// CHECK: %[[QF:.*]] = nvgpu.ldmatrix {{.*}} -> vector<4x2xf16>
+// CHECK: %[[QW:.*]] = arith.extf %[[QF]] : vector<4x2xf16> to vector<4x2xf32>
+// CHECK-NEXT: %[[XB:.*]] = vector.broadcast %[[AX]] : f32 to vector<4x2xf32>
+// CHECK-NEXT: %[[QM:.*]] = arith.mulf %[[QW]], %[[XB]] : vector<4x2xf32>
+// CHECK-NEXT: %[[QR:.*]] = arith.truncf %[[QM]] : vector<4x2xf32> to vector<4x2xf16>
+// CHECK: scf.for
+// CHECK: %[[S0:.*]] = nvgpu.mma.sync(%[[QR]],
+// CHECK: %[[E00:.*]] = vector.extract %[[S0]][0, 0]
+// CHECK-NEXT: %[[T00:.*]] = math.tanh %[[E00]] : f32
+// CHECK-NEXT: arith.mulf %[[ACAP]], %[[T00]] : f32
+// CHECK-NOT: arith.mulf %{{.*}}, %[[AX]]
+// CHECK: scf.yield
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+#opA = #fa.warp_rows<operand_a, num_warps = 2, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 2, atom = #fa.mma_sync>
+#partial = #fa.warp_rows<partial_rows, num_warps = 2, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+func.func @softcap_prescaled(%q: tensor<1x1x?x16xf16>, %k: tensor<1x1x?x16xf16>, %v: tensor<1x1x?x16xf16>, %o: tensor<1x1x?x16xf16>,
+                           %x: f32, %cap: f32) -> tensor<1x1x?x16xf16> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %scale = arith.constant 1.44269502 : f32
+  %nq = tensor.dim %q, %c2 : tensor<1x1x?x16xf16>
+  %nqb = arith.ceildivui %nq, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%oo = %o) -> (tensor<1x1x?x16xf16>) {
+    %zero = arith.constant 0.0 : f16
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %nk = tensor.dim %k, %c2 : tensor<1x1x?x16xf16>
+    %q0 = arith.muli %qb, %c32 : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qn = arith.minsi %qleft, %c32 : index
+    %qpad = arith.subi %c32, %qn : index
+    %qs = tensor.extract_slice %q[%b, %h, %q0, 0] [1, 1, %qn, 16] [1, 1, 1, 1] : tensor<1x1x?x16xf16> to tensor<?x16xf16>
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x16xf16> to tensor<32x16xf16, #shared>
+    %qa = fa.convert_layout %qt : tensor<32x16xf16, #shared> -> tensor<32x16xf16, #opA>
+    %qsc = fa.scale_tile %qa, %x : tensor<32x16xf16, #opA>
+    %one = arith.constant 1.0 : f32
+    %m0 = arith.constant dense<0xFF800000> : tensor<32xf32, #rows>
+    %l0 = arith.constant dense<0.0> : tensor<32xf32, #partial>
+    %a0 = arith.constant dense<0.0> : tensor<32x16xf32, #acc>
+    %st:3 = scf.for %k0 = %c0 to %nk step %c16 iter_args(%m = %m0, %l = %l0, %acc = %a0) -> (tensor<32xf32, #rows>, tensor<32xf32, #partial>, tensor<32x16xf32, #acc>) {
+      %ks = tensor.extract_slice %k[%b, %h, %k0, 0] [1, 1, 16, 16] [1, 1, 1, 1] : tensor<1x1x?x16xf16> to tensor<16x16xf16>
+      %kt = tensor.pad %ks low[0, 0] high[0, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : f16
+      } : tensor<16x16xf16> to tensor<16x16xf16, #shared>
+      %vs = tensor.extract_slice %v[%b, %h, %k0, 0] [1, 1, 16, 16] [1, 1, 1, 1] : tensor<1x1x?x16xf16> to tensor<16x16xf16>
+      %vt = tensor.pad %vs low[0, 0] high[0, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : f16
+      } : tensor<16x16xf16> to tensor<16x16xf16, #shared>
+      %s = fa.qk %qsc, %kt : tensor<32x16xf16, #opA>, tensor<16x16xf16, #shared> -> tensor<32x16xf32, #acc>
+      %sc = fa.softcap %s scale(%one) cap(%cap) : tensor<32x16xf32, #acc>
+      %m2, %alpha = fa.running_max %sc, %m scale(%scale) : tensor<32x16xf32, #acc>, tensor<32xf32, #rows>
+      %acc2 = fa.rescale %acc, %alpha : tensor<32x16xf32, #acc>, tensor<32xf32, #rows>
+      %p, %l2 = fa.softmax_exp %sc, %m2, %alpha, %l scale(%scale) : tensor<32x16xf32, #acc>, tensor<32xf32, #rows>, tensor<32xf32, #partial>
+      %p16 = arith.truncf %p : tensor<32x16xf32, #acc> to tensor<32x16xf16, #acc>
+      %pa = fa.convert_layout %p16 : tensor<32x16xf16, #acc> -> tensor<32x16xf16, #opA>
+      %acc3 = fa.pv %pa, %vt, %acc2 : tensor<32x16xf16, #opA>, tensor<16x16xf16, #shared>, tensor<32x16xf32, #acc>
+      scf.yield %m2, %l2, %acc3 : tensor<32xf32, #rows>, tensor<32xf32, #partial>, tensor<32x16xf32, #acc>
+    }
+    %out, %lse = fa.finalize %st#2, %st#0, %st#1 : tensor<32x16xf32, #acc>, tensor<32xf32, #rows>, tensor<32xf32, #partial> -> tensor<32x16xf16, #acc>
+    %os = tensor.extract_slice %out[0, 0] [%qn, 16] [1, 1] : tensor<32x16xf16, #acc> to tensor<?x16xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os into %oo[%b, %h, %q0, 0] [1, 1, %qn, 16] [1, 1, 1, 1] : tensor<?x16xf16> into tensor<1x1x?x16xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x16xf16>
+}
+
+// -----
+
+// The form --fa-tile-q-outer emits: fa.softcap without a cap (tanh alone)
+// and the cap, 20, in the softmax scale (20 * log2(e) = 28.8539...): per
+// score a multiply and a tanh, and no multiply by a cap; two f32
+// parameters.
+// CHECK-LABEL: func.func @softcap_in_softmax(
+// CHECK: gpu.launch_func @softcap_in_softmax_kernel_module::@softcap_in_softmax_kernel
+// CHECK-SAME: params = ["q", "k", "v", "o", "softcap_scale", "softmax_scale_log2"]
+// CHECK: gpu.func @softcap_in_softmax_kernel({{.*}}, %[[AX:[^:]*]]: f32, %[[ASCALE:[^:]*]]: f32) kernel
+// CHECK-DAG: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[S0:.*]] = nvgpu.mma.sync
+// CHECK: %[[E00:.*]] = vector.extract %[[S0]][0, 0]
+// CHECK-NEXT: %[[X00:.*]] = arith.mulf %[[E00]], %[[AX]] : f32
+// CHECK-NEXT: %[[T00:.*]] = math.tanh %[[X00]] : f32
+// CHECK-NEXT: %[[E01:.*]] = vector.extract %[[S0]][0, 1]
+// CHECK-NEXT: %[[X01:.*]] = arith.mulf %[[E01]], %[[AX]] : f32
+// CHECK-NEXT: math.tanh %[[X01]] : f32
+// CHECK-COUNT-6: math.tanh
+// CHECK-NOT: math.tanh
+// CHECK: arith.select %{{.*}}, %[[NEGINF]], %[[T00]] : f32
+// CHECK: arith.mulf %{{.*}}, %[[ASCALE]] : f32
+// CHECK: math.fma %{{.*}}, %[[ASCALE]], %{{.*}} : f32
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+#opA = #fa.warp_rows<operand_a, num_warps = 2, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 2, atom = #fa.mma_sync>
+#partial = #fa.warp_rows<partial_rows, num_warps = 2, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+func.func @softcap_in_softmax(%q: tensor<1x1x?x16xf16>, %k: tensor<1x1x?x16xf16>, %v: tensor<1x1x?x16xf16>, %o: tensor<1x1x?x16xf16>) -> tensor<1x1x?x16xf16> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %x = arith.constant 0.0125 : f32
+  %scale = arith.constant 28.8539009 : f32
+  %nq = tensor.dim %q, %c2 : tensor<1x1x?x16xf16>
+  %nqb = arith.ceildivui %nq, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%oo = %o) -> (tensor<1x1x?x16xf16>) {
+    %zero = arith.constant 0.0 : f16
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %nk = tensor.dim %k, %c2 : tensor<1x1x?x16xf16>
+    %q0 = arith.muli %qb, %c32 : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qn = arith.minsi %qleft, %c32 : index
+    %qpad = arith.subi %c32, %qn : index
+    %qs = tensor.extract_slice %q[%b, %h, %q0, 0] [1, 1, %qn, 16] [1, 1, 1, 1] : tensor<1x1x?x16xf16> to tensor<?x16xf16>
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x16xf16> to tensor<32x16xf16, #shared>
+    %qa = fa.convert_layout %qt : tensor<32x16xf16, #shared> -> tensor<32x16xf16, #opA>
+    %qsc = fa.scale_tile %qa, %x : tensor<32x16xf16, #opA>
+    %one = arith.constant 1.0 : f32
+    %m0 = arith.constant dense<0xFF800000> : tensor<32xf32, #rows>
+    %l0 = arith.constant dense<0.0> : tensor<32xf32, #partial>
+    %a0 = arith.constant dense<0.0> : tensor<32x16xf32, #acc>
+    %st:3 = scf.for %k0 = %c0 to %nk step %c16 iter_args(%m = %m0, %l = %l0, %acc = %a0) -> (tensor<32xf32, #rows>, tensor<32xf32, #partial>, tensor<32x16xf32, #acc>) {
+      %ks = tensor.extract_slice %k[%b, %h, %k0, 0] [1, 1, 16, 16] [1, 1, 1, 1] : tensor<1x1x?x16xf16> to tensor<16x16xf16>
+      %kt = tensor.pad %ks low[0, 0] high[0, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : f16
+      } : tensor<16x16xf16> to tensor<16x16xf16, #shared>
+      %vs = tensor.extract_slice %v[%b, %h, %k0, 0] [1, 1, 16, 16] [1, 1, 1, 1] : tensor<1x1x?x16xf16> to tensor<16x16xf16>
+      %vt = tensor.pad %vs low[0, 0] high[0, 0] {
+      ^bb0(%i: index, %j: index):
+        tensor.yield %zero : f16
+      } : tensor<16x16xf16> to tensor<16x16xf16, #shared>
+      %s = fa.qk %qt, %kt : tensor<32x16xf16, #shared>, tensor<16x16xf16, #shared> -> tensor<32x16xf32, #acc>
+      %sc = fa.softcap %s scale(%x) : tensor<32x16xf32, #acc>
+      %sm = fa.mask %sc[%q0, %k0] key_limit(%nk) : tensor<32x16xf32, #acc>
+      %m2, %alpha = fa.running_max %sm, %m scale(%scale) : tensor<32x16xf32, #acc>, tensor<32xf32, #rows>
+      %acc2 = fa.rescale %acc, %alpha : tensor<32x16xf32, #acc>, tensor<32xf32, #rows>
+      %p, %l2 = fa.softmax_exp %sm, %m2, %alpha, %l scale(%scale) : tensor<32x16xf32, #acc>, tensor<32xf32, #rows>, tensor<32xf32, #partial>
+      %p16 = arith.truncf %p : tensor<32x16xf32, #acc> to tensor<32x16xf16, #acc>
+      %pa = fa.convert_layout %p16 : tensor<32x16xf16, #acc> -> tensor<32x16xf16, #opA>
+      %acc3 = fa.pv %pa, %vt, %acc2 : tensor<32x16xf16, #opA>, tensor<16x16xf16, #shared>, tensor<32x16xf32, #acc>
+      scf.yield %m2, %l2, %acc3 : tensor<32xf32, #rows>, tensor<32xf32, #partial>, tensor<32x16xf32, #acc>
+    }
+    %out, %lse = fa.finalize %st#2, %st#0, %st#1 : tensor<32x16xf32, #acc>, tensor<32xf32, #rows>, tensor<32xf32, #partial> -> tensor<32x16xf16, #acc>
+    %os = tensor.extract_slice %out[0, 0] [%qn, 16] [1, 1] : tensor<32x16xf16, #acc> to tensor<?x16xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os into %oo[%b, %h, %q0, 0] [1, 1, %qn, 16] [1, 1, 1, 1] : tensor<?x16xf16> into tensor<1x1x?x16xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x16xf16>
+}
