@@ -241,15 +241,7 @@ static bool isTrue(const Point &p) {
   if (matchPattern(p.v, m_Constant(&attr)))
     return attr.getType().isInteger(1) && attr.getValue().isAllOnes();
   OpOperand *operand = inputOperandOf(p.op, p.v);
-  if (!operand)
-    return false;
-  Value t = operand->get();
-  if (Value scalar = filledScalar(t))
-    return matchPattern(scalar, m_Constant(&attr)) &&
-           attr.getType().isInteger(1) && attr.getValue().isAllOnes();
-  DenseElementsAttr dense;
-  return matchPattern(t, m_Constant(&dense)) && dense.isSplat() &&
-         dense.getElementType().isInteger(1) && dense.getSplatValue<bool>();
+  return operand && isAllTrueTensor(operand->get());
 }
 
 /// A boolean-valued point: a comparison of indices, a negation, a

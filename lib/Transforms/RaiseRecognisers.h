@@ -47,6 +47,9 @@ Value filledScalar(Value t);
 /// or a fill of a constant.
 std::optional<double> tensorConstant(Value t);
 
+/// An i1 tensor every element of which is true: a splat constant or a fill.
+bool isAllTrueTensor(Value t);
+
 /// -inf, or (with `finfoMin`) the lowest finite value of `type` (what
 /// `torch.finfo(t).min` masks use): both make exp(s - max) exactly 0 for
 /// any score a row that still sees a key can have.

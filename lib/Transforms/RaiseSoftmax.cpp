@@ -135,17 +135,6 @@ std::optional<Contraction> matchContraction(Operation *maybeOp,
                      groupSize};
 }
 
-
-static bool isTrueInit(Value init) {
-  IntegerAttr attr;
-  if (Value scalar = filledScalar(init))
-    return matchPattern(scalar, m_Constant(&attr)) &&
-           attr.getType().isInteger(1) && attr.getValue().isAllOnes();
-  DenseElementsAttr dense;
-  return matchPattern(init, m_Constant(&dense)) && dense.isSplat() &&
-         dense.getElementType().isInteger(1) && dense.getSplatValue<bool>();
-}
-
 /// The [.., N] tensor `t` expands to [.., 1, N] (a unit dim inserted before
 /// the last one, nothing else changed) and the expanded tensor has no other
 /// use.
@@ -233,7 +222,7 @@ static std::optional<std::pair<Value, AffineMap>> matchRowReduce(Value row,
   if (!((a == in && b == acc) || (a == acc && b == in)))
     return std::nullopt;
   if (kind == RowKind::All) {
-    if (!isa<arith::AndIOp>(combine) || !isTrueInit(init->get()))
+    if (!isa<arith::AndIOp>(combine) || !isAllTrueTensor(init->get()))
       return std::nullopt;
     return std::make_pair(reduced, rowMap);
   }

@@ -66,6 +66,16 @@ std::optional<double> tensorConstant(Value t) {
   return std::nullopt;
 }
 
+bool isAllTrueTensor(Value t) {
+  IntegerAttr attr;
+  if (Value scalar = filledScalar(t))
+    return matchPattern(scalar, m_Constant(&attr)) &&
+           attr.getType().isInteger(1) && attr.getValue().isAllOnes();
+  DenseElementsAttr dense;
+  return matchPattern(t, m_Constant(&dense)) && dense.isSplat() &&
+         dense.getElementType().isInteger(1) && dense.getSplatValue<bool>();
+}
+
 /// -inf, or the lowest finite value of `type` (what `torch.finfo(t).min`
 /// masks use): both make exp(s - max) exactly 0 for any score a row that
 /// still sees a key can have. Other large negatives (-1e4) stay a bias.
