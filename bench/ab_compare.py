@@ -112,9 +112,7 @@ def main():
     base, new = names[-1], names[0]
     start = time.time()
     rows = []
-    for d, b, h, n in shape_list(a.seqlens):
-        if d not in a.head_dims:
-            continue
+    for d, b, h, n in shape_list(a.seqlens, a.head_dims):
         for dtype in a.dtypes:
             for causal in (False, True):
                 row = run_shape(variants, d, b, h, n, dtype, causal, a.repeats)

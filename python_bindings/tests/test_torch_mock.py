@@ -360,6 +360,7 @@ def test_decode_step_asks_for_the_one_query_kernel_and_falls_back(monkeypatch):
         return "dynamic plan"
     monkeypatch.setattr(K.default_cache, "get", get)
     monkeypatch.setattr(ops, "_plans", {})
+    monkeypatch.setenv("FA_MLIR_CHIP", "sm_80")  # one chip, wherever this runs
     assert ops.plan_for("bf16", 8, 2, 64, 64, True, (-1, 0), False, q_len=1) == "dynamic plan"
     assert asked == [1, None]
     # Memoised: no second lookup.
@@ -384,6 +385,7 @@ def test_split_decode_kernel_falls_back_to_the_unsplit_one(monkeypatch):
         return "unsplit decode plan"
     monkeypatch.setattr(K.default_cache, "get", get)
     monkeypatch.setattr(ops, "_plans", {})
+    monkeypatch.setenv("FA_MLIR_CHIP", "sm_80")  # one chip, wherever this runs
     assert ops.plan_for("bf16", 32, 4, 128, 128, True, (-1, 0), False, q_len=1,
                         splits=8) == "unsplit decode plan"
     assert asked == [(1, 8), (1, 1)]
@@ -407,6 +409,7 @@ def test_cache_kernel_falls_back_in_its_own_form(monkeypatch):
         return "cache plan"
     monkeypatch.setattr(K.default_cache, "get", get)
     monkeypatch.setattr(ops, "_plans", {})
+    monkeypatch.setenv("FA_MLIR_CHIP", "sm_80")  # one chip, wherever this runs
     assert ops.cache_plan_for("bf16", 32, 8, 128, True, (-1, 0), False, 1, 0, 64) == "cache plan"
     assert asked == [(1, 0, True, 64), (1, 1, True, 64), (None, 1, True, 64)]
     # Another page size is another kernel.

@@ -288,7 +288,11 @@ func.func @softcap_in_softmax(%q: tensor<1x1x?x16xf16>, %k: tensor<1x1x?x16xf16>
 // scale parameter, rounded back to f16: Layout.cpp LowerScaleTile,
 // AttentionMath.h scaleElement), and fa.softcap with scale 1.0, whose
 // multiply canonicalization folds away: per score only tanh and the cap.
+//     The launch: Q is still "q" through fa.scale_tile, and its factor is
+//     the soft cap's scale parameter.
 // CHECK-LABEL: func.func @softcap_prescaled(
+// CHECK: gpu.launch_func @softcap_prescaled_kernel_module::@softcap_prescaled_kernel
+// CHECK-SAME: params = ["q", "k", "v", "o", "softcap_scale", "softcap", "softmax_scale_log2"]
 // CHECK: gpu.func @softcap_prescaled_kernel({{.*}}, %[[AX:[^:]*]]: f32, %[[ACAP:[^:]*]]: f32, %[[ASCALE:[^:]*]]: f32) kernel
 // CHECK: %[[QF:.*]] = nvgpu.ldmatrix {{.*}} -> vector<4x2xf16>
 // CHECK: %[[QW:.*]] = arith.extf %[[QF]] : vector<4x2xf16> to vector<4x2xf32>
