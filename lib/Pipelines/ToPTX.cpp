@@ -157,9 +157,6 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   warps.atom = *atom;
   warps.keyGroups = options.keyGroups;
   pm.addPass(createFAMapWarps(warps));
-  // Where map-warps left Q in registers for the whole K/V loop.
-  if (options.softcapPrescale)
-    pm.addPass(createFAPrescaleSoftcap());
   pm.addPass(createFAScheduleSoftmax(FAScheduleSoftmaxOptions{*rescale}));
   // Async MMAs (wgmma): P V one block later, overlapping the next softmax.
   // Before the K/V pipeline, which then keeps the deferred V's slot.

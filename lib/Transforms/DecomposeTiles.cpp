@@ -157,25 +157,6 @@ struct LowerSoftcap : OpRewritePattern<SoftcapOp> {
   }
 };
 
-/// Pattern: fa.scale_tile => round(t * factor) per element.
-struct LowerScaleTile : OpRewritePattern<ScaleTileOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ScaleTileOp op,
-                                PatternRewriter &rw) const override {
-    TileLinalg lb(rw, op.getLoc());
-    Value factor = op.getFactor();
-    rw.replaceOp(op, lb.generic(op.getTile(), {}, {lb.tile2},
-                                {kParallel, kParallel},
-                                [&](OpBuilder &nb, Location l, ValueRange a) {
-                                  LinalgBuilder::yield(
-                                      nb, l,
-                                      semantics::scaleElement(nb, l, a[0],
-                                                              factor));
-                                }));
-    return success();
-  }
-};
-
 /// Pattern: fa.running_max => rowmax(S), m_new, alpha.
 struct LowerRunningMax : OpRewritePattern<RunningMaxOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -561,7 +542,7 @@ struct FADecomposeTilesPass
       splitOnlineSoftmax(rewriter, op);
     });
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerQK, LowerSoftcap, LowerScaleTile, LowerMask, LowerRunningMax, LowerSoftmaxExp,
+    patterns.add<LowerQK, LowerSoftcap, LowerMask, LowerRunningMax, LowerSoftmaxExp,
                  LowerRescale, LowerPV, LowerFinalize, LowerCombineSplits,
                  LowerProbsFromLse, LowerScoreGrad, LowerRowDot, LowerTranspose,
                  LowerAccumulateRows, LowerVarlenBlock>(

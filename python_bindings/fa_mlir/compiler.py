@@ -33,13 +33,12 @@ _version = None
 # fa-to-ptx's options (include/fa/Pipelines/Pipelines.h) and the stage
 # passes that take them.
 PTX_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "query-home", "rescale",
-               "mma-pipeline", "pack-gqa", "dq", "splits", "warp-block-skip", "softcap-prescale",
-               "chip", "atom",
+               "mma-pipeline", "pack-gqa", "dq", "splits", "warp-block-skip", "chip", "atom",
                "features", "opt-level", "index-bitwidth")
 # Checked here: LLVM's option parser reports a bad number on stderr only.
 _INT_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "splits", "opt-level",
                 "index-bitwidth")
-_BOOL_OPTIONS = ("pack-gqa", "warp-block-skip", "softcap-prescale")
+_BOOL_OPTIONS = ("pack-gqa", "warp-block-skip")
 STAGES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 
@@ -196,8 +195,6 @@ def stage_pipeline(stage, options=None):
         passes += ["fa-split-kv{splits=%d}" % splits, "fa-tile-combine"]
     passes.append("fa-map-warps{num-warps=%s query-home=%s atom=%s key-groups=%s}" % (
         get("num-warps", 0), get("query-home", "auto"), atom, get("key-groups", 0)))
-    if get("softcap-prescale", "false").lower() in ("true", "1"):
-        passes.append("fa-prescale-softcap")
     passes.append("fa-schedule-softmax{rescale=%s}" % get("rescale", "auto"))
     # mma-pipeline=auto defers P V where the atom's matmuls are async (the
     # pass decides from the layouts); on: every atom; off: not at all.

@@ -60,10 +60,6 @@
 // RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/128/g; s/CAUSAL/softcap(30.0)/' %s | %{sm90}
 // RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/64/g; s/CAUSAL/window(128, 32)/' %s | %{sm80}
 // RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/64/g; s/CAUSAL/causal window(256, 0) softcap(20.0)/' %s | %{sm90}
-// Q scaled once per Q block (softcap-prescale=true, --fa-prescale-softcap;
-// d = 64, where Q stays in registers): no spills either.
-// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/64/g; s/CAUSAL/causal softcap(50.0)/' %s | fa-opt --fa-to-ptx="output-dir=%t softcap-prescale=true" -o /dev/null && %ptxas -arch=sm_80 -v %t/attention_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM80
-// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/64/g; s/CAUSAL/softcap(30.0)/' %s | fa-opt --fa-to-ptx="output-dir=%t chip=sm_90 softcap-prescale=true" -o /dev/null && %ptxas -arch=sm_90 -v %t/attention_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM90
 // RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/128/g; s/CAUSAL/causal window(256, 0)/' %s | %{sm80}
 // RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/128/g; s/CAUSAL/causal window(256, 0)/' %s | %{sm90}
 

@@ -232,7 +232,6 @@ def fa_passes(rng):
         "--fa-pipeline-mma=all-atoms=%s" % n(["false", "true"]),
         "--fa-pipeline-kv=stages=%s" % n(["0", "2", "3", "4", "1", "9"]),
         "--fa-warp-block-skip",
-        "--fa-prescale-softcap",
         "--fa-split-kv=splits=%s" % n(["2", "3", "4", "16", "1", "0", "2000"]),
         "--fa-tile-combine=block-m=%s block-dv=%s split-warps=%s" % (
             n(["0", "16", "32", "64", "128", "24", "-16"]), n(["0", "8", "16", "32", "4", "24", "-8"]),
@@ -267,7 +266,6 @@ def random_pipeline(rng, out_dir):
                           ("rescale", ["auto", "before-exp", "after-exp"]),
                           ("mma-pipeline", ["auto", "on", "off", "x"]),
                           ("pack-gqa", ["true", "false"]), ("warp-block-skip", ["true", "false"]),
-                          ("softcap-prescale", ["true", "false"]),
                           ("splits", ["1", "2", "4", "7", "0", "4096"]),
                           ("merge-dv", ["0", "8", "16", "32", "12", "-1"]),
                           ("merge-split-warps", ["0", "1", "4", "16", "-3"]),

@@ -447,9 +447,6 @@ def main():
                         "each K/V block's keys")
     p.add_argument("--warp-skip", action="store_true",
                    help="also run --fa-warp-block-skip (with --warps)")
-    p.add_argument("--prescale-softcap", action="store_true",
-                   help="also run --fa-prescale-softcap (after --fa-map-warps "
-                        "with --warps)")
     p.add_argument("--pipeline-mma", action="store_true",
                    help="also run --fa-pipeline-mma all-atoms=true before "
                         "--fa-pipeline-kv (with --warps): P V deferred by a block")
@@ -488,14 +485,10 @@ def main():
         if a.combine_rows >= 0:
             tiled.append("--fa-tile-combine=block-m=%d split-warps=%d"
                          % (a.combine_rows, a.merge_groups))
-    if a.prescale_softcap and not a.warps:
-        tiled.append("--fa-prescale-softcap")
     if a.warps:
-        tiled.append("--fa-map-warps=num-warps=%d query-home=%s atom=%s key-groups=%d"
-                     % (a.warps, a.query_home, a.atom, a.key_groups))
-        if a.prescale_softcap:
-            tiled.append("--fa-prescale-softcap")
-        tiled.append("--fa-schedule-softmax=rescale=%s" % a.rescale)
+        tiled += ["--fa-map-warps=num-warps=%d query-home=%s atom=%s key-groups=%d"
+                  % (a.warps, a.query_home, a.atom, a.key_groups),
+                  "--fa-schedule-softmax=rescale=%s" % a.rescale]
         if a.pipeline_mma:
             tiled.append("--fa-pipeline-mma=all-atoms=true")
         tiled.append("--fa-pipeline-kv=stages=%d" % a.stages)

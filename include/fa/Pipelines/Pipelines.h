@@ -112,13 +112,6 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "rows sees (--fa-warp-block-skip; off by default: no "
                      "faster on the H200, see docs/performance.md)"),
       llvm::cl::init(false)};
-  PassOptions::Option<bool> softcapPrescale{
-      *this, "softcap-prescale",
-      llvm::cl::desc("Soft-capped forward kernels whose Q stays in registers "
-                     "scale Q once instead of every score "
-                     "(--fa-prescale-softcap; rounds the scaled Q to its "
-                     "element type)"),
-      llvm::cl::init(false)};
   PassOptions::Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("Target GPU, an NVPTX processor from sm_80 on (sm_80, "

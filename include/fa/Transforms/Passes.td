@@ -944,60 +944,6 @@ def FAScheduleSoftmax : Pass<"fa-schedule-softmax"> {
 }
 
 
-def FAPrescaleSoftcap : Pass<"fa-prescale-softcap"> {
-  let summary = "Scale Q once per Q block instead of every soft-capped score "
-                "(stages L2 and L3)";
-  let description = [{
-    The forward tiling computes a soft cap as `fa.softcap %s scale(%a)`,
-    `tanh(a * S)` with `a` = scale / cap: one multiply per score, next to
-    the score's `tanh` and `exp2`. Where Q stays in registers for the whole
-    K/V loop (a Q tile defined outside the loop: at L2 every forward nest,
-    at L3 those whose Q has a register layout, `operand_a`; not a Q read
-    from shared memory every block), the factor can go into Q instead:
-    `(a Q) K^T = a (Q K^T)`, one multiply per element of Q per thread block
-    instead of one per score.
-
-    For each `fa.softcap` whose scores are an `fa.qk` used only there, with
-    Q and the factor defined outside the innermost loop around them, the
-    pass scales Q once (`fa.scale_tile`, right after Q and the factor are
-    both defined, shared by every such `fa.qk` of that Q and factor) and
-    sets the soft cap's scale to 1.0 (a multiply the lowering folds away).
-
-    The numbers change a little: `a Q` is rounded to Q's element type
-    (f16/bf16) before the product, as Triton's tutorial kernel rounds its
-    scaled Q, where the plain kernel rounds only Q itself. Tiles in shared
-    memory, loop-variant Q tiles (the backward's K/V-outer nest) and scores
-    with other uses are left alone.
-
-    Before (L3, abridged):
-
-    ```mlir
-    %q = fa.convert_layout %q_shared : tensor<128x64xbf16, #shared>
-        -> tensor<128x64xbf16, #opA>
-    scf.for ... {
-      %s = fa.qk %q, %k : ... -> tensor<128x64xf32, #acc>
-      %t = fa.softcap %s scale(%a) : tensor<128x64xf32, #acc>
-      ...
-    }
-    ```
-
-    After:
-
-    ```mlir
-    %q = fa.convert_layout %q_shared : ...
-    %q_scaled = fa.scale_tile %q, %a : tensor<128x64xbf16, #opA>
-    %one = arith.constant 1.000000e+00 : f32
-    scf.for ... {
-      %s = fa.qk %q_scaled, %k : ... -> tensor<128x64xf32, #acc>
-      %t = fa.softcap %s scale(%one) : tensor<128x64xf32, #acc>
-      ...
-    }
-    ```
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
-}
-
-
 def FAPipelineMMA : Pass<"fa-pipeline-mma"> {
   let summary = "Defer each K/V block's P V by one block so that async MMAs "
                 "overlap the softmax (stage L3)";

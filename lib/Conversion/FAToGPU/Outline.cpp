@@ -146,8 +146,7 @@ std::optional<StringRef> inputRole(Value tensor,
           return StringRef("cu_seqlens_k");
         return StringRef("key_lengths");
       }
-      if (isa<tensor::ExtractSliceOp, tensor::PadOp, ConvertLayoutOp,
-              ScaleTileOp>(user) &&
+      if (isa<tensor::ExtractSliceOp, tensor::PadOp, ConvertLayoutOp>(user) &&
           n == 0) {
         work.push_back({user->getResult(0), -1});
       } else if (auto load = dyn_cast<AsyncLoadOp>(user)) {
@@ -542,9 +541,7 @@ LogicalResult Outliner::buildKernel() {
       role = "softmax_scale_log2";
     else if (usedAs<ScoreGradOp>(s, 3))
       role = "softmax_scale";
-    // fa.scale_tile's factor is the soft cap's scale that
-    // --fa-prescale-softcap moved onto Q.
-    else if (usedAs<SoftcapOp>(s, 1) || usedAs<ScaleTileOp>(s, 1))
+    else if (usedAs<SoftcapOp>(s, 1))
       role = "softcap_scale";
     else if (usedAs<SoftcapOp>(s, 2))
       role = "softcap";

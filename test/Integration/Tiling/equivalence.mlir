@@ -103,18 +103,6 @@
 // RUN: %{eq} %{f32} --Hq 2 --Hkv 1 --Nq 70 --Nk 90 --D 16 --softcap 1.5 --window 10 10 --block-m 16 --block-n 16 --skip
 // RUN: %{eq} %{bf16} --Nq 33 --Nk 33 --D 16 --softcap 0.5 --scale 2.0 --block-m 16 --block-n 16 --skip --warps 1 --stages 4
 
-// Q scaled once instead of every capped score (--fa-prescale-softcap): at L2
-// (no layouts) and at L3 with Q in registers, over both loops of causal
-// block skipping, a window's three loops, GQA packing; Q read from shared
-// memory (last line) is left alone. The scaled Q is rounded to f16/bf16: the
-// same tolerances hold. A Q scaled twice, or a cap whose scale stayed
-// (scaling the scores twice), fails these.
-// RUN: %{eq} %{f32} --Hq 2 --Hkv 1 --Nq 70 --Nk 90 --D 16 --softcap 1.5 --window 10 10 --block-m 16 --block-n 16 --skip --prescale-softcap
-// RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 130 --D 16 --causal --softcap 2.0 --block-m 32 --block-n 16 --skip --warps 2 --prescale-softcap
-// RUN: %{eq} %{bf16} --Hq 4 --Hkv 2 --Nq 130 --Nk 100 --D 32 --window 20 5 --causal --softcap 2.0 --scale 0.7 --block-m 32 --block-n 16 --skip --warps 2 --stages 3 --query-home registers --prescale-softcap
-// RUN: %{eq} %{bf16} --Hq 8 --Hkv 1 --Nq 1 --Nk 100 --D 32 --window 20 0 --causal --softcap 2.0 --block-m 32 --block-n 16 --skip --pack-gqa --warps 2 --prescale-softcap
-// RUN: %{eq} %{f16} --Nq 77 --Nk 77 --D 32 --causal --softcap 0.5 --block-m 16 --block-n 16 --skip --warps 1 --query-home shared --prescale-softcap
-
 // P V deferred by one K/V block (--fa-pipeline-mma, all-atoms=true so that
 // the #fa.mma_sync layouts take it too; with --atom wgmma the #fa.wgmma
 // ones): the unmasked and masked loops hand P and V on, the last block's

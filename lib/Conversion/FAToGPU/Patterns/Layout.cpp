@@ -1,7 +1,6 @@
 //===- Layout.cpp - Layout changes, elementwise casts, constants ----------===//
 
 #include "KernelLowering.h"
-#include "fa/Dialect/FA/Semantics/AttentionMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -115,28 +114,6 @@ struct LowerTruncF : OpConversionPattern<arith::TruncFOp> {
   }
 };
 
-/// Pattern: fa.scale_tile of a tile held by warps => each fragment scaled
-/// in f32 and rounded back (AttentionMath.h, scaleElement); the layout stays.
-struct LowerScaleTile : OpConversionPattern<ScaleTileOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(ScaleTileOp op, OneToNOpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value factor = adaptor.getFactor().front();
-    SmallVector<Value> out;
-    for (Value frag : adaptor.getTile()) {
-      if (!isa<VectorType, FloatType>(frag.getType()))
-        return op.emitOpError("fa-lower-to-gpu: fa.scale_tile takes tiles "
-                              "whose fragments are vectors of floats, got ")
-               << frag.getType();
-      out.push_back(
-          semantics::scaleElement(rewriter, op.getLoc(), frag, factor));
-    }
-    rewriter.replaceOpWithMultiple(op, {out});
-    return success();
-  }
-};
-
 /// Pattern: a splat constant tile held by warps => the splat in every
 /// fragment (the initial m, l and acc of the online softmax).
 struct LowerConstant : OpConversionPattern<arith::ConstantOp> {
@@ -216,6 +193,6 @@ void mlir::fa::populateLayoutPatterns(const TypeConverter &converter,
                                       RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<LowerConvertLayout, LowerWarpRowRange>(converter, ctx, kernel);
-  patterns.add<LowerTruncF, LowerScaleTile, LowerConstant, LowerTranspose,
-               LowerSelect, LowerEmptySharedTile>(converter, ctx);
+  patterns.add<LowerTruncF, LowerConstant, LowerTranspose, LowerSelect,
+               LowerEmptySharedTile>(converter, ctx);
 }

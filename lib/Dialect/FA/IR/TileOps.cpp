@@ -287,13 +287,6 @@ LogicalResult SoftcapOp::verify() {
   return checkLayouts(*this, {{getScores(), "scores", kAcc, kKeysSplit}});
 }
 
-LogicalResult ScaleTileOp::verify() {
-  if (failed(checkTile(*this, getTile().getType(), "tile", 2, false)))
-    return failure();
-  return checkLayouts(*this,
-                      {{getTile(), "tile", {Home::OperandA, Home::Acc}}});
-}
-
 LogicalResult OnlineSoftmaxOp::verify() {
   if (failed(checkSoftmaxState(*this, getScores(), getMax(), getSum())))
     return failure();

@@ -8,7 +8,6 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -210,24 +209,6 @@ Value semantics::softcap(OpBuilder &b, Location loc, Value score, Value scale,
   if (!cap)
     return tanh;
   return arith::MulFOp::create(b, loc, cap, tanh);
-}
-
-Value semantics::scaleElement(OpBuilder &b, Location loc, Value x,
-                              Value factor) {
-  Type type = x.getType();
-  Type f32 = b.getF32Type();
-  Type wide = f32;
-  if (auto vec = dyn_cast<VectorType>(type))
-    wide = vec.clone(f32);
-  Value widened = getElementTypeOrSelf(type).isF32()
-                      ? x
-                      : arith::ExtFOp::create(b, loc, wide, x).getResult();
-  if (wide != f32)
-    factor = vector::BroadcastOp::create(b, loc, wide, factor);
-  Value product = arith::MulFOp::create(b, loc, widened, factor);
-  if (getElementTypeOrSelf(type).isF32())
-    return product;
-  return arith::TruncFOp::create(b, loc, type, product);
 }
 
 Value semantics::floatConstant(OpBuilder &b, Location loc, Type like,

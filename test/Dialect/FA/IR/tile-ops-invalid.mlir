@@ -211,45 +211,6 @@ func.func @mask_window_rank(%s: tensor<128x64x1xf32>, %i: index) {
 // -----
 
 //===----------------------------------------------------------------------===//
-// fa.scale_tile
-//===----------------------------------------------------------------------===//
-
-func.func @scale_tile_rank(%t: tensor<128xbf16>, %a: f32) {
-  // expected-error @+1 {{'fa.scale_tile' op tile must be a rank-2 tile, got 'tensor<128xbf16>'}}
-  %r = fa.scale_tile %t, %a : tensor<128xbf16>
-  return
-}
-
-// -----
-
-func.func @scale_tile_i8(%t: tensor<128x64xi8>, %a: f32) {
-  // expected-error @+1 {{'fa.scale_tile' op tile must have f16, bf16 or f32 elements, got 'tensor<128x64xi8>'}}
-  %r = fa.scale_tile %t, %a : tensor<128x64xi8>
-  return
-}
-
-// -----
-
-// The factor is f32.
-func.func @scale_tile_factor_f16(%t: tensor<128x64xbf16>, %a: f16) {
-  // expected-error @+1 {{'fa.scale_tile' op operand #1 must be 32-bit float, but got 'f16'}}
-  %r = "fa.scale_tile"(%t, %a) : (tensor<128x64xbf16>, f16) -> tensor<128x64xbf16>
-  return
-}
-
-// -----
-
-// Each thread scales its own fragments: a tile in shared memory is not taken.
-#shared = #fa.block_shared<atom = #fa.mma_sync>
-func.func @scale_tile_shared(%t: tensor<128x64xbf16, #shared>, %a: f32) {
-  // expected-error @+1 {{'fa.scale_tile' op tile must have the layout #fa.warp_rows<operand_a> or #fa.warp_rows<acc> once the op has layouts, got 'tensor<128x64xbf16, #fa.block_shared<atom = #fa.mma_sync>>'}}
-  %r = fa.scale_tile %t, %a : tensor<128x64xbf16, #shared>
-  return
-}
-
-// -----
-
-//===----------------------------------------------------------------------===//
 // fa.softcap
 //===----------------------------------------------------------------------===//
 

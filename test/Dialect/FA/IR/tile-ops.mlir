@@ -296,19 +296,3 @@ func.func @async_products(%q: tensor<64x16xf16>, %k: tensor<16x16xf16>, %p: tens
   %o1 = fa.mma_wait %o pending(0) : tensor<64x16xf32>
   return %s1, %o1 : tensor<64x16xf32>, tensor<64x16xf32>
 }
-
-// -----
-
-// fa.scale_tile (--fa-prescale-softcap): a tile without a layout, and one in
-// a register layout; the result has the tile's type.
-// CHECK-LABEL: func.func @scale_tile
-// CHECK-SAME: (%[[T:.*]]: tensor<128x64xbf16>, %[[TA:.*]]: tensor<128x64xf16, #{{.*}}>, %[[A:.*]]: f32)
-// CHECK: fa.scale_tile %[[T]], %[[A]] : tensor<128x64xbf16>
-// CHECK: fa.scale_tile %[[TA]], %[[A]] : tensor<128x64xf16, #{{.*}}>
-#opA = #fa.warp_rows<operand_a, num_warps = 4, atom = #fa.mma_sync>
-func.func @scale_tile(%t: tensor<128x64xbf16>, %ta: tensor<128x64xf16, #opA>, %a: f32)
-    -> (tensor<128x64xbf16>, tensor<128x64xf16, #opA>) {
-  %r = fa.scale_tile %t, %a : tensor<128x64xbf16>
-  %ra = fa.scale_tile %ta, %a : tensor<128x64xf16, #opA>
-  return %r, %ra : tensor<128x64xbf16>, tensor<128x64xf16, #opA>
-}

@@ -441,31 +441,6 @@ def FA_SoftcapOp : FA_TileOp<"softcap", [AllTypesMatch<["scores", "result"]>]> {
   let hasVerifier = 1;
 }
 
-def FA_ScaleTileOp : FA_TileOp<"scale_tile", [AllTypesMatch<["tile", "result"]>]> {
-  let summary = "an operand tile multiplied by a factor, in its own type";
-  let description = [{
-    `R[r, c] = round(T[r, c] * factor)`: each element widened to f32,
-    multiplied by the f32 `factor` and rounded back to the tile's element
-    type. `--fa-prescale-softcap` puts it on a Q tile held in registers for
-    the whole K/V loop, so that `fa.softcap`'s per-score multiply becomes
-    one multiply per Q element (the definition is `scaleElement` in
-    `AttentionMath.h`). Its layout, once it has one, is a register layout
-    (`operand_a` or `acc`: each thread scales its own fragments); a tile in
-    shared memory is not taken.
-
-    ```mlir
-    %q_scaled = fa.scale_tile %q, %scale_over_cap
-        : tensor<128x64xbf16, #fa.warp_rows<operand_a, num_warps = 4, atom = #fa.mma_sync>>
-    ```
-  }];
-  let arguments = (ins AnyRankedTensor:$tile, F32:$factor);
-  let results = (outs AnyRankedTensor:$result);
-  let assemblyFormat = [{
-    $tile `,` $factor attr-dict `:` type($tile)
-  }];
-  let hasVerifier = 1;
-}
-
 def FA_OnlineSoftmaxOp : FA_TileOp<"online_softmax", [
     AllTypesMatch<["scores", "probs"]>,
     AllTypesMatch<["max", "new_max", "alpha"]>,

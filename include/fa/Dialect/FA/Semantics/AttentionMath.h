@@ -150,10 +150,6 @@ std::pair<Value, Value> varlenBlock(OpBuilder &b, Location loc,
 Value softcap(OpBuilder &b, Location loc, Value score, Value scale,
               Value cap);
 
-/// An element (or a vector of them) of a float type times an f32 factor,
-/// computed in f32 and rounded back to its type (fa.scale_tile).
-Value scaleElement(OpBuilder &b, Location loc, Value x, Value factor);
-
 //===----------------------------------------------------------------------===//
 // The backward pass (natural-log domain, f32)
 //===----------------------------------------------------------------------===//
