@@ -163,7 +163,8 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   if (options.mmaPipeline != "off")
     pm.addPass(createFAPipelineMMA(
         FAPipelineMMAOptions{/*allAtoms=*/options.mmaPipeline == "on"}));
-  pm.addPass(createFAPipelineKV(FAPipelineKVOptions{options.kvStages}));
+  pm.addPass(createFAPipelineKV(
+      FAPipelineKVOptions{options.kvStages, options.l2Prefetch}));
   if (options.warpBlockSkip)
     pm.addPass(createFAWarpBlockSkip());
 

@@ -138,8 +138,8 @@ bool sameLoads(PipelinedLoop a, PipelinedLoop b) {
 
 class KVPipeliner {
 public:
-  KVPipeliner(scf::ForallOp forall, int64_t stages)
-      : forall(forall), stages(stages), slots(stages),
+  KVPipeliner(scf::ForallOp forall, int64_t stages, int64_t l2Prefetch)
+      : forall(forall), stages(stages), slots(stages), l2Prefetch(l2Prefetch),
         rewriter(forall.getContext()) {}
 
   LogicalResult run();
@@ -147,6 +147,9 @@ public:
 private:
   Value cidx(int64_t v) {
     return arith::ConstantIndexOp::create(rewriter, forall.getLoc(), v);
+  }
+  IntegerAttr prefetchAttr() {
+    return l2Prefetch ? rewriter.getI64IntegerAttr(l2Prefetch) : IntegerAttr();
   }
   /// `v` of the loop body, recomputed at the insertion point for the
   /// induction variable `iv` = `newIV`.
@@ -163,6 +166,9 @@ private:
   /// to its next iteration (--fa-pipeline-mma's deferred P V reads block
   /// j - 1's V while block j + stages - 1 loads).
   int64_t slots;
+  /// fa.async_load's l2_prefetch for every load issued (0: none): how tiles
+  /// move, the same for every tile.
+  int64_t l2Prefetch;
   IRRewriter rewriter;
 };
 
@@ -221,7 +227,8 @@ FailureOr<Value> KVPipeliner::issue(PipelinedLoop pl, Value k,
              sources, *batch, *head, *row, *rows, slot,
              rewriter.getI64IntegerAttr(slots), inRange,
              pl.group.loads.front().alongHeads ? rewriter.getUnitAttr()
-                                               : UnitAttr())
+                                               : UnitAttr(),
+             prefetchAttr())
       .getResult();
 }
 
@@ -270,7 +277,8 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
           getValueOrCreateConstantIndexOp(rewriter, loc, load.rowStart()),
           getValueOrCreateConstantIndexOp(rewriter, loc, load.rows()),
           cidx(0), rewriter.getI64IntegerAttr(1), Value(),
-          load.alongHeads ? rewriter.getUnitAttr() : UnitAttr());
+          load.alongHeads ? rewriter.getUnitAttr() : UnitAttr(),
+          prefetchAttr());
       outer.push_back({load, future});
     }
   }
@@ -463,12 +471,20 @@ struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
           << stages.getValue();
       return signalPassFailure();
     }
+    if (l2Prefetch != 0 && !isValidL2PrefetchBytes(l2Prefetch)) {
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-pipeline-kv: option l2-prefetch must be 0, 64, 128 or 256 "
+             "(bytes), got "
+          << l2Prefetch.getValue();
+      return signalPassFailure();
+    }
     SmallVector<scf::ForallOp> foralls;
     getOperation()->walk([&](scf::ForallOp forall) {
       foralls.push_back(forall);
     });
     for (scf::ForallOp forall : foralls)
-      if (failed(KVPipeliner(forall, stages ? stages : defaultStages(forall))
+      if (failed(KVPipeliner(forall, stages ? stages : defaultStages(forall),
+                             l2Prefetch)
                      .run()))
         return signalPassFailure();
   }

@@ -32,12 +32,13 @@ _version = None
 
 # fa-to-ptx's options (include/fa/Pipelines/Pipelines.h) and the stage
 # passes that take them.
-PTX_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "query-home", "rescale",
+PTX_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "l2-prefetch",
+               "query-home", "rescale",
                "mma-pipeline", "pack-gqa", "dq", "splits", "warp-block-skip", "chip", "atom",
                "features", "opt-level", "index-bitwidth")
 # Checked here: LLVM's option parser reports a bad number on stderr only.
-_INT_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "splits", "opt-level",
-                "index-bitwidth")
+_INT_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "l2-prefetch", "splits",
+                "opt-level", "index-bitwidth")
 _BOOL_OPTIONS = ("pack-gqa", "warp-block-skip")
 STAGES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
@@ -201,7 +202,8 @@ def stage_pipeline(stage, options=None):
     mma = get("mma-pipeline", "auto")
     if mma != "off":
         passes.append("fa-pipeline-mma{all-atoms=%s}" % ("true" if mma == "on" else "false"))
-    passes.append("fa-pipeline-kv{stages=%s}" % get("kv-stages", 0))
+    passes.append("fa-pipeline-kv{stages=%s l2-prefetch=%s}" % (get("kv-stages", 0),
+                                                               get("l2-prefetch", 128)))
     if get("warp-block-skip", "false").lower() in ("true", "1"):
         passes.append("fa-warp-block-skip")
     l3 = len(passes)

@@ -77,6 +77,26 @@ def test_options_reach_the_kernel(compiler):
     assert plan.plan["chip"] == "sm_90" and ".target sm_90" in plan.ptx[k["name"]]
 
 
+def test_l2_prefetch_option(compiler):
+    """The copies' L2 prefetch size: 128 bytes by default, in the L3 IR and
+    the PTX alike; l2-prefetch=0 drops it; a size PTX has no form for is the
+    pass's error."""
+    def ptx(options=None):
+        [text] = compiler.compile(GQA, options=options).plan().ptx.values()
+        return text
+    assert "l2_prefetch(128)" in compiler.compile(GQA, stage="L3")
+    assert "cp.async.cg.shared.global.L2::128B" in ptx()
+    wide = ptx({"l2-prefetch": 256})
+    assert "L2::256B" in wide and "L2::128B" not in wide
+    none = ptx({"l2_prefetch": 0})
+    assert "L2::" not in none and "cp.async.cg.shared.global [" in none
+    assert "l2_prefetch" not in compiler.compile(GQA, stage="L3", options={"l2-prefetch": 0})
+    with pytest.raises(Exception, match="l2-prefetch must be 0, 64, 128 or 256"):
+        compiler.compile(GQA, options={"l2-prefetch": 100})
+    with pytest.raises(ValueError, match="l2-prefetch"):
+        compiler.compile(GQA, options={"l2-prefetch": "lots"})
+
+
 def test_wgmma_atom(compiler):
     # The sm_90a atom through the same passes: #fa.wgmma in L3, wgmma in PTX.
     options = {"chip": "sm_90a", "atom": "wgmma"}

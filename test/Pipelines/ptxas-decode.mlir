@@ -43,7 +43,7 @@
 // PACKED-NEXT: },
 // PACKED-NEXT: 4,
 // PACKED-L3: scf.forall (%[[B:.*]], %[[KVH:.*]], %{{.*}}) in (%{{.*}}, 4, %{{.*}})
-// PACKED-L3: fa.async_load %{{.*}}[%[[B]], %{{.*}}, %{{.*}}] rows(%{{.*}}) slot(%{{.*}}) of 1 {along_heads}
+// PACKED-L3: fa.async_load %{{.*}}[%[[B]], %{{.*}}, %{{.*}}] rows(%{{.*}}) slot(%{{.*}}) of 1 l2_prefetch(128) {along_heads}
 // PACKED-L3: fa.async_load %{{.*}}, %{{.*}}[%[[B]], %[[KVH]], %{{.*}}] rows
 // PACKED-L3: fa.mask {{.*}} {single_query}
 // WIDE: "block": [

@@ -47,8 +47,9 @@
 //     on by default; docs/design.md, L5).
 // PTX: mov.b32 %r{{[0-9]+}}, __dynamic_shmem__0;
 //     The prologue: Q and the first K/V block, then Q's wait (one group may
-//     stay in flight).
-// PTX: cp.async.cg.shared.global [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+//     stay in flight). Each copy asks L2 for the 128 bytes around it
+//     (--fa-pipeline-kv's l2-prefetch).
+// PTX: cp.async.cg.shared.global.L2::128B [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // PTX: cp.async.commit_group;
 //     The scale parameter is read once and used by the exponentials.
 // PTX: ld.param.b32 %[[SCALE:r[0-9]+]], [gqa_causal_kernel_param_53];
@@ -67,10 +68,11 @@
 // PTX: st.global.v4.b32
 
 //     short-shared-pointers=false: the same kernel with 64-bit shared
-//     addresses.
+//     addresses (the copies, inline PTX for their L2 prefetch size, take the
+//     32-bit shared window offset either way).
 // LONG-PTX: .entry gqa_causal_kernel(
 // LONG-PTX: mov.b64 %rd{{[0-9]+}}, __dynamic_shmem__0;
-// LONG-PTX: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// LONG-PTX: cp.async.cg.shared.global.L2::128B [%r{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // LONG-PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{.*}}, [%rd{{[0-9]+}}
 
 //     The launch plan in JSON (sorted keys, 2-space indent); dynamic dims

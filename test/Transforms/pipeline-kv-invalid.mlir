@@ -12,6 +12,9 @@
 // FIVE: error: fa-pipeline-kv: option stages must be 2, 3 or 4 (or 0 for the atom's default), got 5
 // RUN: not fa-opt %s -split-input-file --fa-pipeline-kv="stages=-2" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // NEGATIVE: error: fa-pipeline-kv: option stages must be 2, 3 or 4 (or 0 for the atom's default), got -2
+// RUN: not fa-opt %s -split-input-file --fa-pipeline-kv="l2-prefetch=100" 2>&1 | FileCheck %s --check-prefix=PREFETCH
+// PREFETCH: error: fa-pipeline-kv: option l2-prefetch must be 0, 64, 128 or 256 (bytes), got 100
+// PREFETCH-NOT: error: fa-pipeline-kv: K/V loops
 
 // Loop 2 does not start where loop 1 ends (it starts at the first row's
 // visible end, not at full_end).

@@ -12,9 +12,9 @@
 // CHECK-SAME: %[[K:[a-z0-9]+]]: tensor<?x32x2x16xf16>, %[[V:[a-z0-9]+]]: tensor<?x32x2x16xf16>, %{{.*}}: tensor<?xi32>, %[[TABLE:[a-z0-9]+]]: tensor<?x?xi32>
 // CHECK: scf.forall (%[[B:[a-z0-9]+]], %[[G:[a-z0-9]+]], %{{.*}}) in
 //     The prologue: the Q tile, then block 0.
-// CHECK: fa.async_load %{{.*}} slot(%c0) of 1 {along_heads}
+// CHECK: fa.async_load %{{.*}} slot(%c0) of 1 l2_prefetch(128) {along_heads}
 // CHECK: tensor.extract %[[TABLE]][%[[B]], %{{.*}}]
-// CHECK: %[[FIRST:.*]] = fa.async_load %[[K]], %[[V]][%{{.*}}, %{{.*}}, %[[G]]] rows(%{{.*}}) slot(%{{.*}}) of 2 if(%{{.*}}) {along_heads}
+// CHECK: %[[FIRST:.*]] = fa.async_load %[[K]], %[[V]][%{{.*}}, %{{.*}}, %[[G]]] rows(%{{.*}}) slot(%{{.*}}) of 2 if(%{{.*}}) l2_prefetch(128) {along_heads}
 // CHECK: scf.for %[[J:[a-z0-9]+]] = {{.*}} iter_args({{.*}}, %[[F:.*]] = %[[FIRST]])
 // CHECK: fa.await %[[F]] pending(0)
 // CHECK: %[[NEXT:.*]] = arith.addi %[[J]], %c16 : index
@@ -24,7 +24,7 @@
 // CHECK: %[[PAGE:.*]] = arith.index_cast %[[ENTRY]] : i32 to index
 // CHECK: %[[ROW:.*]] = arith.remui %[[NEXT]], %c32 : index
 // CHECK: %[[IN:.*]] = arith.cmpi slt, %[[NEXT]], %{{.*}} : index
-// CHECK: fa.async_load %[[K]], %[[V]][%[[PAGE]], %[[ROW]], %[[G]]] rows(%{{.*}}) slot(%{{.*}}) of 2 if(%[[IN]]) {along_heads}
+// CHECK: fa.async_load %[[K]], %[[V]][%[[PAGE]], %[[ROW]], %[[G]]] rows(%{{.*}}) slot(%{{.*}}) of 2 if(%[[IN]]) l2_prefetch(128) {along_heads}
 func.func @paged(%q: tensor<?x8x1x16xf16>, %k: tensor<?x32x2x16xf16>, %v: tensor<?x32x2x16xf16>,
                  %n: tensor<?xi32>, %t: tensor<?x?xi32>, %o: tensor<?x8x1x16xf16>) -> tensor<?x8x1x16xf16> {
   %r = fa.attention ins(%q, %k, %v : tensor<?x8x1x16xf16>, tensor<?x32x2x16xf16>, tensor<?x32x2x16xf16>)

@@ -2,6 +2,8 @@
 // RUN: fa-opt %s -split-input-file --fa-pipeline-kv="stages=3" | FileCheck %s --check-prefix=S3
 // RUN: fa-opt %s -split-input-file --fa-pipeline-kv="stages=4" | FileCheck %s --check-prefix=S4
 // RUN: fa-opt %s -split-input-file --fa-pipeline-mma="all-atoms=true" --fa-pipeline-kv | FileCheck %s --check-prefix=MMA
+// RUN: fa-opt %s -split-input-file --fa-pipeline-kv="l2-prefetch=256" | FileCheck %s --check-prefix=P256
+// RUN: fa-opt %s -split-input-file --fa-pipeline-kv="l2-prefetch=0" | FileCheck %s --check-prefix=NOHINT
 
 // Once pipelined, no #fa.block_shared tile load is left: running the pass
 // again (any stages) changes nothing.
@@ -25,6 +27,15 @@
 // --fa-map-warps (Q in registers) and --fa-schedule-softmax (before-exp):
 // hand-written L3, GQA 4:2, D = 64, 128 x 64 tiles.
 
+// l2-prefetch sets every load's hint; 0 leaves it out (no L2 prefetch).
+// P256-LABEL: func @two_loops
+// P256: fa.async_load {{.*}} of 1 l2_prefetch(256) : tensor
+// P256: fa.async_load {{.*}} of 2 if(%{{.*}}) l2_prefetch(256) : tensor
+// NOHINT-NOT: l2_prefetch
+// NOHINT: fa.async_load {{.*}} of 1 : tensor
+// NOHINT: fa.async_load {{.*}} of 2 if(%{{.*}}) : tensor
+// NOHINT-NOT: l2_prefetch
+
 // CHECK-LABEL: func @two_loops
 // CHECK-SAME: (%[[Q:[^:]*]]: tensor<?x4x?x64xf16>, %[[K:[^:]*]]: tensor<?x2x?x64xf16>, %[[V:[^:]*]]: tensor<?x2x?x64xf16>, %[[O:[^:]*]]: tensor<?x4x?x64xf16>)
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
@@ -43,7 +54,7 @@
 // CHECK: %[[END1:.*]] = arith.maxsi %[[C0]], %[[FULL_END]] : index
 //     Prologue: the Q tile, slot 0 of 1, no predicate.
 // CHECK: %[[SLOT0:.*]] = arith.constant 0 : index
-// CHECK: %[[FQ:.*]] = fa.async_load %[[Q]][%[[B]], %[[H]], %[[Q0]]] rows(%[[QROWS]]) slot(%[[SLOT0]]) of 1 : tensor<?x4x?x64xf16> -> !fa.future<tensor<128x64xf16, #shared>>
+// CHECK: %[[FQ:.*]] = fa.async_load %[[Q]][%[[B]], %[[H]], %[[Q0]]] rows(%[[QROWS]]) slot(%[[SLOT0]]) of 1 l2_prefetch(128) : tensor<?x4x?x64xf16> -> !fa.future<tensor<128x64xf16, #shared>>
 //     Block 0 (k = 0 + 0 * 64): min(64, Nk - k) rows of K and V of head
 //     h / 2, slot (k floordiv 64) mod 2, if k < end.
 // CHECK: %[[I0:.*]] = arith.constant 0 : index
@@ -55,7 +66,7 @@
 // CHECK: %[[S0:.*]] = arith.constant 2 : index
 // CHECK: %[[SL0:.*]] = arith.remui %[[BLK0]], %[[S0]] : index
 // CHECK: %[[IN0:.*]] = arith.cmpi slt, %[[KB0]], %[[END]] : index
-// CHECK: %[[F0:.*]] = fa.async_load %[[K]], %[[V]][%[[B]], %[[KVH]], %[[KB0]]] rows(%[[ROWS0]]) slot(%[[SL0]]) of 2 if(%[[IN0]]) : tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> !fa.future<tensor<64x64xf16, #shared>, tensor<64x64xf16, #shared>>
+// CHECK: %[[F0:.*]] = fa.async_load %[[K]], %[[V]][%[[B]], %[[KVH]], %[[KB0]]] rows(%[[ROWS0]]) slot(%[[SL0]]) of 2 if(%[[IN0]]) l2_prefetch(128) : tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16> -> !fa.future<tensor<64x64xf16, #shared>, tensor<64x64xf16, #shared>>
 //     Q is awaited with block 0 still in flight, then moved to registers.
 // CHECK: %[[QT:.*]] = fa.await %[[FQ]] pending(1) : !fa.future<tensor<128x64xf16, #shared>>
 // CHECK-NEXT: %[[QA:.*]] = fa.convert_layout %[[QT]] : tensor<128x64xf16, #shared> -> tensor<128x64xf16, #opA_w4>
@@ -479,10 +490,10 @@ func.func @three_loops(%q: tensor<?x4x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: t
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[NK:.*]] = tensor.dim %[[K]], %{{.*}} : tensor<?x2x?x128xbf16>
 // CHECK-NOT: tensor.pad
-// CHECK: %[[FQ:.*]] = fa.async_load %[[Q]][{{.*}}] rows(%{{.*}}) slot(%{{.*}}) of 1 : tensor<?x2x?x128xbf16> -> !fa.future<tensor<128x128xbf16, #shared>>
+// CHECK: %[[FQ:.*]] = fa.async_load %[[Q]][{{.*}}] rows(%{{.*}}) slot(%{{.*}}) of 1 l2_prefetch(128) : tensor<?x2x?x128xbf16> -> !fa.future<tensor<128x128xbf16, #shared>>
 // CHECK: %[[KB0:.*]] = arith.addi %[[C0]], %{{.*}} : index
 // CHECK: %[[IN0:.*]] = arith.cmpi slt, %[[KB0]], %[[NK]] : index
-// CHECK: %[[F0:.*]] = fa.async_load %[[K]], %[[V]][{{.*}}, %[[KB0]]] rows(%{{.*}}) slot(%{{.*}}) of 2 if(%[[IN0]]) : tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> !fa.future<tensor<64x128xbf16, #shared>, tensor<64x128xbf16, #shared>>
+// CHECK: %[[F0:.*]] = fa.async_load %[[K]], %[[V]][{{.*}}, %[[KB0]]] rows(%{{.*}}) slot(%{{.*}}) of 2 if(%[[IN0]]) l2_prefetch(128) : tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16> -> !fa.future<tensor<64x128xbf16, #shared>, tensor<64x128xbf16, #shared>>
 // CHECK: %[[QT:.*]] = fa.await %[[FQ]] pending(1)
 // CHECK-NOT: fa.convert_layout %[[QT]]
 // CHECK: %[[R:.*]]:4 = scf.for %[[K0:.*]] = %[[C0]] to %[[NK]] step %[[C64]] iter_args({{.*}}, %[[F:.*]] = %[[F0]])
@@ -585,8 +596,8 @@ func.func @one_loop(%q: tensor<?x2x?x128xbf16>, %k: tensor<?x2x?x128xbf16>, %v: 
 // CHECK: scf.forall (%[[B:.*]], %[[H:.*]], %{{.*}}) in
 // CHECK: %[[H4:.*]] = arith.muli %[[H]], %{{.*}}
 // CHECK: %[[H0:.*]] = arith.addi %[[H4]], %{{.*}}
-// CHECK: %[[FQ:.*]] = fa.async_load %[[Q]][%[[B]], %[[H0]], %{{.*}}] rows(%{{.*}}) slot(%{{.*}}) of 1 {along_heads} : tensor<?x8x1x128xbf16> -> !fa.future<tensor<128x128xbf16, #shared>>
-// CHECK: fa.async_load %[[K]], %[[V]][%[[B]], %{{.*}}, %{{.*}}] rows(%{{.*}}) slot(%{{.*}}) of 2 if(%{{.*}}) : tensor<?x2x?x128xbf16>
+// CHECK: %[[FQ:.*]] = fa.async_load %[[Q]][%[[B]], %[[H0]], %{{.*}}] rows(%{{.*}}) slot(%{{.*}}) of 1 l2_prefetch(128) {along_heads} : tensor<?x8x1x128xbf16> -> !fa.future<tensor<128x128xbf16, #shared>>
+// CHECK: fa.async_load %[[K]], %[[V]][%[[B]], %{{.*}}, %{{.*}}] rows(%{{.*}}) slot(%{{.*}}) of 2 if(%{{.*}}) l2_prefetch(128) : tensor<?x2x?x128xbf16>
 // CHECK-NOT: along_heads
 // CHECK: fa.finalize
 #acc = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>

@@ -163,6 +163,13 @@ def FAConvertNVGPUToNVVM : Pass<"fa-convert-nvgpu-to-nvvm",
     registers for every offset a thread keeps, and one instruction per add
     instead of two.
 
+    One pattern of its own: an `nvgpu.device_async_copy` tagged
+    `fa.l2_prefetch = N` (what `--fa-lower-to-gpu` makes of `fa.async_load`'s
+    `l2_prefetch(N)`) becomes `cp.async.cg.shared.global.L2::<N>B` as inline
+    PTX, with upstream's addresses and src-size: NVVM's `cp.async` op has no
+    prefetch-size field. A tag other than 64/128/256, or on a copy that is not
+    16 bytes with L1 bypassed, is an error.
+
     Before:
 
     ```mlir

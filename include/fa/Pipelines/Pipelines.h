@@ -48,6 +48,11 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
       llvm::cl::desc("K/V blocks resident in shared memory (2 to 4); 0 picks "
                      "per head dim"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> l2Prefetch{
+      *this, "l2-prefetch",
+      llvm::cl::desc("Bytes each K/V (and Q) copy asks L2 to fetch around it: "
+                     "64, 128 or 256, or 0 for no hint (--fa-pipeline-kv)"),
+      llvm::cl::init(128)};
   PassOptions::Option<std::string> queryHome{
       *this, "query-home",
       llvm::cl::desc("Where fa.qk reads Q: auto, registers or shared "

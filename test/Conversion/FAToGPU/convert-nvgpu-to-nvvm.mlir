@@ -1,6 +1,6 @@
-// RUN: fa-opt %s --pass-pipeline='builtin.module(gpu.module(fa-convert-nvgpu-to-nvvm{index-bitwidth=32}))' | FileCheck %s --check-prefix=I32
-// RUN: fa-opt %s --pass-pipeline='builtin.module(gpu.module(fa-convert-nvgpu-to-nvvm))' | FileCheck %s --check-prefix=I64
-// RUN: not fa-opt %s --pass-pipeline='builtin.module(gpu.module(fa-convert-nvgpu-to-nvvm{index-bitwidth=16}))' 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: fa-opt %s -split-input-file --pass-pipeline='builtin.module(gpu.module(fa-convert-nvgpu-to-nvvm{index-bitwidth=32}))' | FileCheck %s --check-prefix=I32
+// RUN: fa-opt %s -split-input-file --pass-pipeline='builtin.module(gpu.module(fa-convert-nvgpu-to-nvvm))' | FileCheck %s --check-prefix=I64
+// RUN: not fa-opt %s -split-input-file --pass-pipeline='builtin.module(gpu.module(fa-convert-nvgpu-to-nvvm{index-bitwidth=16}))' 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The upstream nvgpu -> nvvm patterns, with memref descriptors and address
 // arithmetic of the chosen index width.
@@ -30,3 +30,35 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A copy tagged fa.l2_prefetch (fa.async_load's l2_prefetch, carried by
+// --fa-lower-to-gpu) becomes cp.async with PTX's prefetch-size qualifier,
+// as inline PTX (NVVM's op has no such field): the shared address as a
+// 32-bit window offset, the global one as 64 bits, src-size in bytes
+// (elements x 16 bits / 8) when the copy has one.
+// RUN: fa-opt %s -split-input-file --pass-pipeline='builtin.module(gpu.module(fa-convert-nvgpu-to-nvvm{index-bitwidth=32}))' | FileCheck %s --check-prefix=HINT
+// HINT-LABEL: gpu.func @copy_with_l2_prefetch
+// HINT: %[[DST:.*]] = llvm.getelementptr %{{.*}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// HINT: %[[SRC:.*]] = llvm.getelementptr %{{.*}} : (!llvm.ptr, i32) -> !llvm.ptr, f16
+// HINT: %[[D32:.*]] = llvm.ptrtoint %[[DST]] : !llvm.ptr<3> to i32
+// HINT: %[[G:.*]] = llvm.addrspacecast %[[SRC]] : !llvm.ptr to !llvm.ptr<1>
+// HINT: %[[S64:.*]] = llvm.ptrtoint %[[G]] : !llvm.ptr<1> to i64
+// HINT: %[[BITS:.*]] = llvm.mul %{{.*}}, %{{.*}} : i32
+// HINT: %[[BYTES:.*]] = llvm.lshr %[[BITS]], %{{.*}} : i32
+// HINT: llvm.inline_asm has_side_effects "cp.async.cg.shared.global.L2::128B [$0], [$1], 16, $2;", "r,l,r" %[[D32]], %[[S64]], %[[BYTES]] : (i32, i64, i32) -> ()
+//     Without src-size, and another size; untagged copies keep NVVM's op.
+// HINT: llvm.inline_asm has_side_effects "cp.async.cg.shared.global.L2::256B [$0], [$1], 16;", "r,l"
+// HINT: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg
+// HINT-NOT: L2::
+gpu.module @kernels {
+  gpu.func @copy_with_l2_prefetch(%global: memref<?x64xf16>, %out: memref<8xf16, 3>, %i: index, %n: index) {
+    %c0 = arith.constant 0 : index
+    %t0 = nvgpu.device_async_copy %global[%i, %c0], %out[%c0], 8, %n {bypassL1, fa.l2_prefetch = 128 : i64} : memref<?x64xf16> to memref<8xf16, 3>
+    %t1 = nvgpu.device_async_copy %global[%i, %c0], %out[%c0], 8 {bypassL1, fa.l2_prefetch = 256 : i64} : memref<?x64xf16> to memref<8xf16, 3>
+    %t2 = nvgpu.device_async_copy %global[%i, %c0], %out[%c0], 8 {bypassL1} : memref<?x64xf16> to memref<8xf16, 3>
+    gpu.return
+  }
+}
+

@@ -26,7 +26,9 @@
 // CHECK: %[[QG:.*]] = memref.subview %{{.*}}[%[[QSRC]], %{{.*}}] [%{{.*}}, 8] [1, 1]
 // CHECK: %[[QIN:.*]] = arith.cmpi sgt, %[[QLEFT]], %c0 : index
 // CHECK: %[[QSZ:.*]] = arith.select %[[QIN]], %c8, %c0 : index
-// CHECK: nvgpu.device_async_copy %[[QG]][%c0, %c0], %{{.*}}[%c0, %c0], 8, %[[QSZ]] {bypassL1}
+//     (Q's load has no l2_prefetch, the K/V loads l2_prefetch(128): each copy
+//     carries its load's hint for --fa-convert-nvgpu-to-nvvm.)
+// CHECK: nvgpu.device_async_copy %[[QG]][%c0, %c0], %{{.*}}[%c0, %c0], 8, %[[QSZ]] {bypassL1} :
 // CHECK-NEXT: nvvm.cp.async.commit.group
 // CHECK: %[[NK:.*]] = memref.dim %[[AK]], %c2
 //     K/V block 0 under its predicate, into slot 0 of the K and V rings; the
@@ -35,7 +37,7 @@
 // CHECK: scf.if %[[HAS0]] {
 // CHECK: memref.subview %[[AK]]
 // CHECK: arith.addi %{{.*}}, %c1536 : index
-// CHECK: nvgpu.device_async_copy
+// CHECK: nvgpu.device_async_copy {{.*}} {bypassL1, fa.l2_prefetch = 128 : i64}
 // CHECK: memref.subview %[[AV]]
 // CHECK: arith.addi %{{.*}}, %c3072 : index
 //     (64 threads cover 32 rows a round: the rows of a 16-row tile are
@@ -134,7 +136,7 @@ func.func @pipelined(%q: tensor<1x2x?x16xf16>, %k: tensor<1x2x?x16xf16>, %v: ten
     %nk = tensor.dim %k, %c2 : tensor<1x2x?x16xf16>
     %kn0 = arith.minsi %nk, %c16 : index
     %has0 = arith.cmpi slt, %c0, %nk : index
-    %kv0 = fa.async_load %k, %v[%b, %h, %c0] rows(%kn0) slot(%c0) of 2 if(%has0) : tensor<1x2x?x16xf16>, tensor<1x2x?x16xf16> -> !kvf
+    %kv0 = fa.async_load %k, %v[%b, %h, %c0] rows(%kn0) slot(%c0) of 2 if(%has0) l2_prefetch(128) : tensor<1x2x?x16xf16>, tensor<1x2x?x16xf16> -> !kvf
     %qt = fa.await %qf pending(1) : !qf
     %qa = fa.convert_layout %qt : tensor<32x16xf16, #shared> -> tensor<32x16xf16, #opA>
     %m0 = arith.constant dense<0xFF800000> : tensor<32xf32, #rows>

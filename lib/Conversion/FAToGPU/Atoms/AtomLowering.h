@@ -168,10 +168,12 @@ public:
   virtual int64_t sharedTileBytes(RankedTensorType type) const = 0;
   /// All threads of the block start copying the rows `rows` of `source` (a
   /// 4-D memref) into the shared tile at `sharedOffset`, zero-filling the
-  /// tile rows past `rows.count`.
+  /// tile rows past `rows.count`. `l2PrefetchBytes` (0, or 64/128/256:
+  /// fa.async_load's l2_prefetch) is the L2 prefetch size each copy asks for.
   virtual void copyTileAsync(OpBuilder &b, Location loc, Value source,
                              const TileRows &rows, RankedTensorType tile,
-                             Value sharedOffset) = 0;
+                             Value sharedOffset,
+                             int64_t l2PrefetchBytes) = 0;
   /// Closes the copies issued so far into one group.
   virtual void commitCopies(OpBuilder &b, Location loc) = 0;
   /// Waits until at most `pending` groups are in flight, then makes the

@@ -269,7 +269,8 @@ MmaSyncLowering::convertLayout(OpBuilder &b, Location loc,
 void MmaSyncLowering::copyTileAsync(OpBuilder &b, Location loc, Value source,
                                     const TileRows &rows,
                                     RankedTensorType tile,
-                                    Value sharedOffset) {
+                                    Value sharedOffset,
+                                    int64_t l2PrefetchBytes) {
   Value zero = opaqueZero(b, loc);
   auto [view, first] = rowsView(b, loc, source, rows);
   Value global = withOpaqueStride(b, loc, view, zero);
@@ -277,7 +278,7 @@ void MmaSyncLowering::copyTileAsync(OpBuilder &b, Location loc, Value source,
       sharedTile(b, loc, sharedOffset, zero, tile.getDimSize(0),
                  tile.getDimSize(1), tile.getElementType());
   mlir::fa::copyTileAsync(b, loc, global, first, rows.count, shared, threadId,
-                          numThreads());
+                          numThreads(), l2PrefetchBytes);
 }
 
 void MmaSyncLowering::storeAccTile(OpBuilder &b, Location loc,

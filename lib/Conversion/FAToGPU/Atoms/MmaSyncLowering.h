@@ -151,7 +151,7 @@ public:
   }
   void copyTileAsync(OpBuilder &b, Location loc, Value source,
                      const TileRows &rows, RankedTensorType tile,
-                     Value sharedOffset) override;
+                     Value sharedOffset, int64_t l2PrefetchBytes) override;
   void commitCopies(OpBuilder &b, Location loc) override {
     commitAsyncGroup(b, loc);
   }

@@ -37,12 +37,19 @@ static Value threadView(OpBuilder &b, Location loc, Value base, Value row,
       ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
 }
 
+void mlir::fa::setL2Prefetch(Operation *copy, int64_t bytes) {
+  if (bytes != 0)
+    copy->setAttr(kL2PrefetchAttrName,
+                  IntegerAttr::get(IntegerType::get(copy->getContext(), 64),
+                                   bytes));
+}
+
 SmallVector<Value> mlir::fa::copyTileAsync(OpBuilder &b, Location loc,
                                            Value src, Value rowStart,
                                            Value validRows,
                                            const SharedTile &tile,
-                                           Value threadId,
-                                           int64_t numThreads) {
+                                           Value threadId, int64_t numThreads,
+                                           int64_t l2PrefetchBytes) {
   int64_t perRow = tile.chunksPerRow();
   Value chunkElems = cidx(b, loc, kChunkElems);
   Value zero = cidx(b, loc, 0);
@@ -52,12 +59,12 @@ SmallVector<Value> mlir::fa::copyTileAsync(OpBuilder &b, Location loc,
                                         validRows);
     Value srcElems = arith::SelectOp::create(nb, l, valid, chunkElems, zero);
     Value srcRow = arith::AddIOp::create(nb, l, rowStart, row);
-    return nvgpu::DeviceAsyncCopyOp::create(
-               nb, l, nvgpu::DeviceAsyncTokenType::get(nb.getContext()),
-               tile.buffer, ValueRange{row, col}, src,
-               ValueRange{srcRow, col}, nb.getIndexAttr(kChunkElems),
-               srcElems, nb.getUnitAttr())
-        .getResult();
+    auto copy = nvgpu::DeviceAsyncCopyOp::create(
+        nb, l, nvgpu::DeviceAsyncTokenType::get(nb.getContext()), tile.buffer,
+        ValueRange{row, col}, src, ValueRange{srcRow, col},
+        nb.getIndexAttr(kChunkElems), srcElems, nb.getUnitAttr());
+    setL2Prefetch(copy, l2PrefetchBytes);
+    return copy.getResult();
   };
   SmallVector<Value> tokens;
   int64_t totalChunks = tile.rows * perRow;
@@ -86,12 +93,12 @@ SmallVector<Value> mlir::fa::copyTileAsync(OpBuilder &b, Location loc,
         Value srcElems =
             arith::SelectOp::create(nb, l, valid, chunkElems, zero);
         Value zeroCol = cidx(nb, l, 0);
-        return nvgpu::DeviceAsyncCopyOp::create(
-                   nb, l, nvgpu::DeviceAsyncTokenType::get(nb.getContext()),
-                   dstView, ValueRange{offset, zeroCol}, srcView,
-                   ValueRange{offset, zeroCol}, nb.getIndexAttr(kChunkElems),
-                   srcElems, nb.getUnitAttr())
-            .getResult();
+        auto copyOp = nvgpu::DeviceAsyncCopyOp::create(
+            nb, l, nvgpu::DeviceAsyncTokenType::get(nb.getContext()), dstView,
+            ValueRange{offset, zeroCol}, srcView, ValueRange{offset, zeroCol},
+            nb.getIndexAttr(kChunkElems), srcElems, nb.getUnitAttr());
+        setL2Prefetch(copyOp, l2PrefetchBytes);
+        return copyOp.getResult();
       };
       if ((i + 1) * step <= tile.rows) {
         tokens.push_back(copy(b, loc));

@@ -37,14 +37,26 @@ struct SharedTile {
   }
 };
 
+/// The discardable attribute of an `nvgpu.device_async_copy` that asks
+/// `--fa-convert-nvgpu-to-nvvm` for PTX's L2 prefetch-size qualifier
+/// (`cp.async.cg.shared.global.L2::128B`): fa.async_load's `l2_prefetch`,
+/// carried to the copies it lowers to (nvgpu's op has no such field).
+inline constexpr llvm::StringLiteral kL2PrefetchAttrName = "fa.l2_prefetch";
+
+/// Tags `copy` with kL2PrefetchAttrName = `bytes`, unless `bytes` is 0.
+void setL2Prefetch(Operation *copy, int64_t bytes);
+
 /// All `numThreads` threads of the block copy rows
 /// [rowStart, rowStart + validRows) of `src` (a 2-D [N, cols] memref in
 /// global memory) into `tile`, 16 bytes per cp.async; tile rows at or past
-/// `validRows` are zero-filled. Returns the async tokens (not yet committed).
+/// `validRows` are zero-filled. Each copy asks L2 to prefetch
+/// `l2PrefetchBytes` (0: no hint). Returns the async tokens (not yet
+/// committed).
 SmallVector<Value> copyTileAsync(OpBuilder &b, Location loc, Value src,
                                  Value rowStart, Value validRows,
                                  const SharedTile &tile, Value threadId,
-                                 int64_t numThreads);
+                                 int64_t numThreads,
+                                 int64_t l2PrefetchBytes);
 
 /// All `numThreads` threads of the block store rows [0, validRows) of `tile`
 /// to rows [rowStart, rowStart + validRows) of `dst` (a 2-D [N, cols] memref

@@ -86,7 +86,7 @@ public:
                                               RankedTensorType to) override;
   void copyTileAsync(OpBuilder &b, Location loc, Value source,
                      const TileRows &rows, RankedTensorType tile,
-                     Value sharedOffset) override;
+                     Value sharedOffset, int64_t l2PrefetchBytes) override;
   void waitCopies(OpBuilder &b, Location loc, int64_t pending) override {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(pending));
     asmStatement(b, loc, "fence.proxy.async.shared::cta;");
@@ -419,7 +419,8 @@ WgmmaLowering::convertLayout(OpBuilder &b, Location loc,
 
 void WgmmaLowering::copyTileAsync(OpBuilder &b, Location loc, Value source,
                                   const TileRows &rows, RankedTensorType tile,
-                                  Value sharedOffset) {
+                                  Value sharedOffset,
+                                  int64_t l2PrefetchBytes) {
   int64_t tileRows = tile.getDimSize(0), cols = tile.getDimSize(1);
   int64_t perRow = cols / 8, threads = numThreads();
   Type elemTy = tile.getElementType();
@@ -449,11 +450,12 @@ void WgmmaLowering::copyTileAsync(OpBuilder &b, Location loc, Value source,
       Value srcElems = arith::SelectOp::create(nb, l, valid, chunkElems, none);
       Value srcRow = arith::AddIOp::create(nb, l, first, row);
       Value col = arith::MulIOp::create(nb, l, chunk, chunkElems);
-      nvgpu::DeviceAsyncCopyOp::create(
+      auto copyOp = nvgpu::DeviceAsyncCopyOp::create(
           nb, l, nvgpu::DeviceAsyncTokenType::get(nb.getContext()), dst,
           ValueRange{rowGroup, chunk, inRow, none}, global,
           ValueRange{srcRow, col}, nb.getIndexAttr(8), srcElems,
           nb.getUnitAttr());
+      setL2Prefetch(copyOp, l2PrefetchBytes);
     };
     if (firstChunk + threads <= total) {
       copy(b, loc);

@@ -89,7 +89,7 @@ struct LowerSyncTileLoad : OpConversionPattern<tensor::PadOp> {
         TileRows{index(load->batch()), index(load->head()),
                  index(load->rowStart()), index(load->rows()),
                  load->alongHeads},
-        tile, offset);
+        tile, offset, /*l2PrefetchBytes=*/0);
     kernel.atom.commitCopies(b, loc);
     kernel.atom.waitCopies(b, loc, 0);
     b.replaceOp(op, offset);
@@ -128,7 +128,8 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
                      op.getAlongHeads()},
             tile,
             slotOffset(nb, l, kernel.plan.ring(op.getFuture(), i),
-                       adaptor.getSlot()));
+                       adaptor.getSlot()),
+            static_cast<int64_t>(op.getL2Prefetch().value_or(0)));
     };
     if (Value pred = adaptor.getPred()) {
       scf::IfOp::create(b, loc, pred, [&](OpBuilder &nb, Location l) {

@@ -409,6 +409,11 @@ LogicalResult AsyncLoadOp::verify() {
   if (getNumSlotsAttr().getInt() < 1)
     return emitOpError("needs at least one slot, got ")
            << getNumSlotsAttr().getInt();
+  if (std::optional<uint64_t> bytes = getL2Prefetch();
+      bytes && !isValidL2PrefetchBytes(static_cast<int64_t>(*bytes)))
+    return emitOpError("l2_prefetch must be 64, 128 or 256 bytes (PTX's "
+                       ".L2::64B/128B/256B), got ")
+           << static_cast<int64_t>(*bytes);
   for (auto [source, tile] : llvm::zip(getSources(), future.getTiles())) {
     auto sourceTy = cast<RankedTensorType>(source.getType());
     if (sourceTy.getRank() != 4)

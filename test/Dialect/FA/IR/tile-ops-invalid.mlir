@@ -731,6 +731,17 @@ func.func @async_load_no_slot(%k: tensor<?x2x?x64xf16>, %i: index) {
 
 #shared = #fa.block_shared<atom = #fa.mma_sync>
 
+// PTX's cp.async prefetches 64, 128 or 256 bytes into L2, nothing else.
+func.func @async_load_l2_prefetch(%k: tensor<?x2x?x64xf16>, %i: index) {
+  // expected-error @+1 {{'fa.async_load' op l2_prefetch must be 64, 128 or 256 bytes (PTX's .L2::64B/128B/256B), got 32}}
+  %f = fa.async_load %k[%i, %i, %i] rows(%i) slot(%i) of 2 l2_prefetch(32) : tensor<?x2x?x64xf16> -> !fa.future<tensor<64x64xf16, #shared>>
+  return
+}
+
+// -----
+
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+
 // Sources are the whole [B, H, N, D] tensors; the op picks the tile.
 func.func @async_load_source_rank(%k: tensor<64x64xf16>, %i: index) {
   // expected-error @+1 {{'fa.async_load' op sources are [B, H, N, D] tensors, got 'tensor<64x64xf16>'}}

@@ -164,7 +164,7 @@ func.func @l3_query_shared(%q: tensor<128x128xf16, #sh>, %k: tensor<32x128xf16, 
 // CHECK-LABEL: func.func @l3_pipeline
 // CHECK-SAME: (%[[QS:.*]]: tensor<?x8x?x64xf16>, %[[KS:.*]]: tensor<?x2x?x64xf16>, %[[VS:.*]]: tensor<?x2x?x32xf16>, %[[B:.*]]: index, %[[H:.*]]: index, %[[KVH:.*]]: index, %[[R0:.*]]: index, %[[N:.*]]: index, %[[SLOT:.*]]: index, %[[IN:.*]]: i1)
 // CHECK: %[[FQ:.*]] = fa.async_load %[[QS]][%[[B]], %[[H]], %[[R0]]] rows(%[[N]]) slot(%[[SLOT]]) of 1 : tensor<?x8x?x64xf16> -> !fa.future<tensor<128x64xf16, #shared>>
-// CHECK: %[[FKV:.*]] = fa.async_load %[[KS]], %[[VS]][%[[B]], %[[KVH]], %[[N]]] rows(%[[R0]]) slot(%[[SLOT]]) of 3 if(%[[IN]]) : tensor<?x2x?x64xf16>, tensor<?x2x?x32xf16> -> !fa.future<tensor<64x64xf16, #shared>, tensor<64x32xf16, #shared>>
+// CHECK: %[[FKV:.*]] = fa.async_load %[[KS]], %[[VS]][%[[B]], %[[KVH]], %[[N]]] rows(%[[R0]]) slot(%[[SLOT]]) of 3 if(%[[IN]]) l2_prefetch(128) : tensor<?x2x?x64xf16>, tensor<?x2x?x32xf16> -> !fa.future<tensor<64x64xf16, #shared>, tensor<64x32xf16, #shared>>
 // CHECK: %[[QT:.*]] = fa.await %[[FQ]] pending(1) : !fa.future<tensor<128x64xf16, #shared>>
 // CHECK: %[[QA:.*]] = fa.convert_layout %[[QT]] : tensor<128x64xf16, #shared> -> tensor<128x64xf16, #opA_w4>
 // CHECK: %[[KV:.*]]:2 = fa.await %[[FKV]] pending(0) : !fa.future<tensor<64x64xf16, #shared>, tensor<64x32xf16, #shared>>
@@ -173,7 +173,7 @@ func.func @l3_pipeline(%qs: tensor<?x8x?x64xf16>, %ks: tensor<?x2x?x64xf16>, %vs
                        %b: index, %h: index, %kvh: index, %r0: index, %n: index, %slot: index, %in: i1)
     -> (tensor<128x64xf16, #opA>, tensor<64x32xf16, #sh>, tensor<64x64xf16, #sh>) {
   %fq = fa.async_load %qs[%b, %h, %r0] rows(%n) slot(%slot) of 1 : tensor<?x8x?x64xf16> -> !fa.future<tensor<128x64xf16, #sh>>
-  %fkv = fa.async_load %ks, %vs[%b, %kvh, %n] rows(%r0) slot(%slot) of 3 if (%in) : tensor<?x2x?x64xf16>, tensor<?x2x?x32xf16> -> !fa.future<tensor<64x64xf16, #sh>, tensor<64x32xf16, #sh>>
+  %fkv = fa.async_load %ks, %vs[%b, %kvh, %n] rows(%r0) slot(%slot) of 3 if (%in) l2_prefetch(128) : tensor<?x2x?x64xf16>, tensor<?x2x?x32xf16> -> !fa.future<tensor<64x64xf16, #sh>, tensor<64x32xf16, #sh>>
   %qt = fa.await %fq pending(1) : !fa.future<tensor<128x64xf16, #sh>>
   %qa = fa.convert_layout %qt : tensor<128x64xf16, #sh> -> tensor<128x64xf16, #opA>
   %kt, %vt = fa.await %fkv pending(0) : !fa.future<tensor<64x64xf16, #sh>, tensor<64x32xf16, #sh>>

@@ -72,6 +72,13 @@ Attribute getTileEncoding(Type type);
 /// The atom named by `type`'s layout encoding, or null.
 MmaAtomAttrInterface getTileAtom(Type type);
 
+/// The L2 prefetch sizes PTX's `cp.async` accepts (`.L2::64B`, `.L2::128B`,
+/// `.L2::256B`): the values of `fa.async_load`'s `l2_prefetch` and of
+/// `--fa-pipeline-kv{l2-prefetch}` (where 0 means none).
+inline bool isValidL2PrefetchBytes(int64_t bytes) {
+  return bytes == 64 || bytes == 128 || bytes == 256;
+}
+
 /// True if `type` is a tensor with an `fa` layout encoding or a future: a
 /// value only the GPU lowering (or the CPU path's type erasure) understands.
 bool hasFALayout(Type type);

@@ -908,6 +908,12 @@ def FA_AsyncLoadOp : FA_Op<"async_load", [AttrSizedOperandSegments,
     past `rows`) followed by `cp.async.commit_group`; on the CPU it is a
     plain load.
 
+    `l2_prefetch(N)` (N = 64, 128 or 256) lets each copy ask L2 to fetch the
+    N-byte block around it from DRAM (`cp.async...L2::128B`, PTX's
+    prefetch-size qualifier, sm_75 and newer); without it only the sectors
+    the copy names are fetched. It changes no value, only which bytes the
+    memory system moves and when.
+
     ```mlir
     %f = fa.async_load %k, %v [%b, %kvh, %k0] rows(%n) slot(%s) of 2 if (%in)
         : tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>
@@ -917,11 +923,13 @@ def FA_AsyncLoadOp : FA_Op<"async_load", [AttrSizedOperandSegments,
   let arguments = (ins Variadic<AnyRankedTensor>:$sources, Index:$batch,
                        Index:$head, Index:$row_start, Index:$rows,
                        Index:$slot, I64Attr:$num_slots,
-                       Optional<I1>:$pred, UnitAttr:$along_heads);
+                       Optional<I1>:$pred, UnitAttr:$along_heads,
+                       OptionalAttr<I64Attr>:$l2_prefetch);
   let results = (outs FA_FutureType:$future);
   let assemblyFormat = [{
     $sources `[` $batch `,` $head `,` $row_start `]` `rows` `(` $rows `)`
-    `slot` `(` $slot `)` `of` $num_slots (`if` `(` $pred^ `)`)? attr-dict
+    `slot` `(` $slot `)` `of` $num_slots (`if` `(` $pred^ `)`)?
+    (`l2_prefetch` `(` $l2_prefetch^ `)`)? attr-dict
     `:` type($sources) `->` qualified(type($future))
   }];
   let hasVerifier = 1;
