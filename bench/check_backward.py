@@ -28,6 +28,8 @@ import sys
 import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+from timing import interleaved_times
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                 "python_bindings"))
 from fa_mlir.reference import visible  # noqa: E402
@@ -143,11 +145,11 @@ def bench(plans, configs, repeats, variants=()):
                             y, leaves, do, retain_graph=True))
                     except RuntimeError:
                         pass
-                times = {k: [] for k in ["ours"] + list(peers)}
-                for _ in range(repeats):
-                    times["ours"].append(time_ms(ours))
-                    for name, fn in peers.items():
-                        times[name].append(time_ms(fn))
+                # Rotated order each repeat (timing.interleaved_times): with
+                # "ours" always first, whichever plan held that place ran
+                # 2-5 % slower at N >= 4k on an H100 (2026-12-05, after
+                # cuDNN's backward: docs/performance.md, "L2 prefetch").
+                times = interleaved_times(dict(ours=ours, **peers), repeats, timer=time_ms)
                 flops = 2.5 * 4 * b * h * n * n * d * (0.5 if causal else 1.0)
                 row = dict(d=d, causal=causal, n=n, b=b, h=h)
                 for name, ts in times.items():

@@ -461,6 +461,17 @@ int64_t defaultStages(scf::ForallOp forall) {
   return succeeded(tiles) ? tiles->stages : 2;
 }
 
+/// The L2 prefetch size of a nest's loads when the option leaves it to the
+/// pass: 128 bytes for the forward (decode steps +1.3-2.6 % on an H100,
+/// prefill unchanged), none for the backward's nests, which recompute P from
+/// the LSE (0-5 % slower with it, in rotated A/Bs: docs/performance.md, "L2
+/// prefetch").
+static int64_t defaultL2Prefetch(scf::ForallOp forall) {
+  bool backward = false;
+  forall.walk([&](ProbsFromLseOp) { backward = true; });
+  return backward ? 0 : 128;
+}
+
 struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
   using Base::Base;
   void runOnOperation() override {
@@ -471,10 +482,11 @@ struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
           << stages.getValue();
       return signalPassFailure();
     }
-    if (l2Prefetch != 0 && !isValidL2PrefetchBytes(l2Prefetch)) {
+    if (l2Prefetch != -1 && l2Prefetch != 0 &&
+        !isValidL2PrefetchBytes(l2Prefetch)) {
       mlir::emitError(getOperation()->getLoc())
           << "fa-pipeline-kv: option l2-prefetch must be 0, 64, 128 or 256 "
-             "(bytes), got "
+             "(bytes), or -1 for the default, got "
           << l2Prefetch.getValue();
       return signalPassFailure();
     }
@@ -484,7 +496,8 @@ struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
     });
     for (scf::ForallOp forall : foralls)
       if (failed(KVPipeliner(forall, stages ? stages : defaultStages(forall),
-                             l2Prefetch)
+                             l2Prefetch == -1 ? defaultL2Prefetch(forall)
+                                              : l2Prefetch)
                      .run()))
         return signalPassFailure();
   }

@@ -203,7 +203,7 @@ def stage_pipeline(stage, options=None):
     if mma != "off":
         passes.append("fa-pipeline-mma{all-atoms=%s}" % ("true" if mma == "on" else "false"))
     passes.append("fa-pipeline-kv{stages=%s l2-prefetch=%s}" % (get("kv-stages", 0),
-                                                               get("l2-prefetch", 128)))
+                                                               get("l2-prefetch", -1)))
     if get("warp-block-skip", "false").lower() in ("true", "1"):
         passes.append("fa-warp-block-skip")
     l3 = len(passes)

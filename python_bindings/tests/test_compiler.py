@@ -91,7 +91,7 @@ def test_l2_prefetch_option(compiler):
     none = ptx({"l2_prefetch": 0})
     assert "L2::" not in none and "cp.async.cg.shared.global [" in none
     assert "l2_prefetch" not in compiler.compile(GQA, stage="L3", options={"l2-prefetch": 0})
-    with pytest.raises(Exception, match="l2-prefetch must be 0, 64, 128 or 256"):
+    with pytest.raises(Exception, match="l2-prefetch must be 0, 64, 128 or 256 .bytes., or -1"):
         compiler.compile(GQA, options={"l2-prefetch": 100})
     with pytest.raises(ValueError, match="l2-prefetch"):
         compiler.compile(GQA, options={"l2-prefetch": "lots"})

@@ -141,6 +141,11 @@
 // L3: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #acc_w4>
 // L3: tensor.extract_slice %[[ZEROS]]
 // L3: %[[BUF:.*]] = bufferization.to_buffer
+//     The dK/dV nest's loads (K, V once; Q and dO per step) ask for no L2
+//     prefetch: --fa-pipeline-kv's default leaves it out of nests that
+//     recompute P from the LSE (it cost the backward 0-5 %).
+// L3: fa.async_load {{.*}} of 1 : tensor<?x2x?x64xbf16>
+// L3: fa.async_load {{.*}} of 2 if(%{{.*}}) : tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>
 // L3: fa.mask {{.*}} {transposed}
 // L3-NOT: fa.async_load
 // L3: fa.probs_from_lse {{.*}} {transposed}

@@ -13,8 +13,10 @@
 // RUN: not fa-opt %s -split-input-file --fa-pipeline-kv="stages=-2" 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // NEGATIVE: error: fa-pipeline-kv: option stages must be 2, 3 or 4 (or 0 for the atom's default), got -2
 // RUN: not fa-opt %s -split-input-file --fa-pipeline-kv="l2-prefetch=100" 2>&1 | FileCheck %s --check-prefix=PREFETCH
-// PREFETCH: error: fa-pipeline-kv: option l2-prefetch must be 0, 64, 128 or 256 (bytes), got 100
+// PREFETCH: error: fa-pipeline-kv: option l2-prefetch must be 0, 64, 128 or 256 (bytes), or -1 for the default, got 100
 // PREFETCH-NOT: error: fa-pipeline-kv: K/V loops
+// RUN: not fa-opt %s -split-input-file --fa-pipeline-kv="l2-prefetch=-2" 2>&1 | FileCheck %s --check-prefix=PREFETCH-NEG
+// PREFETCH-NEG: error: fa-pipeline-kv: option l2-prefetch must be 0, 64, 128 or 256 (bytes), or -1 for the default, got -2
 
 // Loop 2 does not start where loop 1 ends (it starts at the first row's
 // visible end, not at full_end).

@@ -4,6 +4,7 @@
 // RUN: fa-opt %s -split-input-file --fa-pipeline-mma="all-atoms=true" --fa-pipeline-kv | FileCheck %s --check-prefix=MMA
 // RUN: fa-opt %s -split-input-file --fa-pipeline-kv="l2-prefetch=256" | FileCheck %s --check-prefix=P256
 // RUN: fa-opt %s -split-input-file --fa-pipeline-kv="l2-prefetch=0" | FileCheck %s --check-prefix=NOHINT
+// RUN: fa-opt %s -split-input-file --fa-pipeline-kv="l2-prefetch=128" | FileCheck %s
 
 // Once pipelined, no #fa.block_shared tile load is left: running the pass
 // again (any stages) changes nothing.
@@ -27,7 +28,9 @@
 // --fa-map-warps (Q in registers) and --fa-schedule-softmax (before-exp):
 // hand-written L3, GQA 4:2, D = 64, 128 x 64 tiles.
 
-// l2-prefetch sets every load's hint; 0 leaves it out (no L2 prefetch).
+// The default (l2-prefetch=-1) gives these forward nests l2_prefetch(128),
+// as l2-prefetch=128 does (test/Pipelines/to-ptx-backward.mlir: none for
+// the backward's); a size sets every load's hint; 0 leaves it out.
 // P256-LABEL: func @two_loops
 // P256: fa.async_load {{.*}} of 1 l2_prefetch(256) : tensor
 // P256: fa.async_load {{.*}} of 2 if(%{{.*}}) l2_prefetch(256) : tensor

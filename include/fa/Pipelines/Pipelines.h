@@ -51,8 +51,9 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
   PassOptions::Option<int64_t> l2Prefetch{
       *this, "l2-prefetch",
       llvm::cl::desc("Bytes each K/V (and Q) copy asks L2 to fetch around it: "
-                     "64, 128 or 256, or 0 for no hint (--fa-pipeline-kv)"),
-      llvm::cl::init(128)};
+                     "64, 128 or 256, 0 for no hint, -1 for 128 in forward "
+                     "kernels and none in backward ones (--fa-pipeline-kv)"),
+      llvm::cl::init(-1)};
   PassOptions::Option<std::string> queryHome{
       *this, "query-home",
       llvm::cl::desc("Where fa.qk reads Q: auto, registers or shared "

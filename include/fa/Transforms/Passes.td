@@ -1051,9 +1051,11 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
     * K/V tiles that are rows along dim 1 (a paged cache's pools
       `[num_pages, page_size, Hkv, D]`) load with `{along_heads}`.
     * Every `fa.async_load` asks L2 to fetch `l2-prefetch` bytes around each
-      copy (`l2_prefetch(128)` by default; `l2-prefetch=0`: no hint).
-      Measured on an H100 (docs/performance.md, "L2 prefetch"): decode
-      steps +1.4-2.6 %, the backward up to +4 %, the forward unchanged.
+      copy. By default (`-1`) the forward's loads say `l2_prefetch(128)` and
+      the backward's (nests with `fa.probs_from_lse`) nothing: measured on an
+      H100 (docs/performance.md, "L2 prefetch"), decode steps +1.3-2.6 %,
+      prefill unchanged, the backward 0-5 % slower. `0`: no hint anywhere;
+      64, 128, 256: that size everywhere.
     * Consecutive K/V loops that load the same tiles the same way (the
       unmasked and masked loops of `--fa-causal-block-skip`) are one
       pipeline: the last iterations of one loop load the first blocks of
@@ -1094,10 +1096,11 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
            "j + stages - 1 load while block j is used; 0: the loop nest's "
            "fa.kv_stages (set by --fa-tile-q-outer{auto-blocks}), else the atom's table "
            "for the head dim">,
-    Option<"l2Prefetch", "l2-prefetch", "int64_t", /*default=*/"128",
+    Option<"l2Prefetch", "l2-prefetch", "int64_t", /*default=*/"-1",
            "Bytes each copy asks L2 to fetch from DRAM around it "
            "(fa.async_load's l2_prefetch: 64, 128 or 256; 0 for none, "
-           "fetching only the sectors copied)">
+           "fetching only the sectors copied; -1: 128 for forward nests, none "
+           "for the backward's, which recompute P from the LSE)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
