@@ -24,6 +24,31 @@ namespace fa {
 using namespace mlir;
 
 namespace {
+/// The copy forms PTX gives a prefetch size: a tag of 64, 128 or 256 bytes
+/// on a 16-byte copy that bypasses L1 (.cg). `diag` reports what is wrong.
+LogicalResult checkL2PrefetchTag(
+    nvgpu::DeviceAsyncCopyOp op,
+    function_ref<InFlightDiagnostic()> diag = nullptr) {
+  auto bytesAttr = op->getAttrOfType<IntegerAttr>(fa::kL2PrefetchAttrName);
+  if (!bytesAttr || !fa::isValidL2PrefetchBytes(bytesAttr.getInt())) {
+    if (diag)
+      diag() << fa::kL2PrefetchAttrName << " must be 64, 128 or 256, got "
+             << op->getAttr(fa::kL2PrefetchAttrName);
+    return failure();
+  }
+  auto dstTy = cast<MemRefType>(op.getDst().getType());
+  int64_t copyBytes = dstTy.getElementTypeBitWidth() *
+                      op.getDstElements().getZExtValue() / 8;
+  if (copyBytes != 16 || !op.getBypassL1().value_or(false)) {
+    if (diag)
+      diag() << "an L2 prefetch hint needs a 16-byte copy that bypasses L1, "
+                "got "
+             << copyBytes << " bytes";
+    return failure();
+  }
+  return success();
+}
+
 /// Pattern: nvgpu.device_async_copy {fa.l2_prefetch = N} (16 bytes, L1
 /// bypassed) => cp.async.cg.shared.global.L2::<N>B as inline PTX. NVVM's
 /// cp.async op (and LLVM's intrinsic) has no prefetch-size field, so this is
@@ -41,20 +66,12 @@ struct AsyncCopyWithL2Prefetch
     auto bytesAttr = op->getAttrOfType<IntegerAttr>(fa::kL2PrefetchAttrName);
     if (!bytesAttr)
       return rewriter.notifyMatchFailure(op, "no L2 prefetch hint");
+    // The pass has rejected every malformed tag before converting.
+    if (failed(checkL2PrefetchTag(op)))
+      return failure();
     int64_t prefetch = bytesAttr.getInt();
-    if (!fa::isValidL2PrefetchBytes(prefetch))
-      return op.emitOpError("fa-convert-nvgpu-to-nvvm: ")
-             << fa::kL2PrefetchAttrName << " must be 64, 128 or 256, got "
-             << prefetch;
     auto dstTy = cast<MemRefType>(op.getDst().getType());
     auto srcTy = cast<MemRefType>(op.getSrc().getType());
-    int64_t copyBytes = dstTy.getElementTypeBitWidth() *
-                        adaptor.getDstElements().getZExtValue() / 8;
-    // .cg (the only form with a prefetch size that skips L1) takes 16 bytes.
-    if (copyBytes != 16 || !op.getBypassL1().value_or(false))
-      return op.emitOpError("fa-convert-nvgpu-to-nvvm: an L2 prefetch hint "
-                            "needs a 16-byte copy that bypasses L1, got ")
-             << copyBytes << " bytes";
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
     Value dst = getStridedElementPtr(rewriter, loc, dstTy, adaptor.getDst(),
@@ -119,6 +136,18 @@ struct FAConvertNVGPUToNVVMPass
           << indexBitwidth.getValue();
       return signalPassFailure();
     }
+    // A malformed tag is an error up front, not a copy quietly lowered
+    // without it by upstream's pattern.
+    bool badTag = false;
+    getOperation()->walk([&](nvgpu::DeviceAsyncCopyOp copy) {
+      if (copy->hasAttr(fa::kL2PrefetchAttrName) &&
+          failed(checkL2PrefetchTag(copy, [&] {
+            return copy.emitOpError("fa-convert-nvgpu-to-nvvm: ");
+          })))
+        badTag = true;
+    });
+    if (badTag)
+      return signalPassFailure();
     MLIRContext *ctx = &getContext();
     LowerToLLVMOptions options(ctx);
     options.overrideIndexBitwidth(indexBitwidth);

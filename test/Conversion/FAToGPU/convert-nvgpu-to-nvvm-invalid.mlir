@@ -34,3 +34,14 @@ gpu.module @cached_copy {
     gpu.return
   }
 }
+
+// -----
+
+gpu.module @not_a_size {
+  gpu.func @not_a_size(%global: memref<?x64xf16>, %out: memref<8xf16, 3>, %i: index) {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'nvgpu.device_async_copy' op fa-convert-nvgpu-to-nvvm: fa.l2_prefetch must be 64, 128 or 256, got "lots"}}
+    %t = nvgpu.device_async_copy %global[%i, %c0], %out[%c0], 8 {bypassL1, fa.l2_prefetch = "lots"} : memref<?x64xf16> to memref<8xf16, 3>
+    gpu.return
+  }
+}
