@@ -5,6 +5,9 @@
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t block-m=64 block-n=32 num-warps=2 kv-stages=3 chip=sm_90 index-bitwidth=64" -o /dev/null
 // RUN: FileCheck %s --check-prefix=CUSTOM < %t/gqa_causal_kernel.json
 // RUN: FileCheck %s --check-prefix=CUSTOM-PTX < %t/gqa_causal_kernel.ptx
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t l2-prefetch=0" -o /dev/null
+// RUN: FileCheck %s --check-prefix=NO-PREFETCH < %t/gqa_causal_kernel.ptx
+// RUN: not fa-opt %s --fa-to-ptx="l2-prefetch=48" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-PREFETCH
 // RUN: not fa-opt %s --fa-to-ptx="query-home=sideways" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-HOME
 // RUN: not fa-opt %s --fa-to-ptx="rescale=sideways" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-RESCALE
 // RUN: not fa-opt %s --fa-to-ptx="block-m=64" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HALF-BLOCKS
@@ -66,6 +69,12 @@
 // PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTX: lg2.approx.ftz.f32
 // PTX: st.global.v4.b32
+
+//     l2-prefetch=0: the copies without the prefetch-size qualifier.
+// NO-PREFETCH-NOT: L2::
+// NO-PREFETCH: cp.async.cg.shared.global [%r{{[0-9]+}}{{.*}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// NO-PREFETCH-NOT: L2::
+// BAD-PREFETCH: error: fa-pipeline-kv: option l2-prefetch must be 0, 64, 128 or 256 (bytes), or -1 for the default, got 48
 
 //     short-shared-pointers=false: the same kernel with 64-bit shared
 //     addresses (the copies, inline PTX for their L2 prefetch size, take the

@@ -5,11 +5,11 @@
 #include "Atoms/SharedTiles.h"
 #include "fa/Dialect/FA/IR/FA.h"
 
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/LoweringOptions.h"
-#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
-#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -25,25 +25,22 @@ using namespace mlir;
 
 namespace {
 /// The copy forms PTX gives a prefetch size: a tag of 64, 128 or 256 bytes
-/// on a 16-byte copy that bypasses L1 (.cg). `diag` reports what is wrong.
-LogicalResult checkL2PrefetchTag(
-    nvgpu::DeviceAsyncCopyOp op,
-    function_ref<InFlightDiagnostic()> diag = nullptr) {
+/// on a 16-byte copy that bypasses L1 (.cg); `diag` reports what is wrong.
+LogicalResult checkL2PrefetchTag(nvgpu::DeviceAsyncCopyOp op,
+                                 function_ref<InFlightDiagnostic()> diag) {
   auto bytesAttr = op->getAttrOfType<IntegerAttr>(fa::kL2PrefetchAttrName);
   if (!bytesAttr || !fa::isValidL2PrefetchBytes(bytesAttr.getInt())) {
-    if (diag)
-      diag() << fa::kL2PrefetchAttrName << " must be 64, 128 or 256, got "
-             << op->getAttr(fa::kL2PrefetchAttrName);
+    diag() << fa::kL2PrefetchAttrName << " must be 64, 128 or 256, got "
+           << op->getAttr(fa::kL2PrefetchAttrName);
     return failure();
   }
   auto dstTy = cast<MemRefType>(op.getDst().getType());
-  int64_t copyBytes = dstTy.getElementTypeBitWidth() *
-                      op.getDstElements().getZExtValue() / 8;
+  int64_t copyBytes =
+      dstTy.getElementTypeBitWidth() * op.getDstElements().getZExtValue() / 8;
   if (copyBytes != 16 || !op.getBypassL1().value_or(false)) {
-    if (diag)
-      diag() << "an L2 prefetch hint needs a 16-byte copy that bypasses L1, "
-                "got "
-             << copyBytes << " bytes";
+    diag() << "an L2 prefetch hint needs a 16-byte copy that bypasses L1, "
+              "got "
+           << copyBytes << " bytes";
     return failure();
   }
   return success();
@@ -64,11 +61,9 @@ struct AsyncCopyWithL2Prefetch
   matchAndRewrite(nvgpu::DeviceAsyncCopyOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto bytesAttr = op->getAttrOfType<IntegerAttr>(fa::kL2PrefetchAttrName);
+    // The pass has rejected every malformed tag before converting.
     if (!bytesAttr)
       return rewriter.notifyMatchFailure(op, "no L2 prefetch hint");
-    // The pass has rejected every malformed tag before converting.
-    if (failed(checkL2PrefetchTag(op)))
-      return failure();
     int64_t prefetch = bytesAttr.getInt();
     auto dstTy = cast<MemRefType>(op.getDst().getType());
     auto srcTy = cast<MemRefType>(op.getSrc().getType());
@@ -90,8 +85,9 @@ struct AsyncCopyWithL2Prefetch
             : LLVM::AddrSpaceCastOp::create(rewriter, loc, globalPtrTy, src);
     Value srcAddr = LLVM::PtrToIntOp::create(rewriter, loc, i64, srcGlobal);
     SmallVector<Value> operands{dstAddr, srcAddr};
-    std::string text = "cp.async.cg.shared.global.L2::" +
-                       std::to_string(prefetch) + "B [$0], [$1], 16";
+    std::string text =
+        "cp.async.cg.shared.global.L2::" + std::to_string(prefetch) +
+        "B [$0], [$1], 16";
     std::string constraints = "r,l";
     if (Value srcElements = adaptor.getSrcElements()) {
       // src-size in bytes: the rest of the 16 are zero-filled.
@@ -112,15 +108,15 @@ struct AsyncCopyWithL2Prefetch
     }
     text += ";";
     LLVM::InlineAsmOp::create(
-        rewriter, loc, /*resultTypes=*/TypeRange(), operands, text,
-        constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+        rewriter, loc, /*resultTypes=*/TypeRange(), operands, text, constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
         LLVM::TailCallKind::None, /*asm_dialect=*/LLVM::AsmDialectAttr(),
         /*operand_attrs=*/ArrayAttr());
     // The token (an i32 here, as upstream's) is never read: NVVM groups
     // copies by commit, not by token.
-    rewriter.replaceOp(op, LLVM::ConstantOp::create(
-                               rewriter, loc, i32,
-                               rewriter.getI32IntegerAttr(0)));
+    rewriter.replaceOp(op,
+                       LLVM::ConstantOp::create(rewriter, loc, i32,
+                                                rewriter.getI32IntegerAttr(0)));
     return success();
   }
 };
