@@ -115,6 +115,10 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   if (!rescale)
     return fail("option rescale must be auto, before-exp or after-exp, got '" +
                 options.rescale + "'");
+  if (options.swizzleShared != "auto" && options.swizzleShared != "on" &&
+      options.swizzleShared != "off")
+    return fail("option swizzle-shared must be auto, on or off, got '" +
+                options.swizzleShared + "'");
   // Input that upstream passes below would crash on becomes a diagnostic.
   pm.addPass(createFACheckUpstreamInvariants());
   // The backward: its three loop nests (L1), which the passes below map to
@@ -156,6 +160,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   warps.queryHome = *queryHome;
   warps.atom = *atom;
   warps.keyGroups = options.keyGroups;
+  warps.swizzleShared = options.swizzleShared;
   pm.addPass(createFAMapWarps(warps));
   pm.addPass(createFAScheduleSoftmax(FAScheduleSoftmaxOptions{*rescale}));
   // Async MMAs (wgmma): P V one block later, overlapping the next softmax.

@@ -214,7 +214,8 @@ void BackwardWarpMapper::mapOp(Operation *op) {
             dyn_cast_or_null<BlockSharedAttr>(encodingOf(transpose.getSource())))
       setEncoding(transpose.getResult(),
                   BlockSharedAttr::get(ctx, shared.getAtom(),
-                                       !shared.getTransposed()));
+                                       !shared.getTransposed(),
+                                       shared.getSwizzled()));
   } else if (auto pad = dyn_cast<tensor::PadOp>(op)) {
     if (isRoundedSumsLoad(pad))
       setEncoding(pad.getResult(), rows(FragmentRole::Acc));

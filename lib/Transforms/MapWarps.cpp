@@ -32,10 +32,12 @@ namespace {
 class WarpMapper {
 public:
   WarpMapper(TiledAttention &tiled, int64_t numWarps, QueryHome queryHome,
-             MmaAtomKind atomKind, int64_t keyGroups)
+             MmaAtomKind atomKind, int64_t keyGroups,
+             StringRef swizzleShared)
       : tiled(tiled), ctx(tiled.forall.getContext()), rewriter(ctx),
         atom(getMmaAtom(ctx, atomKind)), numWarps(numWarps),
-        keyGroups(keyGroups), queryHome(queryHome),
+        keyGroups(keyGroups), swizzleShared(swizzleShared),
+        queryHome(queryHome),
         wholeWarpgroups(atomKind == MmaAtomKind::Wgmma) {}
 
   LogicalResult checkSplit();
@@ -55,7 +57,24 @@ private:
   }
   /// What the key groups accumulate over their own keys: summands.
   Attribute summands(FragmentRole role) { return rows(role, ReplicaShare::Sum); }
-  Attribute shared() { return BlockSharedAttr::get(ctx, atom); }
+  /// The shared layout of a loaded tile: swizzled if asked for
+  /// (`swizzle`: the K/V tiles, loaded once per K/V block; Q is loaded once
+  /// and not worth the registers its swizzled reads take) and the atom and
+  /// the tile's rows allow it (#fa.mma_sync, rows of a multiple of 128
+  /// bytes), else padded.
+  Attribute shared(RankedTensorType tile, bool swizzle) {
+    int64_t rowBytes =
+        tile.getDimSize(1) * tile.getElementType().getIntOrFloatBitWidth() / 8;
+    bool swizzled = swizzle && isa<MmaSyncAtomAttr>(atom) &&
+                    rowBytes % 128 == 0 && tile.getDimSize(0) % 8 == 0;
+    return BlockSharedAttr::get(ctx, atom, /*transposed=*/false, swizzled);
+  }
+  /// Whether `op` is in one of the nest's K/V loops.
+  bool isInKVLoop(Operation *op) {
+    return llvm::any_of(tiled.kvLoops, [&](const KVLoop &kv) {
+      return kv.loop->isProperAncestor(op);
+    });
+  }
   static void setEncoding(Value v, Attribute encoding) {
     setTileEncoding(v, encoding);
   }
@@ -66,6 +85,11 @@ private:
   /// Registers a thread needs for Q when kept as A-operand fragments, and
   /// for the S and O accumulators.
   bool keepQueryInRegisters();
+  /// Registers a thread needs for the S and O accumulators and for Q as
+  /// A-operand fragments.
+  int64_t fragmentRegisters();
+  /// Whether the K/V tiles take the swizzled shared layout.
+  bool swizzleStreamedTiles();
   /// `operand` of `user` in the layout `encoding`, through one
   /// fa.convert_layout after `def` (shared by every such user).
   void convertOperand(OpOperand &operand, Attribute encoding,
@@ -78,6 +102,8 @@ private:
   int64_t numWarps;
   /// Groups of numWarps warps dividing the keys of each K/V block.
   int64_t keyGroups;
+  /// K/V tiles in the swizzled shared layout: auto, on or off.
+  StringRef swizzleShared;
   QueryHome queryHome;
   /// #fa.wgmma: 16 rows a warp, warps in groups of 4.
   bool wholeWarpgroups;
@@ -132,20 +158,29 @@ LogicalResult WarpMapper::checkSplit() {
   return success();
 }
 
+int64_t WarpMapper::fragmentRegisters() {
+  Type f32 = Float32Type::get(ctx);
+  int64_t m = tiled.blockM();
+  return atom.getFragmentRegisters(FragmentRole::Acc,
+                                   {m, tiled.blockN() / keyGroups}, f32,
+                                   numWarps) +
+         atom.getFragmentRegisters(FragmentRole::Acc, {m, tiled.valueDim()},
+                                   f32, numWarps) +
+         atom.getFragmentRegisters(FragmentRole::OperandA,
+                                   {m, tiled.headDim()}, tiled.elementType(),
+                                   numWarps);
+}
+
 bool WarpMapper::keepQueryInRegisters() {
   if (queryHome != QueryHome::Auto)
     return queryHome == QueryHome::Registers;
-  Type f32 = Float32Type::get(ctx);
-  int64_t m = tiled.blockM();
-  int64_t regs =
-      atom.getFragmentRegisters(FragmentRole::Acc,
-                                {m, tiled.blockN() / keyGroups}, f32,
-                                numWarps) +
-      atom.getFragmentRegisters(FragmentRole::Acc, {m, tiled.valueDim()}, f32,
-                                numWarps) +
-      atom.getFragmentRegisters(FragmentRole::OperandA, {m, tiled.headDim()},
-                                tiled.elementType(), numWarps);
-  return regs <= atom.getQueryInRegistersBudget();
+  return fragmentRegisters() <= atom.getQueryInRegistersBudget();
+}
+
+bool WarpMapper::swizzleStreamedTiles() {
+  if (swizzleShared != "auto")
+    return swizzleShared == "on";
+  return fragmentRegisters() <= atom.getSwizzledSharedBudget();
 }
 
 void WarpMapper::mapLoopState(scf::ForOp loop) {
@@ -216,9 +251,11 @@ void WarpMapper::convertOperand(OpOperand &operand, Attribute encoding,
 void WarpMapper::run() {
   // Tiles read by every warp live in shared memory: the Q tile (until it is
   // moved to registers below) and the K/V tiles.
+  bool swizzleKV = swizzleStreamedTiles();
   tiled.forall.getBody()->walk([&](tensor::PadOp pad) {
     if (succeeded(matchTileLoad(pad.getResult())))
-      setEncoding(pad.getResult(), shared());
+      setEncoding(pad.getResult(), shared(pad.getResultType(),
+                                          swizzleKV && isInKVLoop(pad)));
   });
   // Then every value the tile ops compute, in program order.
   tiled.forall.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -281,6 +318,14 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
     if (!checkCount("key-groups", keyGroups, "the tiling's choice") ||
         !checkCount("num-warps", numWarps, "the atom's default"))
       return signalPassFailure();
+    if (swizzleShared != "auto" && swizzleShared != "on" &&
+        swizzleShared != "off") {
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-map-warps: option swizzle-shared must be auto, on or off, "
+             "got '"
+          << swizzleShared << "'";
+      return signalPassFailure();
+    }
     SmallVector<TiledAttention> nests;
     SmallVector<scf::ForallOp> backwardNests;
     getOperation()->walk([&](scf::ForallOp forall) {
@@ -305,7 +350,7 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
         groups = recorded && atom == MmaAtomKind::MmaSync ? recorded.getInt()
                                                           : 1;
       }
-      WarpMapper mapper(tiled, warps, queryHome, atom, groups);
+      WarpMapper mapper(tiled, warps, queryHome, atom, groups, swizzleShared);
       if (failed(mapper.checkSplit()))
         return signalPassFailure();
       mapper.run();

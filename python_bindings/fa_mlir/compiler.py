@@ -33,7 +33,7 @@ _version = None
 # fa-to-ptx's options (include/fa/Pipelines/Pipelines.h) and the stage
 # passes that take them.
 PTX_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "l2-prefetch",
-               "query-home", "rescale",
+               "swizzle-shared", "query-home", "rescale",
                "mma-pipeline", "pack-gqa", "dq", "splits", "warp-block-skip", "chip", "atom",
                "features", "opt-level", "index-bitwidth")
 # Checked here: LLVM's option parser reports a bad number on stderr only.
@@ -194,8 +194,9 @@ def stage_pipeline(stage, options=None):
     l2 = len(passes)
     if splits != 1:
         passes += ["fa-split-kv{splits=%d}" % splits, "fa-tile-combine"]
-    passes.append("fa-map-warps{num-warps=%s query-home=%s atom=%s key-groups=%s}" % (
-        get("num-warps", 0), get("query-home", "auto"), atom, get("key-groups", 0)))
+    passes.append("fa-map-warps{num-warps=%s query-home=%s atom=%s key-groups=%s swizzle-shared=%s}" % (
+        get("num-warps", 0), get("query-home", "auto"), atom, get("key-groups", 0),
+        get("swizzle-shared", "auto")))
     passes.append("fa-schedule-softmax{rescale=%s}" % get("rescale", "auto"))
     # mma-pipeline=auto defers P V where the atom's matmuls are async (the
     # pass decides from the layouts); on: every atom; off: not at all.

@@ -97,6 +97,29 @@ def test_l2_prefetch_option(compiler):
         compiler.compile(GQA, options={"l2-prefetch": "lots"})
 
 
+def test_swizzle_shared_option(compiler):
+    """The K/V tiles' shared layout: auto swizzles them where the register
+    budget allows (head dim 64 here, not 128, whatever the chip), in the
+    staged pipeline and fa-to-ptx alike; on/off force it; other values are
+    errors."""
+    def l3(options=None):
+        return compiler.compile(GQA, stage="L3", options=options)
+    assert "swizzled = true" in l3()
+    assert "swizzled = true" not in l3({"swizzle-shared": "off"})
+    d128 = AttentionSpec(q_heads=8, kv_heads=2, head_dim=128, dtype="f16", causal=True)
+    auto80 = compiler.compile(d128, stage="L3")
+    assert "swizzled = true" not in auto80
+    assert "swizzled = true" not in compiler.compile(d128, stage="L3", options={"chip": "sm_90"})
+    assert "swizzled = true" in compiler.compile(d128, stage="L3", options={"swizzle_shared": "on"})
+    # The whole pipeline: the swizzled K/V rings are smaller (no padding).
+    padded = compiler.compile(GQA, options={"swizzle-shared": "off"}).plan()
+    swizzled = compiler.compile(GQA).plan()
+    assert (swizzled.plan["kernels"][0]["dynamic_shared_memory"]
+            < padded.plan["kernels"][0]["dynamic_shared_memory"])
+    with pytest.raises(Exception, match="swizzle-shared must be auto, on or off"):
+        compiler.compile(GQA, options={"swizzle-shared": "sometimes"})
+
+
 def test_wgmma_atom(compiler):
     # The sm_90a atom through the same passes: #fa.wgmma in L3, wgmma in PTX.
     options = {"chip": "sm_90a", "atom": "wgmma"}

@@ -8,6 +8,13 @@
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t l2-prefetch=0" -o /dev/null
 // RUN: FileCheck %s --check-prefix=NO-PREFETCH < %t/gqa_causal_kernel.ptx
 // RUN: not fa-opt %s --fa-to-ptx="l2-prefetch=48" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-PREFETCH
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t swizzle-shared=off" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PADDED < %t/gqa_causal_kernel.json
+// RUN: not fa-opt %s --fa-to-ptx="swizzle-shared=maybe" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-SWIZZLE
+// At D = 128 swizzle-shared=auto leaves K/V padded (the atom's register
+// budget), for sm_90 too; swizzle-shared=on swizzles them.
+// RUN: sed -e 's/x64xf16/x128xf16/g' %s | fa-opt --fa-to-ptx="chip=sm_90" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=AUTO-D128
+// RUN: sed -e 's/x64xf16/x128xf16/g' %s | fa-opt --fa-to-ptx="chip=sm_90 swizzle-shared=on" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=ON-D128
 // RUN: not fa-opt %s --fa-to-ptx="query-home=sideways" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-HOME
 // RUN: not fa-opt %s --fa-to-ptx="rescale=sideways" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-RESCALE
 // RUN: not fa-opt %s --fa-to-ptx="block-m=64" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HALF-BLOCKS
@@ -97,7 +104,10 @@
 // JSON-NEXT: {{^}}        1,
 // JSON-NEXT: {{^}}        1
 // JSON-NEXT: {{^}}      ],
-// JSON-NEXT: {{^}}      "dynamic_shared_memory": 55296,
+//     Q 128 x (64 + 8) x 2 bytes (padded rows), then 2 K/V stages of
+//     64 x 64 x 2 bytes each for K and V (swizzled, swizzle-shared=auto:
+//     no padding).
+// JSON-NEXT: {{^}}      "dynamic_shared_memory": 51200,
 //     grid x = ceildivui(dim 2 of q, 128), y = 8 heads, z = dim 0 of q.
 // JSON-NEXT: {{^}}      "grid": [
 // JSON-NEXT: {{^}}        {
@@ -185,13 +195,23 @@
 // JSON-NEXT: {{^}}  "workspaces": []
 // JSON-NEXT: {{^}}}
 
+//     swizzle-shared=off: K and V rows padded by 16 bytes too,
+//     18432 + 2 x 2 x 64 x 72 x 2 bytes.
+// PADDED: "dynamic_shared_memory": 55296,
+// AUTO-D128-NOT: swizzled
+// AUTO-D128: fa.qk {{.*}}, tensor<64x128xf16, #shared> -> tensor<128x64xf32, #acc_w4>
+// AUTO-D128-NOT: swizzled
+// ON-D128: fa.qk {{.*}}, tensor<64x128xf16, #shared_swz> -> tensor<128x64xf32, #acc_w4>
+// BAD-SWIZZLE: error: fa-to-ptx: option swizzle-shared must be auto, on or off, got 'maybe'
+
 //     Other options: the plan follows them.
 // CUSTOM: "chip": "sm_90",
 // CUSTOM: "index_bitwidth": 64,
 // CUSTOM: "block": [
 // CUSTOM-NEXT: 64,
-//     Q, then 3 K/V stages of (64 + 8) x 32 x 2 bytes each for K and V.
-// CUSTOM: "dynamic_shared_memory": 36864,
+//     Q (64 + 8) x 64 x 2 bytes, then 3 K/V stages of 64 x 32 x 2 bytes
+//     each for K and V (swizzled).
+// CUSTOM: "dynamic_shared_memory": 33792,
 // CUSTOM: "args": [
 // CUSTOM: "dim": [
 // CUSTOM-NEXT: "q",

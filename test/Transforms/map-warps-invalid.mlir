@@ -13,6 +13,8 @@
 // WARPS0: error: fa-map-warps: option num-warps must be 1, 2, 4 or 8 (or 0 for the atom's default), got -1
 // RUN: not fa-opt %s --fa-map-warps="num-warps=16" 2>&1 | FileCheck %s --check-prefix=WARPS16
 // WARPS16: error: fa-map-warps: option num-warps must be 1, 2, 4 or 8 (or 0 for the atom's default), got 16
+// RUN: not fa-opt %s --fa-map-warps="swizzle-shared=yes" 2>&1 | FileCheck %s --check-prefix=SWIZZLE
+// SWIZZLE: error: fa-map-warps: option swizzle-shared must be auto, on or off, got 'yes'
 // RUN: not fa-opt %s --pass-pipeline="builtin.module(fa-map-warps{query-home=global})" 2>&1 | FileCheck %s --check-prefix=HOME
 // HOME: for the --query-home option: Cannot find option named 'global'!
 

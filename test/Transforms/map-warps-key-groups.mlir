@@ -12,16 +12,18 @@
 // 4 groups of one warp divide each 128-key block, 32 keys a group. S and P
 // are `share = columns`, the accumulator and the running sum `share =
 // sum`; Q, the running max, alpha, O and the LSE are whole in every group.
+// The K and V tiles are swizzled (swizzle-shared=auto: S + O + Q fragments
+// of 16 + 32 + 16 registers a thread).
 // CHECK-LABEL: func @decode_key_groups
 // CHECK: %[[QA:.*]] = fa.convert_layout %{{.*}} : tensor<16x64xf16, #shared> -> tensor<16x64xf16, #opA_w1x4>
 // CHECK: scf.for {{.*}} -> (tensor<16xf32, #rows_w1x4>, tensor<16xf32, #partial_w1x4_sum>, tensor<16x64xf32, #acc_w1x4_sum>)
-// CHECK: %[[S:.*]] = fa.qk %[[QA]], %{{.*}} : tensor<16x64xf16, #opA_w1x4>, tensor<128x64xf16, #shared> -> tensor<16x128xf32, #acc_w1x4_cols>
+// CHECK: %[[S:.*]] = fa.qk %[[QA]], %{{.*}} : tensor<16x64xf16, #opA_w1x4>, tensor<128x64xf16, #shared_swz> -> tensor<16x128xf32, #acc_w1x4_cols>
 // CHECK: %[[SM:.*]] = fa.mask %[[S]]{{.*}} : tensor<16x128xf32, #acc_w1x4_cols>
 // CHECK: %[[P:.*]], %{{.*}}, %{{.*}}, %[[ALPHA:.*]] = fa.online_softmax %[[SM]], {{.*}} : tensor<16x128xf32, #acc_w1x4_cols>, tensor<16xf32, #rows_w1x4>, tensor<16xf32, #partial_w1x4_sum>
 // CHECK: %[[P16:.*]] = arith.truncf %[[P]] : tensor<16x128xf32, #acc_w1x4_cols> to tensor<16x128xf16, #acc_w1x4_cols>
 // CHECK: %[[PA:.*]] = fa.convert_layout %[[P16]] : tensor<16x128xf16, #acc_w1x4_cols> -> tensor<16x128xf16, #opA_w1x4_cols>
 // CHECK: %[[ACC:.*]] = fa.rescale %{{.*}}, %[[ALPHA]] : tensor<16x64xf32, #acc_w1x4_sum>, tensor<16xf32, #rows_w1x4>
-// CHECK: fa.pv %[[PA]], %{{.*}}, %[[ACC]] : tensor<16x128xf16, #opA_w1x4_cols>, tensor<128x64xf16, #shared>, tensor<16x64xf32, #acc_w1x4_sum>
+// CHECK: fa.pv %[[PA]], %{{.*}}, %[[ACC]] : tensor<16x128xf16, #opA_w1x4_cols>, tensor<128x64xf16, #shared_swz>, tensor<16x64xf32, #acc_w1x4_sum>
 // CHECK: fa.finalize {{.*}} : tensor<16x64xf32, #acc_w1x4_sum>, tensor<16xf32, #rows_w1x4>, tensor<16xf32, #partial_w1x4_sum> -> tensor<16x64xf16, #acc_w1x4>
 
 // key-groups=0 (the default) takes the count the tiling recorded on the

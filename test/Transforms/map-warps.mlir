@@ -3,6 +3,8 @@
 // RUN: fa-opt %s -split-input-file --fa-map-warps="query-home=registers" | FileCheck %s --check-prefix=REGS
 // RUN: fa-opt %s -split-input-file --fa-map-warps="num-warps=8" | FileCheck %s --check-prefix=W8
 // RUN: fa-opt %s -split-input-file --fa-map-warps="num-warps=0" | FileCheck %s --check-prefix=AUTO
+// RUN: fa-opt %s -split-input-file --fa-map-warps="swizzle-shared=off" | FileCheck %s --check-prefix=PADDED
+// RUN: fa-opt %s -split-input-file --fa-map-warps="swizzle-shared=on" | FileCheck %s --check-prefix=SWZ
 // The sm_90a atom: the same nests, 16 rows a warp (8 warps for the
 // 128-row Q blocks), every encoding naming #fa.wgmma.
 // RUN: fa-opt %s -split-input-file --fa-map-warps="num-warps=0 atom=wgmma" | FileCheck %s --check-prefix=WGMMA
@@ -16,6 +18,9 @@
 // Stage L2 -> L3: every value of the tiled loop nest gets the encoding of
 // how a thread block of num-warps warps holds it (#fa.mma_sync atom):
 //   Q, K, V tiles (read by every warp)      #fa.block_shared       (#shared)
+//     K, V with swizzle-shared=auto (the default) where the S, O and Q
+//     fragments take at most the atom's budget (160 registers a thread:
+//     D = 64 here, not D = 128): swizzled        (#shared_swz)
 //   S, P, the accumulator, O                 warp_rows<acc>          (#acc_w4)
 //   m, alpha, LSE                            warp_rows<rows>         (#rows_w4)
 //   l (per-lane shares until fa.finalize)    warp_rows<partial_rows> (#partial_w4)
@@ -31,6 +36,7 @@
 // CHECK-DAG: #partial_w4 = #fa.warp_rows<partial_rows, num_warps = 4, atom = #fa.mma_sync>
 // CHECK-DAG: #rows_w4 = #fa.warp_rows<rows, num_warps = 4, atom = #fa.mma_sync>
 // CHECK-DAG: #shared = #fa.block_shared<atom = #fa.mma_sync>
+// CHECK-DAG: #shared_swz = #fa.block_shared<atom = #fa.mma_sync, swizzled = true>
 // CHECK-LABEL: func @causal_d64
 // CHECK-SAME: -> (tensor<?x4x?x64xf16>, tensor<?x4x?xf32>)
 //     The function boundary and the forall's shared outputs keep plain types.
@@ -53,11 +59,11 @@
 // CHECK: %[[R1:.*]]:3 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[M:.*]] = %[[M0]], %[[L:.*]] = %[[L0]], %[[ACC:.*]] = %[[ACC0]]) -> (tensor<128xf32, #rows_w4>, tensor<128xf32, #partial_w4>, tensor<128x64xf32, #acc_w4>) {
 //     K and V tiles in shared memory.
 // CHECK: %[[KT:.*]] = tensor.pad
-// CHECK: } : tensor<?x64xf16> to tensor<64x64xf16, #shared>
+// CHECK: } : tensor<?x64xf16> to tensor<64x64xf16, #shared_swz>
 // CHECK: %[[VT:.*]] = tensor.pad
-// CHECK: } : tensor<?x64xf16> to tensor<64x64xf16, #shared>
+// CHECK: } : tensor<?x64xf16> to tensor<64x64xf16, #shared_swz>
 //     S = Q K^T from the registers' Q and the shared K, into acc fragments.
-// CHECK: %[[S:.*]] = fa.qk %[[QA]], %[[KT]] : tensor<128x64xf16, #opA_w4>, tensor<64x64xf16, #shared> -> tensor<128x64xf32, #acc_w4>
+// CHECK: %[[S:.*]] = fa.qk %[[QA]], %[[KT]] : tensor<128x64xf16, #opA_w4>, tensor<64x64xf16, #shared_swz> -> tensor<128x64xf32, #acc_w4>
 // CHECK: %[[P:.*]], %[[MN:.*]], %[[LN:.*]], %[[AL:.*]] = fa.online_softmax %[[S]], %[[M]], %[[L]] scale(%{{.*}}) : tensor<128x64xf32, #acc_w4>, tensor<128xf32, #rows_w4>, tensor<128xf32, #partial_w4>
 //     P rounded in its acc fragments, then (free for mma_sync) converted to
 //     A fragments for P V: the convert comes right after the truncf and
@@ -65,17 +71,17 @@
 // CHECK: %[[P16:.*]] = arith.truncf %[[P]] : tensor<128x64xf32, #acc_w4> to tensor<128x64xf16, #acc_w4>
 // CHECK-NEXT: %[[PA:.*]] = fa.convert_layout %[[P16]] : tensor<128x64xf16, #acc_w4> -> tensor<128x64xf16, #opA_w4>
 // CHECK: %[[RS:.*]] = fa.rescale %[[ACC]], %[[AL]] : tensor<128x64xf32, #acc_w4>, tensor<128xf32, #rows_w4>
-// CHECK: %[[ACCN:.*]] = fa.pv %[[PA]], %[[VT]], %[[RS]] : tensor<128x64xf16, #opA_w4>, tensor<64x64xf16, #shared>, tensor<128x64xf32, #acc_w4>
+// CHECK: %[[ACCN:.*]] = fa.pv %[[PA]], %[[VT]], %[[RS]] : tensor<128x64xf16, #opA_w4>, tensor<64x64xf16, #shared_swz>, tensor<128x64xf32, #acc_w4>
 // CHECK: scf.yield %[[MN]], %[[LN]], %[[ACCN]] : tensor<128xf32, #rows_w4>, tensor<128xf32, #partial_w4>, tensor<128x64xf32, #acc_w4>
 //     Loop 2 (masked): the same encodings, from loop 1's results; the mask
 //     keeps the acc encoding of S; Q comes from the same single convert.
 // CHECK: %[[R2:.*]]:3 = scf.for %{{.*}} iter_args(%{{.*}} = %[[R1]]#0, %{{.*}} = %[[R1]]#1, %{{.*}} = %[[R1]]#2) -> (tensor<128xf32, #rows_w4>, tensor<128xf32, #partial_w4>, tensor<128x64xf32, #acc_w4>) {
-// CHECK: %[[S2:.*]] = fa.qk %[[QA]], %{{.*}} : tensor<128x64xf16, #opA_w4>, tensor<64x64xf16, #shared> -> tensor<128x64xf32, #acc_w4>
+// CHECK: %[[S2:.*]] = fa.qk %[[QA]], %{{.*}} : tensor<128x64xf16, #opA_w4>, tensor<64x64xf16, #shared_swz> -> tensor<128x64xf32, #acc_w4>
 // CHECK: %[[SM2:.*]] = fa.mask %[[S2]][%[[Q0]], %{{.*}}] key_limit(%{{.*}}) causal_offset(%{{.*}}) : tensor<128x64xf32, #acc_w4>
 // CHECK: fa.online_softmax %[[SM2]], {{.*}} : tensor<128x64xf32, #acc_w4>, tensor<128xf32, #rows_w4>, tensor<128xf32, #partial_w4>
 // CHECK: %[[P16B:.*]] = arith.truncf {{.*}} to tensor<128x64xf16, #acc_w4>
 // CHECK-NEXT: %[[PAB:.*]] = fa.convert_layout %[[P16B]] : tensor<128x64xf16, #acc_w4> -> tensor<128x64xf16, #opA_w4>
-// CHECK: fa.pv %[[PAB]], {{.*}} : tensor<128x64xf16, #opA_w4>, tensor<64x64xf16, #shared>, tensor<128x64xf32, #acc_w4>
+// CHECK: fa.pv %[[PAB]], {{.*}} : tensor<128x64xf16, #opA_w4>, tensor<64x64xf16, #shared_swz>, tensor<128x64xf32, #acc_w4>
 //     O in acc fragments, LSE in rows; the stored slices are plain again.
 // CHECK: %[[OT:.*]], %[[LSE:.*]] = fa.finalize %[[R2]]#2, %[[R2]]#0, %[[R2]]#1 : tensor<128x64xf32, #acc_w4>, tensor<128xf32, #rows_w4>, tensor<128xf32, #partial_w4> -> tensor<128x64xf16, #acc_w4>
 // CHECK: tensor.extract_slice %[[OT]][0, 0] [%{{.*}}, 64] [1, 1] : tensor<128x64xf16, #acc_w4> to tensor<?x64xf16>
@@ -90,12 +96,19 @@
 // SHARED: %[[QT:.*]] = tensor.pad
 // SHARED: } : tensor<?x64xf16> to tensor<128x64xf16, #shared>
 // SHARED-NOT: fa.convert_layout %[[QT]]
-// SHARED: fa.qk %[[QT]], %{{.*}} : tensor<128x64xf16, #shared>, tensor<64x64xf16, #shared> -> tensor<128x64xf32, #acc_w4>
+// SHARED: fa.qk %[[QT]], %{{.*}} : tensor<128x64xf16, #shared>, tensor<64x64xf16, #shared_swz> -> tensor<128x64xf32, #acc_w4>
 // SHARED: %[[PA:.*]] = fa.convert_layout %{{.*}} : tensor<128x64xf16, #acc_w4> -> tensor<128x64xf16, #opA_w4>
 // SHARED: fa.pv %[[PA]],
-// SHARED: fa.qk %[[QT]], %{{.*}} : tensor<128x64xf16, #shared>, tensor<64x64xf16, #shared> -> tensor<128x64xf32, #acc_w4>
+// SHARED: fa.qk %[[QT]], %{{.*}} : tensor<128x64xf16, #shared>, tensor<64x64xf16, #shared_swz> -> tensor<128x64xf32, #acc_w4>
 // SHARED-NOT: fa.convert_layout %[[QT]]
 // SHARED: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+
+//     swizzle-shared=off: every loaded tile padded.
+// PADDED-LABEL: func @causal_d64
+// PADDED-NOT: swizzled
+// PADDED: fa.qk %{{.*}}, %{{.*}} : tensor<128x64xf16, #opA_w4>, tensor<64x64xf16, #shared> -> tensor<128x64xf32, #acc_w4>
+// PADDED-NOT: swizzled
+// PADDED-LABEL: func @d128_bf16
 
 //     num-warps=8: every warp_rows encoding names 8 warps; Q in registers.
 // W8-DAG: #acc_w8 = #fa.warp_rows<acc, num_warps = 8, atom = #fa.mma_sync>
@@ -220,6 +233,15 @@ func.func @causal_d64(%q: tensor<?x4x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: te
 // CHECK: fa.finalize {{.*}} -> tensor<128x128xbf16, #acc_w4>
 // CHECK: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
 
+//     swizzle-shared=on: the K and V tiles swizzled whatever the registers
+//     (Q, loaded once, stays padded); auto leaves them padded here (S + O +
+//     Q = 256 registers > 160).
+// SWZ-LABEL: func @d128_bf16
+// SWZ: %[[QT:.*]] = tensor.pad
+// SWZ: } : tensor<?x128xbf16> to tensor<128x128xbf16, #shared>
+// SWZ: fa.qk %[[QT]], %{{.*}} : tensor<128x128xbf16, #shared>, tensor<64x128xbf16, #shared_swz> -> tensor<128x64xf32, #acc_w4>
+// SWZ: fa.pv %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x64xbf16, #opA_w4>, tensor<64x128xbf16, #shared_swz>, tensor<128x128xf32, #acc_w4>
+
 //     query-home=registers overrides the budget: one convert before the loops.
 // REGS-LABEL: func @d128_bf16
 // REGS: %[[QT:.*]] = tensor.pad
@@ -327,7 +349,7 @@ func.func @d128_bf16(%q: tensor<?x4x?x128xbf16>, %k: tensor<?x1x?x128xbf16>, %v:
 // scores it caps (acc), fa.mask with window_offset keeps it, and the softmax
 // reads that. num-warps=0 picks the table's 4 warps for d = 64.
 // CHECK-LABEL: func @softcap_window_d64
-// CHECK: %[[S:.*]] = fa.qk %{{.*}}, %{{.*}} : tensor<128x64xf16, #opA_w4>, tensor<64x64xf16, #shared> -> tensor<128x64xf32, #acc_w4>
+// CHECK: %[[S:.*]] = fa.qk %{{.*}}, %{{.*}} : tensor<128x64xf16, #opA_w4>, tensor<64x64xf16, #shared_swz> -> tensor<128x64xf32, #acc_w4>
 // CHECK-NEXT: %[[SC:.*]] = fa.softcap %[[S]] scale(%{{.*}}) cap(%{{.*}}) : tensor<128x64xf32, #acc_w4>
 // CHECK-NEXT: %[[SM:.*]] = fa.mask %[[SC]][%{{.*}}, %{{.*}}] key_limit(%{{.*}}) causal_offset(%{{.*}}) window_offset(%{{.*}}) : tensor<128x64xf32, #acc_w4>
 // CHECK-NEXT: fa.online_softmax %[[SM]], %{{.*}}, %{{.*}} scale(%{{.*}}) : tensor<128x64xf32, #acc_w4>, tensor<128xf32, #rows_w4>, tensor<128xf32, #partial_w4>

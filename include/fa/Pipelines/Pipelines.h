@@ -54,6 +54,13 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "64, 128 or 256, 0 for no hint, -1 for 128 in forward "
                      "kernels and none in backward ones (--fa-pipeline-kv)"),
       llvm::cl::init(-1)};
+  PassOptions::Option<std::string> swizzleShared{
+      *this, "swizzle-shared",
+      llvm::cl::desc("The shared layout of the forward kernels' K/V tiles: "
+                     "on (XOR-swizzled), off (rows padded by 16 bytes) or "
+                     "auto (swizzled where the atom's register budget for "
+                     "it allows) (--fa-map-warps)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> queryHome{
       *this, "query-home",
       llvm::cl::desc("Where fa.qk reads Q: auto, registers or shared "

@@ -825,6 +825,17 @@ def FAMapWarps : Pass<"fa-map-warps"> {
     `num-warps` a multiple of 4 (`num-warps=0`: `block-m / 16`). The backward
     nests keep `#fa.mma_sync`.
 
+    `swizzle-shared` picks the shared layout of the forward nests' K and V
+    tiles (rows of a multiple of 128 bytes, `#fa.mma_sync`): `off` keeps
+    rows padded by 16 bytes (`#shared`), `on` swizzles them
+    (`#fa.block_shared<atom = #fa.mma_sync, swizzled = true>`, printed
+    `#shared_swz`: chunk `c` of row `r` at `c ^ (r % 8)`), and `auto` (the
+    default) swizzles where the S, O and Q fragments fit the atom's
+    `getSwizzledSharedBudget()` (head dim 64 and decode steps: after the pass
+    above, `%k = tensor.pad ... to tensor<64x64xf16, #shared_swz>`), since
+    the swizzled reads keep more addresses live. Q, loaded once, stays
+    padded.
+
     With `key-groups=C` (C > 1; `#fa.mma_sync`, forward nests) the thread
     block has C groups of `num-warps` warps that divide the keys of every
     K/V block (warps along the keys, for Q blocks too short to keep many
@@ -879,7 +890,14 @@ def FAMapWarps : Pass<"fa-map-warps"> {
     Option<"keyGroups", "key-groups", "int64_t", /*default=*/"0",
            "Groups of num-warps warps that divide the keys of every K/V "
            "block (1: none; 2, 4 or 8, #fa.mma_sync forward nests only; 0: "
-           "the tiling's choice recorded as fa.key_groups, else none)">
+           "the tiling's choice recorded as fa.key_groups, else none)">,
+    Option<"swizzleShared", "swizzle-shared", "std::string",
+           /*default=*/"\"auto\"",
+           "The shared layout of the forward nests' K/V tiles (#fa.mma_sync, "
+           "rows of a multiple of 128 bytes): 'on' swizzled "
+           "(#fa.block_shared<..., swizzled = true>), 'off' padded, 'auto' "
+           "swizzled where the S, O and Q fragments stay within the atom's "
+           "budget for it">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

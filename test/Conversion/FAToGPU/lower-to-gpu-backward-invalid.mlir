@@ -137,7 +137,7 @@ func.func @f32_into_shared(%ws: memref<1x1x?x32xf32>, %n: index, %out: tensor<1x
     %z = arith.constant dense<1.0> : tensor<32x32xf32, #acc>
     %a = arith.constant dense<1.0> : tensor<32x32xf16, #acc>
     %oa = fa.convert_layout %a : tensor<32x32xf16, #acc> -> tensor<32x32xf16, #fa.warp_rows<operand_a, num_warps = 2, atom = #fa.mma_sync>>
-    // expected-error @+2 {{fa-lower-to-gpu: a tile goes into shared memory from 16-bit acc fragments, not 'tensor<32x32xf16, #fa.warp_rows<operand_a, num_warps = 2, atom = #fa.mma_sync>>' -> 'tensor<32x32xf16, #fa.block_shared<atom = #fa.mma_sync>>'}}
+    // expected-error @+2 {{fa-lower-to-gpu: a tile goes into shared memory (padded, not transposed) from 16-bit acc fragments, not 'tensor<32x32xf16, #fa.warp_rows<operand_a, num_warps = 2, atom = #fa.mma_sync>>' -> 'tensor<32x32xf16, #fa.block_shared<atom = #fa.mma_sync>>'}}
     // expected-error @+1 {{failed to legalize operation 'fa.convert_layout'}}
     %s = fa.convert_layout %oa : tensor<32x32xf16, #fa.warp_rows<operand_a, num_warps = 2, atom = #fa.mma_sync>> -> tensor<32x32xf16, #shared>
     fa.accumulate_rows %z into %ws[%b, %h, %c0] rows(%c16) : tensor<32x32xf32, #acc>, memref<1x1x?x32xf32>
@@ -145,6 +145,27 @@ func.func @f32_into_shared(%ws: memref<1x1x?x32xf32>, %n: index, %out: tensor<1x
     }
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x1x?x32xf16>
+}
+
+// -----
+
+// ... into the padded layout: the fragments' stores do not swizzle.
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+#swz = #fa.block_shared<atom = #fa.mma_sync, swizzled = true>
+func.func @acc_into_swizzled(%ws: memref<1x1x?x64xf32>, %n: index, %out: tensor<1x1x?x64xf16>) -> tensor<1x1x?x64xf16> {
+  %r = scf.forall (%b, %h, %qb) in (1, 1, 1) shared_outs(%o = %out) -> (tensor<1x1x?x64xf16>) {
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %z = arith.constant dense<1.0> : tensor<32x64xf32, #acc>
+    %a = arith.constant dense<1.0> : tensor<32x64xf16, #acc>
+    // expected-error @+2 {{fa-lower-to-gpu: a tile goes into shared memory (padded, not transposed) from 16-bit acc fragments, not 'tensor<32x64xf16, #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>>' -> 'tensor<32x64xf16, #fa.block_shared<atom = #fa.mma_sync, swizzled = true>>'}}
+    // expected-error @+1 {{failed to legalize operation 'fa.convert_layout'}}
+    %s = fa.convert_layout %a : tensor<32x64xf16, #acc> -> tensor<32x64xf16, #swz>
+    fa.accumulate_rows %z into %ws[%b, %h, %c0] rows(%c16) : tensor<32x64xf32, #acc>, memref<1x1x?x64xf32>
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x64xf16>
 }
 
 // -----

@@ -274,9 +274,7 @@ void MmaSyncLowering::copyTileAsync(OpBuilder &b, Location loc, Value source,
   Value zero = opaqueZero(b, loc);
   auto [view, first] = rowsView(b, loc, source, rows);
   Value global = withOpaqueStride(b, loc, view, zero);
-  SharedTile shared =
-      sharedTile(b, loc, sharedOffset, zero, tile.getDimSize(0),
-                 tile.getDimSize(1), tile.getElementType());
+  SharedTile shared = sharedTile(b, loc, tile, sharedOffset, zero);
   mlir::fa::copyTileAsync(b, loc, global, first, rows.count, shared, threadId,
                           numThreads(), l2PrefetchBytes);
 }

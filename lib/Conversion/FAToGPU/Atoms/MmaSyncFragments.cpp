@@ -34,32 +34,73 @@ WarpMma::WarpMma(OpBuilder &b, Location loc, Value lane) : loc(loc) {
   laneDiv8Mod2 = rem(div(8), 2);
 }
 
-LaneView WarpMma::laneView(OpBuilder &b, const SharedTile &tile, Value row,
-                           Value col, int64_t maxExtraCols) {
-  auto tileTy = cast<MemRefType>(tile.buffer.getType());
-  int64_t rows = tileTy.getDimSize(0), cols = tileTy.getDimSize(1);
-  // Lanes start at most 15 rows and 8 (+ maxExtraCols) columns in.
-  SmallVector<int64_t> sizes = {rows - 15, cols - 8 - maxExtraCols};
-  auto viewTy = MemRefType::get(
-      sizes, tileTy.getElementType(),
-      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {cols, 1}),
-      tileTy.getMemorySpace());
-  Value view = memref::SubViewOp::create(
-      b, loc, viewTy, tile.buffer, ArrayRef<OpFoldResult>{row, col},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(sizes[0]), b.getIndexAttr(sizes[1])},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
-  return LaneView{view};
-}
-
 static Value times(OpBuilder &b, Location loc, Value v, int64_t c) {
   return arith::MulIOp::create(b, loc, v, cidx(b, loc, c));
+}
+
+LaneView WarpMma::laneView(OpBuilder &b, const SharedTile &tile, Value row,
+                           Value ownChunk, Value evenCols,
+                           int64_t maxExtraCols) {
+  auto tileTy = cast<MemRefType>(tile.buffer.getType());
+  int64_t rows = tileTy.getDimSize(0), cols = tileTy.getDimSize(1);
+  auto view = [&](Value col, int64_t width) {
+    // Lanes start at most 15 rows in.
+    SmallVector<int64_t> sizes = {rows - 15, width};
+    auto viewTy = MemRefType::get(
+        sizes, tileTy.getElementType(),
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                               {cols, 1}),
+        tileTy.getMemorySpace());
+    return memref::SubViewOp::create(
+               b, loc, viewTy, tile.buffer, ArrayRef<OpFoldResult>{row, col},
+               ArrayRef<OpFoldResult>{b.getIndexAttr(sizes[0]),
+                                      b.getIndexAttr(sizes[1])},
+               ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)})
+        .getResult();
+  };
+  if (!tile.swizzled) {
+    // Lanes start at most 8 (+ maxExtraCols) columns in.
+    Value col = times(b, loc, ownChunk, kChunkElems);
+    if (evenCols)
+      col = arith::AddIOp::create(b, loc, evenCols, col);
+    return LaneView{view(col, cols - 8 - maxExtraCols)};
+  }
+  LaneView lanes{view(cidx(b, loc, 0), cols)};
+  lanes.swizzleHigh = arith::AndIOp::create(b, loc, laneMod8, cidx(b, loc, 6));
+  lanes.ownLow = arith::XOrIOp::create(
+      b, loc, ownChunk, arith::AndIOp::create(b, loc, laneMod8, cidx(b, loc, 1)));
+  if (evenCols)
+    lanes.evenChunks =
+        arith::DivUIOp::create(b, loc, evenCols, cidx(b, loc, kChunkElems));
+  return lanes;
+}
+
+Value LaneView::column(OpBuilder &b, Location loc, int64_t chunk) const {
+  if (!swizzleHigh)
+    return cidx(b, loc, chunk * kChunkElems);
+  assert(chunk % 2 == 0 && "lane views are read at even chunks");
+  auto physical = [&](Value even) {
+    return arith::AddIOp::create(
+        b, loc, arith::XOrIOp::create(b, loc, even, swizzleHigh), ownLow);
+  };
+  if (evenChunks)
+    return times(b, loc,
+                 physical(arith::AddIOp::create(b, loc, evenChunks,
+                                                cidx(b, loc, chunk))),
+                 kChunkElems);
+  // (chunk & ~7) is untouched by the XOR: a constant the address folds.
+  int64_t segment = chunk & ~int64_t(kSwizzleRows - 1);
+  return arith::AddIOp::create(
+      b, loc,
+      times(b, loc, physical(cidx(b, loc, chunk - segment)), kChunkElems),
+      cidx(b, loc, segment * kChunkElems));
 }
 
 LaneView WarpMma::laneViewA(OpBuilder &b, const SharedTile &tile) {
   // Lanes 0-15 address rows 0-15 at chunk 0, lanes 16-31 rows 0-15 at chunk
   // 1: matrices (rows 0-7, k 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15)
   // are a0..a3 of the A fragment.
-  return laneView(b, tile, laneMod16, times(b, loc, laneDiv16, kChunkElems));
+  return laneView(b, tile, laneMod16, laneDiv16);
 }
 
 LaneView WarpMma::laneViewBOfTransposed(OpBuilder &b, const SharedTile &tile) {
@@ -69,7 +110,7 @@ LaneView WarpMma::laneViewBOfTransposed(OpBuilder &b, const SharedTile &tile) {
   // (g, t) the elements (k = 2t, 2t+1; n = g): a B fragment register.
   Value row = arith::AddIOp::create(b, loc, times(b, loc, laneDiv16, 8),
                                     laneMod8);
-  return laneView(b, tile, row, times(b, loc, laneDiv8Mod2, kChunkElems));
+  return laneView(b, tile, row, laneDiv8Mod2);
 }
 
 LaneView WarpMma::laneViewB(OpBuilder &b, const SharedTile &tile) {
@@ -79,7 +120,7 @@ LaneView WarpMma::laneViewB(OpBuilder &b, const SharedTile &tile) {
   // (k = 2t, 2t+1; n = g).
   Value row = arith::AddIOp::create(b, loc, times(b, loc, laneDiv8Mod2, 8),
                                     laneMod8);
-  return laneView(b, tile, row, times(b, loc, laneDiv16, kChunkElems));
+  return laneView(b, tile, row, laneDiv16);
 }
 
 LaneView WarpMma::laneViewAOfTransposed(OpBuilder &b, const SharedTile &tile,
@@ -90,17 +131,15 @@ LaneView WarpMma::laneViewAOfTransposed(OpBuilder &b, const SharedTile &tile,
   // Lane l addresses them as for laneViewBOfTransposed.
   Value row = arith::AddIOp::create(b, loc, times(b, loc, laneDiv16, 8),
                                     laneMod8);
-  Value col = arith::AddIOp::create(
-      b, loc, mOffset, times(b, loc, laneDiv8Mod2, kChunkElems));
-  return laneView(b, tile, row, col, maxMOffset);
+  return laneView(b, tile, row, laneDiv8Mod2, mOffset, maxMOffset);
 }
 
-/// ldmatrix.x4 at [row, chunk * 8] of a lane view.
+/// ldmatrix.x4 at row `row` and the lane's chunk + `chunk` of a lane view.
 static Value ldmatrix(OpBuilder &b, Location loc, LaneView tile, Value row,
                       int64_t chunk, VectorType type, bool transpose) {
-  return nvgpu::LdMatrixOp::create(
-      b, loc, type, tile.view, ValueRange{row, cidx(b, loc, chunk * kChunkElems)},
-      transpose, /*numTiles=*/4);
+  return nvgpu::LdMatrixOp::create(b, loc, type, tile.view,
+                                   ValueRange{row, tile.column(b, loc, chunk)},
+                                   transpose, /*numTiles=*/4);
 }
 
 /// Rows [first, first + 1] of a vector<4x2xT> as a vector<2x2xT>.

@@ -28,8 +28,27 @@ namespace fa {
 /// starts at the lane's (row, column) offset for one operand kind, so that
 /// every ldmatrix indexes it with constants (and warp-uniform rows) and its
 /// address is the view's base plus an immediate.
+///
+/// A swizzled tile (SharedTile::swizzled) cannot fold the column into the
+/// view: the view starts at the lane's row, column 0, and the column of
+/// chunk c is computed per load. Every lane row is lane % 8 modulo 8 (the
+/// rows added by the loads are multiples of 8), and every chunk asked for is
+/// the lane's own chunk, 0 or 1, plus an even number E (constant, plus a
+/// warp-uniform offset for views of transposed tiles), so chunk
+/// (E + own) ^ (lane % 8) is (E ^ swizzleHigh) + ownLow: with E constant,
+/// one register per value of E % 8.
 struct LaneView {
   Value view;
+  /// Swizzled tiles only (else null): lane % 8 with bit 0 cleared.
+  Value swizzleHigh;
+  /// Swizzled tiles only: the lane's own chunk (0 or 1) ^ (lane % 2).
+  Value ownLow;
+  /// Swizzled tiles only, may be null: a warp-uniform even number of chunks
+  /// added to every column.
+  Value evenChunks;
+
+  /// The column (in elements) of the lane's chunk + `chunk` (even).
+  Value column(OpBuilder &b, Location loc, int64_t chunk) const;
 };
 
 class WarpMma {
@@ -81,8 +100,12 @@ public:
   Value threadInGroup() const { return t; }
 
 private:
+  /// The lane view at `row` and the lane's chunk `ownChunk` (0 or 1), plus
+  /// `evenCols` columns (warp-uniform, a multiple of 16, at most
+  /// `maxExtraCols`; may be null).
   LaneView laneView(OpBuilder &b, const SharedTile &tile, Value row,
-                    Value col, int64_t maxExtraCols = 0);
+                    Value ownChunk, Value evenCols = Value(),
+                    int64_t maxExtraCols = 0);
 
   Location loc;
   // Lane-dependent parts of the ldmatrix row addresses, computed once.

@@ -143,11 +143,12 @@ public:
 
   int64_t sharedTileBytes(RankedTensorType type) const override {
     SmallVector<int64_t> stored(type.getShape());
-    if (auto shared = dyn_cast_or_null<BlockSharedAttr>(type.getEncoding()))
+    auto shared = dyn_cast_or_null<BlockSharedAttr>(type.getEncoding());
+    if (shared)
       stored = shared.storedShape(type.getShape());
-    return SharedTile::bytes(stored[0], stored[1],
-                             type.getElementType().getIntOrFloatBitWidth() /
-                                 8);
+    return SharedTile::bytes(
+        stored[0], stored[1], type.getElementType().getIntOrFloatBitWidth() / 8,
+        shared && shared.getSwizzled());
   }
   void copyTileAsync(OpBuilder &b, Location loc, Value source,
                      const TileRows &rows, RankedTensorType tile,
@@ -210,27 +211,34 @@ protected:
   }
   /// The shared tile at `offset` (+ `zero`) of the dynamic shared memory.
   SharedTile sharedTile(OpBuilder &b, Location loc, Value offset, Value zero,
-                        int64_t rows, int64_t cols, Type elemTy) {
+                        int64_t rows, int64_t cols, Type elemTy,
+                        bool swizzled = false) {
     if (zero)
       offset = arith::AddIOp::create(b, loc, offset, zero);
     auto tileTy = MemRefType::get(
-        {rows, SharedTile::paddedCols(cols)}, elemTy,
+        {rows, SharedTile::storedCols(cols, swizzled)}, elemTy,
         MemRefLayoutAttrInterface(),
         gpu::AddressSpaceAttr::get(b.getContext(),
                                    gpu::AddressSpace::Workgroup));
     Value view = memref::ViewOp::create(b, loc, tileTy, dynamicShared, offset,
                                         ValueRange());
-    return SharedTile{view, rows, cols};
+    return SharedTile{view, rows, cols, swizzled};
   }
-  /// The shared tile of an operand, as stored (for a transposed view, the
-  /// [cols, rows] tile it is the transpose of).
+  /// The shared tile of a tile type at `offset`, as stored (for a
+  /// transposed view, the [cols, rows] tile it is the transpose of), in
+  /// its encoding's layout.
+  SharedTile sharedTile(OpBuilder &b, Location loc, RankedTensorType type,
+                        Value offset, Value zero) {
+    SmallVector<int64_t> stored(type.getShape());
+    auto shared = dyn_cast_or_null<BlockSharedAttr>(type.getEncoding());
+    if (shared)
+      stored = shared.storedShape(type.getShape());
+    return sharedTile(b, loc, offset, zero, stored[0], stored[1],
+                      type.getElementType(), shared && shared.getSwizzled());
+  }
   SharedTile sharedTile(OpBuilder &b, Location loc, const TileOperand &t,
                         Value zero) {
-    SmallVector<int64_t> stored(t.type.getShape());
-    if (auto shared = dyn_cast_or_null<BlockSharedAttr>(t.type.getEncoding()))
-      stored = shared.storedShape(t.type.getShape());
-    return sharedTile(b, loc, t.sharedOffset, zero, stored[0], stored[1],
-                      t.type.getElementType());
+    return sharedTile(b, loc, t.type, t.sharedOffset, zero);
   }
   static bool isTransposedView(const TileOperand &t) {
     auto shared = dyn_cast_or_null<BlockSharedAttr>(t.type.getEncoding());

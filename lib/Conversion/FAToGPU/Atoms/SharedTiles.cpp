@@ -37,6 +37,14 @@ static Value threadView(OpBuilder &b, Location loc, Value base, Value row,
       ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
 }
 
+Value mlir::fa::swizzledColumn(OpBuilder &b, Location loc, Value col,
+                               Value row) {
+  // col ^ ((row % 8) * 8): the chunk index's low 3 bits XOR the row's.
+  Value rowBits = arith::AndIOp::create(b, loc, row, cidx(b, loc, kSwizzleRows - 1));
+  return arith::XOrIOp::create(
+      b, loc, col, arith::MulIOp::create(b, loc, rowBits, cidx(b, loc, kChunkElems)));
+}
+
 void mlir::fa::setL2Prefetch(Operation *copy, int64_t bytes) {
   if (bytes != 0)
     copy->setAttr(kL2PrefetchAttrName,
@@ -59,16 +67,20 @@ SmallVector<Value> mlir::fa::copyTileAsync(OpBuilder &b, Location loc,
                                         validRows);
     Value srcElems = arith::SelectOp::create(nb, l, valid, chunkElems, zero);
     Value srcRow = arith::AddIOp::create(nb, l, rowStart, row);
+    Value dstCol = tile.swizzled ? swizzledColumn(nb, l, col, row) : col;
     auto copy = nvgpu::DeviceAsyncCopyOp::create(
         nb, l, nvgpu::DeviceAsyncTokenType::get(nb.getContext()), tile.buffer,
-        ValueRange{row, col}, src, ValueRange{srcRow, col},
+        ValueRange{row, dstCol}, src, ValueRange{srcRow, col},
         nb.getIndexAttr(kChunkElems), srcElems, nb.getUnitAttr());
     setL2Prefetch(copy, l2PrefetchBytes);
     return copy.getResult();
   };
   SmallVector<Value> tokens;
   int64_t totalChunks = tile.rows * perRow;
-  if (numThreads % perRow == 0) {
+  // Swizzled tiles: rows 8 apart share their swizzle, so a thread whose rows
+  // are a multiple of 8 apart writes one shared column throughout.
+  if (numThreads % perRow == 0 &&
+      (!tile.swizzled || (numThreads / perRow) % kSwizzleRows == 0)) {
     // Thread `tid` copies chunk tid % perRow of rows tid / perRow + i * step:
     // the same column every time, rows a constant stride apart. Both sides
     // are addressed through views that start at the thread's first chunk, so
@@ -83,7 +95,9 @@ SmallVector<Value> mlir::fa::copyTileAsync(OpBuilder &b, Location loc,
     Value col = arith::MulIOp::create(b, loc, chunk, chunkElems);
     Value rowsLeft = arith::SubIOp::create(b, loc, validRows, firstRow);
     Value firstSrcRow = arith::AddIOp::create(b, loc, rowStart, firstRow);
-    Value dstView = threadView(b, loc, tile.buffer, firstRow, col);
+    Value dstView = threadView(
+        b, loc, tile.buffer, firstRow,
+        tile.swizzled ? swizzledColumn(b, loc, col, firstRow) : col);
     Value srcView = threadView(b, loc, src, firstSrcRow, col);
     for (int64_t i = 0; i * step < tile.rows; ++i) {
       auto copy = [&](OpBuilder &nb, Location l) {
@@ -158,8 +172,9 @@ void mlir::fa::storeTileRows(OpBuilder &b, Location loc,
     scf::IfOp::create(b, loc, valid, [&](OpBuilder &nb, Location l) {
       // 16-byte aligned on both sides: padded shared rows are multiples of
       // 16 bytes, and global rows too (the launch record requires it).
+      Value sharedCol = tile.swizzled ? swizzledColumn(nb, l, col, row) : col;
       Value chunk = vector::LoadOp::create(nb, l, chunkTy, tile.buffer,
-                                           ValueRange{row, col},
+                                           ValueRange{row, sharedCol},
                                            /*nontemporal=*/false,
                                            llvm::MaybeAlign(16));
       Value dstRow = arith::AddIOp::create(nb, l, rowStart, row);

@@ -26,11 +26,13 @@ struct LowerConvertLayout : OpConversionPattern<ConvertLayoutOp> {
       // Registers -> the conversion's own shared tile (the atomic dQ's dS^T,
       // which every warp reads whole).
       auto rows = dyn_cast<WarpRowsAttr>(from.getEncoding());
+      auto shared = cast<BlockSharedAttr>(to.getEncoding());
       if (!rows || rows.getRole() != FragmentRole::Acc ||
-          cast<BlockSharedAttr>(to.getEncoding()).getTransposed() ||
+          shared.getTransposed() || shared.getSwizzled() ||
           from.getElementType().getIntOrFloatBitWidth() != 16)
         return op.emitOpError("fa-lower-to-gpu: a tile goes into shared "
-                              "memory from 16-bit acc fragments, not ")
+                              "memory (padded, not transposed) from 16-bit "
+                              "acc fragments, not ")
                << from << " -> " << to;
       Value offset = arith::ConstantIndexOp::create(
           rewriter, op.getLoc(), kernel.plan.ring(op).base);

@@ -58,6 +58,8 @@ struct FAOpAsmInterface : public OpAsmDialectInterface {
     }
     if (auto shared = dyn_cast<BlockSharedAttr>(attr)) {
       os << (shared.getTransposed() ? "shared_t" : "shared");
+      if (shared.getSwizzled())
+        os << "_swz";
       // The sm_90a atom's tiles say so (#acc_w8_wgmma, #shared_wgmma).
       if (isa<WgmmaAtomAttr>(shared.getAtom()))
         os << "_wgmma";
@@ -147,8 +149,25 @@ LogicalResult BlockSharedAttr::verifyEncoding(
     function_ref<InFlightDiagnostic()> emitError) const {
   if (ShapedType::isDynamicShape(shape))
     return emitError() << "a shared tile must have a static shape";
-  return getAtom().verifySharedTile(storedShape(shape), elementType,
-                                    emitError);
+  SmallVector<int64_t> stored = storedShape(shape);
+  if (failed(getAtom().verifySharedTile(stored, elementType, emitError)))
+    return failure();
+  if (!getSwizzled())
+    return success();
+  if (!isa<MmaSyncAtomAttr>(getAtom()))
+    return emitError() << "swizzled shared tiles are a #fa.mma_sync layout, "
+                          "not "
+                       << Attribute(getAtom());
+  int64_t rowBytes =
+      stored.size() == 2 && elementType.isIntOrFloat()
+          ? stored[1] * elementType.getIntOrFloatBitWidth() / 8
+          : 0;
+  if (stored.size() != 2 || rowBytes % 128 != 0 || stored[0] % 8 != 0)
+    return emitError() << "a swizzled shared tile stores rows of a multiple "
+                          "of 128 bytes, at least 8 and a multiple of 8 of "
+                          "them, got ["
+                       << stored << "] x " << elementType;
+  return success();
 }
 
 LogicalResult FutureType::verify(function_ref<InFlightDiagnostic()> emitError,

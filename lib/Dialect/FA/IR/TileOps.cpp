@@ -621,10 +621,11 @@ LogicalResult TransposeOp::verify() {
   auto fromShared = dyn_cast_or_null<BlockSharedAttr>(from);
   auto toShared = dyn_cast_or_null<BlockSharedAttr>(to);
   if (!fromShared || !toShared || fromShared.getAtom() != toShared.getAtom() ||
-      fromShared.getTransposed() == toShared.getTransposed())
+      fromShared.getTransposed() == toShared.getTransposed() ||
+      fromShared.getSwizzled() != toShared.getSwizzled())
     return emitOpError("with layouts, transposes a shared tile into a view of "
-                       "the same memory: #fa.block_shared of one atom with "
-                       "the opposite 'transposed', got ")
+                       "the same memory: #fa.block_shared of one atom and "
+                       "'swizzled' with the opposite 'transposed', got ")
            << source << " -> " << result;
   return success();
 }

@@ -87,6 +87,8 @@ int64_t WgmmaAtomAttr::getMaxFragmentRegisters() const {
 int64_t WgmmaAtomAttr::getQueryInRegistersBudget() const {
   return sm80(getContext()).getQueryInRegistersBudget();
 }
+// The wgmma atom's shared layout is its own (core matrices).
+int64_t WgmmaAtomAttr::getSwizzledSharedBudget() const { return 0; }
 int64_t WgmmaAtomAttr::getEarlyRescaleBudget() const {
   return sm80(getContext()).getEarlyRescaleBudget();
 }

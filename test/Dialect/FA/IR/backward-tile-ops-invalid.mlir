@@ -103,7 +103,7 @@ func.func @transpose_shape(%t: tensor<16x8xf16>) {
 
 #shared = #fa.block_shared<atom = #fa.mma_sync>
 func.func @transpose_same_storage(%t: tensor<16x32xf16, #shared>) {
-  // expected-error @+1 {{'fa.transpose' op with layouts, transposes a shared tile into a view of the same memory: #fa.block_shared of one atom with the opposite 'transposed'}}
+  // expected-error @+1 {{'fa.transpose' op with layouts, transposes a shared tile into a view of the same memory: #fa.block_shared of one atom and 'swizzled' with the opposite 'transposed'}}
   %r = fa.transpose %t : tensor<16x32xf16, #shared> -> tensor<32x16xf16, #shared>
   return
 }

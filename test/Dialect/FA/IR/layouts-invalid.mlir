@@ -83,6 +83,29 @@ func.func @dynamic_shared(%t: tensor<64x?xf16, #fa.block_shared<atom = #fa.mma_s
 
 // -----
 
+// The swizzle works on 128-byte row segments: 32 f16 columns are 64 bytes.
+// expected-error @+1 {{a swizzled shared tile stores rows of a multiple of 128 bytes, at least 8 and a multiple of 8 of them, got [64, 32] x 'f16'}}
+func.func @swizzled_narrow(%t: tensor<64x32xf16, #fa.block_shared<atom = #fa.mma_sync, swizzled = true>>) {
+  return
+}
+
+// -----
+
+// ... and on 8 rows (c ^ (r % 8)); a transposed view is checked as stored.
+// expected-error @+1 {{a swizzled shared tile stores rows of a multiple of 128 bytes, at least 8 and a multiple of 8 of them, got [4, 64] x 'f16'}}
+func.func @swizzled_few_rows(%t: tensor<64x4xf16, #fa.block_shared<atom = #fa.mma_sync, transposed = true, swizzled = true>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{swizzled shared tiles are a #fa.mma_sync layout, not #fa.wgmma}}
+func.func @swizzled_wgmma(%t: tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>) {
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // #fa.mma_sync fragments (MmaSyncAtomAttr::verifyFragment)
 //===----------------------------------------------------------------------===//

@@ -82,6 +82,20 @@ func.func @shared(%a: tensor<1x8xf16, #fa.block_shared<atom = #fa.mma_sync>>,
 
 // -----
 
+// Swizzled tiles (rows of a multiple of 128 bytes, at least 8 of them) get
+// their own alias, #shared_swz, and so do their transposed views.
+// CHECK-DAG: #shared_swz = #fa.block_shared<atom = #fa.mma_sync, swizzled = true>
+// CHECK-DAG: #shared_t_swz = #fa.block_shared<atom = #fa.mma_sync, transposed = true, swizzled = true>
+// CHECK-LABEL: func.func @swizzled
+// CHECK-SAME: (%{{.*}}: tensor<8x64xf16, #shared_swz>, %{{.*}}: tensor<64x256xbf16, #shared_swz>, %{{.*}}: tensor<128x16xf16, #shared_t_swz>)
+func.func @swizzled(%a: tensor<8x64xf16, #fa.block_shared<atom = #fa.mma_sync, swizzled = true>>,
+                    %b: tensor<64x256xbf16, #fa.block_shared<atom = #fa.mma_sync, swizzled = true>>,
+                    %c: tensor<128x16xf16, #fa.block_shared<atom = #fa.mma_sync, transposed = true, swizzled = true>>) {
+  return
+}
+
+// -----
+
 // The input's own alias names do not survive: the dialect's aliases replace
 // them.
 // CHECK-NOT: #my_acc

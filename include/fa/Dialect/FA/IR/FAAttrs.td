@@ -102,6 +102,12 @@ def FA_MmaAtomAttrInterface : AttrInterface<"MmaAtomAttrInterface"> {
         exponentials of the online softmax (`--fa-schedule-softmax`).
       }], "int64_t", "getEarlyRescaleBudget">,
     InterfaceMethod<[{
+        Register budget up to which a forward nest's K/V tiles take the
+        swizzled shared layout (`#fa.block_shared<..., swizzled = true>`,
+        `--fa-map-warps{swizzle-shared=auto}`), whose reads keep more
+        addresses live; 0 where the atom has no swizzled layout.
+      }], "int64_t", "getSwizzledSharedBudget">,
+    InterfaceMethod<[{
         Whether the atom's matmuls run asynchronously to the issuing threads
         (wgmma), so that deferring P V by one K/V block
         (`--fa-pipeline-mma`) overlaps it with the next block's softmax.
@@ -287,16 +293,28 @@ def FA_BlockSharedAttr : FA_Attr<"BlockShared", "block_shared",
     copy). The atom reads it with transposing loads (`#fa.mma_sync`:
     `ldmatrix.trans` for an A operand).
 
+    With `swizzled = true` (`#fa.mma_sync` only) the stored rows are not
+    padded: the 16-byte chunk `c` of stored row `r` sits at chunk
+    `c ^ (r % 8)`, an XOR within each 128-byte segment of the row (as in
+    FlashAttention-2 and CUTLASS). The 8 rows one `ldmatrix` reads then meet
+    no bank twice, as with padding, and every 128-byte segment of a source
+    row is copied into one aligned 128-byte segment of shared memory, which
+    the padded layout's 16-byte shift per row does not give (there, `cp.async`
+    splits its L2 requests: 1.5x the sectors, measured). Stored rows must be
+    multiples of 128 bytes, and the stored tile at least 8 rows.
+
     ```mlir
     tensor<64x128xf16, #fa.block_shared<atom = #fa.mma_sync>>
     tensor<128x64xf16, #fa.block_shared<atom = #fa.mma_sync, transposed = true>>
+    tensor<64x128xf16, #fa.block_shared<atom = #fa.mma_sync, swizzled = true>>
     ```
   }];
   let parameters = (ins "::mlir::fa::MmaAtomAttrInterface":$atom,
-                        DefaultValuedParameter<"bool", "false">:$transposed);
+                        DefaultValuedParameter<"bool", "false">:$transposed,
+                        DefaultValuedParameter<"bool", "false">:$swizzled);
   let builders = [
     AttrBuilder<(ins "::mlir::fa::MmaAtomAttrInterface":$atom), [{
-      return $_get($_ctxt, atom, false);
+      return $_get($_ctxt, atom, false, false);
     }]>
   ];
   let assemblyFormat = "`<` struct(params) `>`";
