@@ -130,6 +130,9 @@ def main():
     p.add_argument("--max-seqlen", type=int, default=None,
                    help="only the cases with Nq and Nk at most this (for compute-sanitizer runs)")
     p.add_argument("--only", default="", help="only the cases whose kernel name contains this")
+    p.add_argument("--present-only", action="store_true",
+                   help="only the cases whose kernel is in --kernels (a directory holding "
+                        "some of the configurations, e.g. those a change affects)")
     a = p.parse_args()
     kernels, rows, failures, worst = {}, [], 0, 0.0
     print("%-5s %-5s %-6s %-11s %-5s %4s %3s %3s %5s %5s | %10s %10s %6s %9s  %s" % (
@@ -140,6 +143,9 @@ def main():
         if a.max_seqlen is not None and max(c["nq"], c["nk"]) > a.max_seqlen:
             continue
         if a.only not in configs.kernel_name(c):
+            continue
+        if a.present_only and not os.path.exists(
+                os.path.join(a.kernels, configs.kernel_name(c) + ".json")):
             continue
         kernel = kernel_for(kernels, a.kernels, c)
         ok, err, torch_err, lse_err, lse_ok = run_case(kernel, c, seed=i)
