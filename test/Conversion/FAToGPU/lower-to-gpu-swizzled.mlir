@@ -1,4 +1,4 @@
-// RUN: fa-opt %s --fa-lower-to-gpu --canonicalize --cse | FileCheck %s
+// RUN: fa-opt %s -split-input-file --fa-lower-to-gpu --canonicalize --cse | FileCheck %s
 
 // The swizzled shared layout (#fa.block_shared<..., swizzled = true>, Atoms/
 // SharedTiles.cpp and Atoms/MmaSyncFragments.cpp): K and V tiles of 16 x 64
@@ -132,3 +132,89 @@ func.func @swizzled_kv(%q: tensor<1x2x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: t
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r#0, %r#1 : tensor<1x2x?x64xf16>, tensor<1x2x?xf32>
 }
+
+// -----
+
+// A transposed view of a swizzled tile (the atomic dQ's K^T, read with
+// ldmatrix.trans as the A operand of dQ^T = K^T dS^T; written by hand: the
+// backward's own nests keep their tiles padded). K (32 keys x 64, swizzled)
+// is also Q K^T's A operand. The view's m rows start at the warp's row0
+// (32 w), a run-time even chunk offset E = 32 w / 8: the chunk of lane l at
+// k step kk is ((E + 2 kk') ^ (l % 8 & 6)) + (((l / 8) % 2) ^ (l % 2)).
+// CHECK-LABEL: gpu.func @dq_step_swizzled_kernel
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %c32 : index
+// CHECK: %[[WARP:.*]] = arith.divui %[[TID]], %c32 : index
+// CHECK: %[[LANE8:.*]] = arith.remui %[[LANE]], %c8 : index
+// CHECK: %[[LANE_DIV8_2:.*]] = arith.remui %{{.*}}, %c2 : index
+//     K's copy: swizzled.
+// CHECK: memref.view {{.*}} to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: arith.andi %{{.*}}, %c7 : index
+// CHECK: arith.xori
+// CHECK: nvgpu.device_async_copy
+//     Q K^T with K as A (laneViewA), swizzled columns.
+// CHECK: %[[HIGH:.*]] = arith.andi %[[LANE8]], %c6 : index
+// CHECK: %[[ODD:.*]] = arith.andi %[[LANE8]], %c1 : index
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<17x64xf16, strided<[64, 1], offset: ?>
+//     dQ^T = K^T dS^T: K^T's lanes.
+// CHECK: %[[ROW0:.*]] = arith.muli %[[WARP]], %c32 : index
+// CHECK: %[[KT:.*]] = memref.view {{.*}} to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[KTV:.*]] = memref.subview %[[KT]][%{{.*}}, 0] [17, 64] [1, 1]
+// CHECK: %[[OWN:.*]] = arith.xori %[[LANE_DIV8_2]], %[[ODD]] : index
+// CHECK: %[[E:.*]] = arith.divui %[[ROW0]], %c8 : index
+// CHECK: %[[X0:.*]] = arith.xori %[[E]], %[[HIGH]] : index
+// CHECK: %[[P0:.*]] = arith.addi %[[X0]], %[[OWN]] : index
+// CHECK: %[[C0:.*]] = arith.muli %[[P0]], %c8 : index
+// CHECK: nvgpu.ldmatrix %[[KTV]][%c0, %[[C0]]] {numTiles = 4 : i32, transpose = true}
+// CHECK: %[[E2:.*]] = arith.addi %[[E]], %c2 : index
+// CHECK: %[[X2:.*]] = arith.xori %[[E2]], %[[HIGH]] : index
+// CHECK: %[[P2:.*]] = arith.addi %[[X2]], %[[OWN]] : index
+// CHECK: %[[C2:.*]] = arith.muli %[[P2]], %c8 : index
+// CHECK: nvgpu.ldmatrix %[[KTV]][%c0, %[[C2]]] {numTiles = 4 : i32, transpose = true}
+// CHECK: nvgpu.ldmatrix %[[KTV]][%c16, %[[C0]]] {numTiles = 4 : i32, transpose = true}
+// CHECK: gpu.return
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+#swz = #fa.block_shared<atom = #fa.mma_sync, swizzled = true>
+#swz_t = #fa.block_shared<atom = #fa.mma_sync, transposed = true, swizzled = true>
+func.func @dq_step_swizzled(%k: tensor<1x1x?x64xf16>, %q: tensor<1x1x?x64xf16>, %ws: memref<1x1x?x64xf32>,
+                   %dk: tensor<1x1x?x64xf16>) -> tensor<1x1x?x64xf16> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nk = tensor.dim %k, %c2 : tensor<1x1x?x64xf16>
+  %nkb = arith.ceildivui %nk, %c32 : index
+  %r = scf.forall (%b, %h, %kb) in (1, 1, %nkb) shared_outs(%out = %dk) -> (tensor<1x1x?x64xf16>) {
+    %c16 = arith.constant 16 : index
+    %zero = arith.constant 0.0 : f16
+    %k0 = arith.muli %kb, %c32 : index
+    %kleft = arith.subi %nk, %k0 : index
+    %kn = arith.minsi %kleft, %c32 : index
+    %kpad = arith.subi %c32, %kn : index
+    %ks = tensor.extract_slice %k[%b, %h, %k0, 0] [1, 1, %kn, 64] [1, 1, 1, 1] : tensor<1x1x?x64xf16> to tensor<?x64xf16>
+    %kt = tensor.pad %ks low[0, 0] high[%kpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x64xf16> to tensor<32x64xf16, #swz>
+    %nq = tensor.dim %q, %c2 : tensor<1x1x?x64xf16>
+    %qleft = arith.subi %nq, %k0 : index
+    %qn = arith.minsi %qleft, %c16 : index
+    %qpad = arith.subi %c16, %qn : index
+    %qs = tensor.extract_slice %q[%b, %h, %k0, 0] [1, 1, %qn, 64] [1, 1, 1, 1] : tensor<1x1x?x64xf16> to tensor<?x64xf16>
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x64xf16> to tensor<16x64xf16, #shared>
+    %st = fa.qk %kt, %qt : tensor<32x64xf16, #swz>, tensor<16x64xf16, #shared> -> tensor<32x16xf32, #acc>
+    %st16 = arith.truncf %st : tensor<32x16xf32, #acc> to tensor<32x16xf16, #acc>
+    %sts = fa.convert_layout %st16 : tensor<32x16xf16, #acc> -> tensor<32x16xf16, #shared>
+    %ktt = fa.transpose %kt : tensor<32x64xf16, #swz> -> tensor<64x32xf16, #swz_t>
+    %z = arith.constant dense<0.0> : tensor<64x16xf32, #acc>
+    %dqt = fa.pv %ktt, %sts, %z : tensor<64x32xf16, #swz_t>, tensor<32x16xf16, #shared>, tensor<64x16xf32, #acc>
+    fa.accumulate_rows %dqt into %ws[%b, %h, %k0] rows(%qn) {transposed} : tensor<64x16xf32, #acc>, memref<1x1x?x64xf32>
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x64xf16>
+}
+
