@@ -8,7 +8,8 @@
 //   operand_a [M,K] fragment mt * (K / 16) + kk: vector<4x2xT> (ldmatrix.x4)
 //   rows [M]        value 2 mt + h: row 16 mt + g + 8 h
 //
-// Shared tiles have their rows padded by 16 bytes (SharedTiles.h).
+// Shared tiles have their rows padded by 16 bytes, or are swizzled
+// (SharedTiles.h).
 //
 // Addresses. Every shared-memory view this file builds inside a loop starts
 // from an "opaque zero" (an inline-asm `mov 0` that LLVM cannot see

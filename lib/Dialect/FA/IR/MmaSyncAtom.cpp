@@ -14,7 +14,8 @@ using namespace mlir::fa;
 namespace {
 /// Rows one mma.sync.m16n8k16 covers; columns of one C tile; k of one step.
 constexpr int64_t kTileRows = 16, kTileCols = 8, kStepK = 16;
-/// Shared rows are padded by one 16-byte chunk.
+/// Shared rows are padded by one 16-byte chunk (swizzled tiles are not, but
+/// the tile choice counts every tile padded: an upper bound).
 constexpr int64_t kRowPadBytes = 16;
 
 bool isHalf(Type t) { return t.isF16() || t.isBF16(); }

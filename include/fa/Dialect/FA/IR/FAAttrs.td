@@ -152,7 +152,9 @@ def FA_MmaSyncAtomAttr : FA_Attr<"MmaSyncAtom", "mma_sync",
       `g` and `g + 8`); `rows` is the same in the 4 lanes of a quad,
       `partial_rows` is a per-lane share whose sum over the quad is the value.
     * Shared tiles are stored row by row, each row padded by 16 bytes, so
-      the 8 rows one `ldmatrix` reads start 4 banks apart.
+      the 8 rows one `ldmatrix` reads start 4 banks apart; or, with
+      `#fa.block_shared<..., swizzled = true>`, unpadded with chunk `c` of
+      row `r` at `c ^ (r % 8)`.
 
     An acc tile of f16/bf16 is register-for-register an `operand_a` tile
     (two neighbouring n-tiles are one k step), so P never goes through
