@@ -152,7 +152,7 @@ int64_t MmaSyncAtomAttr::getEarlyRescaleBudget() const { return 160; }
 // Swizzled K/V tiles (ptxas -v of every forward configuration of
 // bench/compile_kernels.py, sm_80 and sm_90, and an H100; docs/performance.md
 // "Swizzled K/V tiles"): with S + O + Q fragments up to 160 registers (d = 64
-// prefill, decode steps) no kernel spills and they run 3-30 % faster; at
+// prefill, decode steps) no kernel spills and they run 2-33 % faster; at
 // d = 128 and 192 prefill (224-256) sm_80 spills 4-44 bytes.
 int64_t MmaSyncAtomAttr::getSwizzledSharedBudget() const { return 160; }
 // mma.sync returns its result to the issuing warp: nothing to overlap by
