@@ -63,10 +63,9 @@ private:
   /// the tile's rows allow it (#fa.mma_sync, rows of a multiple of 128
   /// bytes), else padded.
   Attribute shared(RankedTensorType tile, bool swizzle) {
-    int64_t rowBytes =
-        tile.getDimSize(1) * tile.getElementType().getIntOrFloatBitWidth() / 8;
-    bool swizzled = swizzle && isa<MmaSyncAtomAttr>(atom) &&
-                    rowBytes % 128 == 0 && tile.getDimSize(0) % 8 == 0;
+    bool swizzled =
+        swizzle && isa<MmaSyncAtomAttr>(atom) &&
+        BlockSharedAttr::isSwizzlable(tile.getShape(), tile.getElementType());
     return BlockSharedAttr::get(ctx, atom, /*transposed=*/false, swizzled);
   }
   /// Whether `op` is in one of the nest's K/V loops.

@@ -142,13 +142,20 @@ public:
                                               RankedTensorType to) override;
 
   int64_t sharedTileBytes(RankedTensorType type) const override {
-    SmallVector<int64_t> stored(type.getShape());
+    auto [stored, swizzled] = storedLayout(type);
+    return SharedTile::bytes(stored[0], stored[1],
+                             type.getElementType().getIntOrFloatBitWidth() / 8,
+                             swizzled);
+  }
+  /// How a tile type is stored in shared memory: its shape as stored (for a
+  /// transposed view, the [cols, rows] tile it is the transpose of) and
+  /// whether it is swizzled.
+  static std::pair<SmallVector<int64_t>, bool>
+  storedLayout(RankedTensorType type) {
     auto shared = dyn_cast_or_null<BlockSharedAttr>(type.getEncoding());
-    if (shared)
-      stored = shared.storedShape(type.getShape());
-    return SharedTile::bytes(
-        stored[0], stored[1], type.getElementType().getIntOrFloatBitWidth() / 8,
-        shared && shared.getSwizzled());
+    if (!shared)
+      return {SmallVector<int64_t>(type.getShape()), false};
+    return {shared.storedShape(type.getShape()), shared.getSwizzled()};
   }
   void copyTileAsync(OpBuilder &b, Location loc, Value source,
                      const TileRows &rows, RankedTensorType tile,
@@ -224,17 +231,12 @@ protected:
                                         ValueRange());
     return SharedTile{view, rows, cols, swizzled};
   }
-  /// The shared tile of a tile type at `offset`, as stored (for a
-  /// transposed view, the [cols, rows] tile it is the transpose of), in
-  /// its encoding's layout.
+  /// The shared tile of a tile type at `offset`, as stored (storedLayout).
   SharedTile sharedTile(OpBuilder &b, Location loc, RankedTensorType type,
                         Value offset, Value zero) {
-    SmallVector<int64_t> stored(type.getShape());
-    auto shared = dyn_cast_or_null<BlockSharedAttr>(type.getEncoding());
-    if (shared)
-      stored = shared.storedShape(type.getShape());
+    auto [stored, swizzled] = storedLayout(type);
     return sharedTile(b, loc, offset, zero, stored[0], stored[1],
-                      type.getElementType(), shared && shared.getSwizzled());
+                      type.getElementType(), swizzled);
   }
   SharedTile sharedTile(OpBuilder &b, Location loc, const TileOperand &t,
                         Value zero) {

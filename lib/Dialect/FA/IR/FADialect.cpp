@@ -158,11 +158,7 @@ LogicalResult BlockSharedAttr::verifyEncoding(
     return emitError() << "swizzled shared tiles are a #fa.mma_sync layout, "
                           "not "
                        << Attribute(getAtom());
-  int64_t rowBytes =
-      stored.size() == 2 && elementType.isIntOrFloat()
-          ? stored[1] * elementType.getIntOrFloatBitWidth() / 8
-          : 0;
-  if (stored.size() != 2 || rowBytes % 128 != 0 || stored[0] % 8 != 0)
+  if (!isSwizzlable(stored, elementType))
     return emitError() << "a swizzled shared tile stores rows of a multiple "
                           "of 128 bytes, at least 8 and a multiple of 8 of "
                           "them, got ["

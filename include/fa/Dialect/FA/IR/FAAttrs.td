@@ -321,6 +321,15 @@ def FA_BlockSharedAttr : FA_Attr<"BlockShared", "block_shared",
   ];
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
+    /// Whether a tile stored as `stored` x `elementType` can take the
+    /// swizzled layout: 2-D, rows of a multiple of 128 bytes, a multiple of
+    /// 8 rows (the atom must also be #fa.mma_sync).
+    static bool isSwizzlable(::llvm::ArrayRef<int64_t> stored,
+                             ::mlir::Type elementType) {
+      return stored.size() == 2 && elementType.isIntOrFloat() &&
+             stored[1] * elementType.getIntOrFloatBitWidth() / 8 % 128 == 0 &&
+             stored[0] % 8 == 0;
+    }
     /// The shape of the tile as stored: `shape`, or reversed when transposed.
     ::llvm::SmallVector<int64_t> storedShape(::llvm::ArrayRef<int64_t> shape) const {
       ::llvm::SmallVector<int64_t> stored(shape.begin(), shape.end());
