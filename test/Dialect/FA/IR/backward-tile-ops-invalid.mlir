@@ -110,6 +110,17 @@ func.func @transpose_same_storage(%t: tensor<16x32xf16, #shared>) {
 
 // -----
 
+// A transposed view keeps the tile's swizzle (the same memory).
+#swz = #fa.block_shared<atom = #fa.mma_sync, swizzled = true>
+#shared_t = #fa.block_shared<atom = #fa.mma_sync, transposed = true>
+func.func @transpose_drops_swizzle(%t: tensor<32x64xf16, #swz>) {
+  // expected-error @+1 {{'fa.transpose' op with layouts, transposes a shared tile into a view of the same memory: #fa.block_shared of one atom and 'swizzled' with the opposite 'transposed'}}
+  %r = fa.transpose %t : tensor<32x64xf16, #swz> -> tensor<64x32xf16, #shared_t>
+  return
+}
+
+// -----
+
 #acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
 #shared = #fa.block_shared<atom = #fa.mma_sync>
 func.func @transpose_registers(%t: tensor<32x32xf16, #acc>) {
