@@ -76,6 +76,16 @@ def check_cases():
                     out.append((config(d, dtype, causal, 8, 2, softcap=softcap), dict(b=b, nq=nq, nk=nk)))
             out.append((config(d, dtype, True, 8, 2, window=(256, 0), softcap=30.0),
                         dict(b=2, nq=700, nk=900)))
+    # Soft caps (and a window with one) at the other head dims: a cap at
+    # d = 96 takes the window tiles, at d = 192 the rescale after the
+    # exponentials (MmaSyncAtom.cpp's table).
+    for d in HEAD_DIMS:
+        if d not in (64, 128):
+            for dtype in ("f16", "bf16"):
+                out.append((config(d, dtype, True, 8, 2, softcap=30.0), dict(b=2, nq=300, nk=300)))
+                out.append((config(d, dtype, False, 8, 2, softcap=50.0), dict(b=1, nq=257, nk=1000)))
+                out.append((config(d, dtype, True, 8, 2, window=(256, 0), softcap=30.0),
+                            dict(b=2, nq=700, nk=900)))
     # A static Nq below the table's Q block (decode steps and short chunks:
     # 16-, 32- and 64-row Q blocks on 1, 2 and 4 warps).
     for d in (64, 128):

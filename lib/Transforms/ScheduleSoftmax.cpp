@@ -10,6 +10,7 @@
 
 #include "fa/Transforms/Passes.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 
 namespace mlir {
@@ -50,23 +51,48 @@ QKOp producingQK(Value scores) {
   return scores.getDefiningOp<QKOp>();
 }
 
-/// Whether the kernel around `op` masks a sliding window: its K/V loops
-/// (the masked edges and the unmasked middle) are one kernel, so one of
-/// them masking a window makes the registers tighter for all of them.
-bool inWindowedKernel(Operation *op) {
+/// The extra live values (TileConfig) of the kernel around `op`: a sliding
+/// window's left bound (an fa.mask with `window_offset`), a soft cap (an
+/// fa.softcap), per-sequence bounds read from memory (scalars extracted
+/// from an integer tensor: packed sequences' offsets, K/V-cache lengths,
+/// page tables). The K/V loops of a kernel (the masked edges and the
+/// unmasked middle) share its registers, so one loop's values count for
+/// all of them.
+int64_t countExtraLiveValues(Operation *op) {
   Operation *scope = op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
   if (!scope)
-    return false;
-  WalkResult found = scope->walk([](MaskOp mask) {
-    return mask.getWindowOffset() ? WalkResult::interrupt()
-                                  : WalkResult::advance();
+    return 0;
+  bool window = false, cap = false, sequenceBounds = false;
+  scope->walk([&](Operation *inner) {
+    if (auto mask = dyn_cast<MaskOp>(inner))
+      window |= static_cast<bool>(mask.getWindowOffset());
+    else if (isa<SoftcapOp>(inner))
+      cap = true;
+    else if (auto extract = dyn_cast<tensor::ExtractOp>(inner))
+      sequenceBounds |= extract.getTensor().getType().getElementType()
+                            .isInteger();
   });
-  return found.wasInterrupted();
+  return int64_t(window) + int64_t(cap) + int64_t(sequenceBounds);
+}
+
+/// How many extra live values the atom's tile table lets the early rescale
+/// keep for these head dims and the S tile's blocks (the window tiles' own
+/// count where the S tile has their shape).
+int64_t earlyRescaleExtras(MmaAtomAttrInterface atom, int64_t headDim,
+                           int64_t valueDim, ArrayRef<int64_t> scoresShape) {
+  FailureOr<TileConfig> tiles = atom.getDefaultTiles(headDim, valueDim);
+  if (failed(tiles))
+    return kAllExtraLiveValues;
+  bool windowTiles =
+      (tiles->windowBlockM && scoresShape[0] == tiles->windowBlockM) ||
+      (tiles->windowBlockN && scoresShape[1] == tiles->windowBlockN);
+  return windowTiles ? tiles->windowEarlyRescaleExtras
+                     : tiles->earlyRescaleExtras;
 }
 
 /// auto: rescale early while S, the accumulator and (if in registers) Q fit
-/// the atom's early-rescale budget, and, in a kernel with a sliding window,
-/// while the atom's tile table allows it for these head dims.
+/// the atom's early-rescale budget, and the kernel's extra live values the
+/// atom's tile table for these head dims and tiles.
 bool rescaleEarly(RunningMaxOp runningMax, RescaleOp rescale,
                   RescalePlacement placement) {
   if (placement != RescalePlacement::Auto)
@@ -74,7 +100,8 @@ bool rescaleEarly(RunningMaxOp runningMax, RescaleOp rescale,
   MmaAtomAttrInterface atom = getTileAtom(runningMax.getScores().getType());
   if (!atom)
     return false;
-  int64_t regs = fragmentRegisters(runningMax.getScores().getType()) +
+  auto scores = cast<ShapedType>(runningMax.getScores().getType());
+  int64_t regs = fragmentRegisters(scores) +
                  fragmentRegisters(rescale.getAcc().getType());
   auto acc = cast<ShapedType>(rescale.getAcc().getType());
   int64_t valueDim = acc.getDimSize(1), headDim = valueDim;
@@ -84,12 +111,8 @@ bool rescaleEarly(RunningMaxOp runningMax, RescaleOp rescale,
   }
   if (regs > atom.getEarlyRescaleBudget())
     return false;
-  if (inWindowedKernel(runningMax)) {
-    FailureOr<TileConfig> tiles = atom.getDefaultTiles(headDim, valueDim);
-    if (succeeded(tiles) && !tiles->earlyRescaleWithWindow)
-      return false;
-  }
-  return true;
+  return countExtraLiveValues(runningMax) <=
+         earlyRescaleExtras(atom, headDim, valueDim, scores.getShape());
 }
 
 struct FAScheduleSoftmaxPass

@@ -428,6 +428,11 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
            << "block-m and block-n";
   std::optional<int64_t> left = op.getWindowLeft();
   bool windowed = left && *left >= 0;
+  bool sequenceBounds = op.getKeyLengths() || op.isVarlen();
+  // The extra live values of TileConfig (as --fa-schedule-softmax counts
+  // them in the kernel).
+  int64_t extraLive = int64_t(windowed) + int64_t(sequenceBounds) +
+                      int64_t(static_cast<bool>(op.getSoftcap()));
   auto useWindowTiles = [&] {
     if (tiles->windowBlockM)
       tiles->blockM = tiles->windowBlockM;
@@ -461,9 +466,18 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
   // block (a decode step) has the registers to spare and keeps its K/V
   // block (64 keys at d = 128: 1.06-1.16x the GB/s of 32 on H200 decode
   // steps, docs/performance.md, "Paged K/V caches").
-  if ((op.getKeyLengths() || op.isVarlen()) && !windowed &&
+  // A soft cap where the table says so (d = 96: its 128-row blocks spill
+  // with a cap, MmaSyncAtom.cpp) likewise.
+  bool capTight = op.getSoftcap() && tiles->windowTilesWithSoftcap;
+  if ((sequenceBounds || capTight) && !windowed &&
       tiles->blockM == tableBlockM) {
     useWindowTiles();
+    tableBlockM = tiles->blockM;
+  }
+  // Two extra live values or more: the table's smaller Q block, if any.
+  if (extraLive >= 2 && tiles->crowdedBlockM &&
+      tiles->blockM > tiles->crowdedBlockM) {
+    tiles->blockM = tiles->crowdedBlockM;
     tableBlockM = tiles->blockM;
   }
   // Split-KV's clamped loop bounds are live like a window's left bound: the

@@ -636,11 +636,11 @@ func.func @softcap_n80(%qa: tensor<128x64xf16, #opA>, %kt: tensor<80x64xf16, #sh
 // -----
 
 // A sliding window (an fa.mask with window_offset in the kernel) at head dim
-// 96 (128 x 32 tiles, 4 warps, Q in shared memory): S 32 + acc 96 = 128
-// registers is within the
-// budget, but the atom's tile table keeps the early rescale out of window
-// kernels at d = 96 and 192 (ptxas spills there): auto is after-exp. The
-// unmasked middle loop of the same kernel follows the masked one.
+// 192 (128 x 64 tiles, 8 warps, Q in shared memory): S 32 + acc 96 = 128
+// registers is within the budget, but the atom's tile table lets the early
+// rescale keep no extra live value at d = 192 (ptxas spills there): auto is
+// after-exp. The unmasked middle loop of the same kernel follows the masked
+// one.
 
 #acc = #fa.warp_rows<acc, num_warps = 8, atom = #fa.mma_sync>
 #opA = #fa.warp_rows<operand_a, num_warps = 8, atom = #fa.mma_sync>
@@ -708,6 +708,166 @@ func.func @causal_d192(%qs: tensor<128x192xf16, #shared>, %kt: tensor<64x192xf16
   %acc1 = fa.rescale %acc, %alpha : tensor<128x192xf32, #acc>, tensor<128xf32, #rows>
   %acc2 = fa.pv %pa, %vt, %acc1 : tensor<128x64xf16, #opA>, tensor<64x192xf16, #shared>, tensor<128x192xf32, #acc>
   return %acc2, %m2, %l2 : tensor<128x192xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+}
+
+// -----
+
+// Extra live values (TileConfig): a window's left bound, a soft cap, and
+// per-sequence bounds read from memory (a scalar extracted from an integer
+// tensor) each count; the early rescale is taken while the count is within
+// what the atom's tile table allows for the head dims and tiles (#fa.mma_sync:
+// 1 at d = 64, 0 at d = 192, 1 with d = 96's 64-row window tiles).
+//   @window_softcap_d64: S 64 + acc 64 + Q 32 = 160 (within the budget), a
+//     window and a soft cap: 2 > 1, after-exp.
+//   @lengths_d64: per-sequence bounds alone: 1, before-exp.
+//   @lengths_window_d64: per-sequence bounds and a window: 2, after-exp.
+//   @softcap_d192: a soft cap alone: 1 > 0, after-exp.
+//   @window_d96_window_tiles: 64 x 32 (d = 96's window tiles), a window: 1,
+//     before-exp; @window_softcap_d96_window_tiles: and a soft cap: after-exp.
+
+#acc = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>
+#opA = #fa.warp_rows<operand_a, num_warps = 4, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 4, atom = #fa.mma_sync>
+#partial = #fa.warp_rows<partial_rows, num_warps = 4, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+
+// CHECK-LABEL: func @window_softcap_d64
+// CHECK: %[[SM:.*]] = fa.mask
+// CHECK-NEXT: %[[MN:.*]], %[[AL:.*]] = fa.running_max %[[SM]]
+// CHECK-NEXT: fa.softmax_exp %[[SM]], %[[MN]], %[[AL]]
+// CHECK: fa.rescale %{{.*}}, %[[AL]]
+// BEFORE-LABEL: func @window_softcap_d64
+// BEFORE: fa.running_max
+// BEFORE-NEXT: fa.rescale
+func.func @window_softcap_d64(%qa: tensor<128x64xf16, #opA>, %kt: tensor<64x64xf16, #shared>, %vt: tensor<64x64xf16, #shared>,
+                              %m: tensor<128xf32, #rows>, %l: tensor<128xf32, #partial>, %acc: tensor<128x64xf32, #acc>,
+                              %x: f32, %cap: f32, %scale: f32, %r0: index, %c0: index, %w: index)
+    -> (tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>) {
+  %s = fa.qk %qa, %kt : tensor<128x64xf16, #opA>, tensor<64x64xf16, #shared> -> tensor<128x64xf32, #acc>
+  %sc = fa.softcap %s scale(%x) cap(%cap) : tensor<128x64xf32, #acc>
+  %sm = fa.mask %sc[%r0, %c0] window_offset(%w) : tensor<128x64xf32, #acc>
+  %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+  %p16 = arith.truncf %p : tensor<128x64xf32, #acc> to tensor<128x64xf16, #acc>
+  %pa = fa.convert_layout %p16 : tensor<128x64xf16, #acc> -> tensor<128x64xf16, #opA>
+  %acc1 = fa.rescale %acc, %alpha : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>
+  %acc2 = fa.pv %pa, %vt, %acc1 : tensor<128x64xf16, #opA>, tensor<64x64xf16, #shared>, tensor<128x64xf32, #acc>
+  return %acc2, %m2, %l2 : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+}
+
+// CHECK-LABEL: func @lengths_d64
+// CHECK: %[[SM:.*]] = fa.mask
+// CHECK-NEXT: %[[MN:.*]], %[[AL:.*]] = fa.running_max %[[SM]]
+// CHECK-NEXT: fa.rescale %{{.*}}, %[[AL]]
+// CHECK-NEXT: fa.softmax_exp %[[SM]], %[[MN]], %[[AL]]
+func.func @lengths_d64(%qa: tensor<128x64xf16, #opA>, %kt: tensor<64x64xf16, #shared>, %vt: tensor<64x64xf16, #shared>,
+                       %m: tensor<128xf32, #rows>, %l: tensor<128xf32, #partial>, %acc: tensor<128x64xf32, #acc>,
+                       %scale: f32, %r0: index, %c0: index, %lengths: tensor<?xi32>, %b: index)
+    -> (tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>) {
+  %n = tensor.extract %lengths[%b] : tensor<?xi32>
+  %nk = arith.index_cast %n : i32 to index
+  %s = fa.qk %qa, %kt : tensor<128x64xf16, #opA>, tensor<64x64xf16, #shared> -> tensor<128x64xf32, #acc>
+  %sm = fa.mask %s[%r0, %c0] key_limit(%nk) : tensor<128x64xf32, #acc>
+  %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+  %p16 = arith.truncf %p : tensor<128x64xf32, #acc> to tensor<128x64xf16, #acc>
+  %pa = fa.convert_layout %p16 : tensor<128x64xf16, #acc> -> tensor<128x64xf16, #opA>
+  %acc1 = fa.rescale %acc, %alpha : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>
+  %acc2 = fa.pv %pa, %vt, %acc1 : tensor<128x64xf16, #opA>, tensor<64x64xf16, #shared>, tensor<128x64xf32, #acc>
+  return %acc2, %m2, %l2 : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+}
+
+// CHECK-LABEL: func @lengths_window_d64
+// CHECK: %[[SM:.*]] = fa.mask
+// CHECK-NEXT: %[[MN:.*]], %[[AL:.*]] = fa.running_max %[[SM]]
+// CHECK-NEXT: fa.softmax_exp %[[SM]], %[[MN]], %[[AL]]
+// CHECK: fa.rescale %{{.*}}, %[[AL]]
+func.func @lengths_window_d64(%qa: tensor<128x64xf16, #opA>, %kt: tensor<64x64xf16, #shared>, %vt: tensor<64x64xf16, #shared>,
+                              %m: tensor<128xf32, #rows>, %l: tensor<128xf32, #partial>, %acc: tensor<128x64xf32, #acc>,
+                              %scale: f32, %r0: index, %c0: index, %w: index, %lengths: tensor<?xi32>, %b: index)
+    -> (tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>) {
+  %n = tensor.extract %lengths[%b] : tensor<?xi32>
+  %nk = arith.index_cast %n : i32 to index
+  %s = fa.qk %qa, %kt : tensor<128x64xf16, #opA>, tensor<64x64xf16, #shared> -> tensor<128x64xf32, #acc>
+  %sm = fa.mask %s[%r0, %c0] key_limit(%nk) window_offset(%w) : tensor<128x64xf32, #acc>
+  %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+  %p16 = arith.truncf %p : tensor<128x64xf32, #acc> to tensor<128x64xf16, #acc>
+  %pa = fa.convert_layout %p16 : tensor<128x64xf16, #acc> -> tensor<128x64xf16, #opA>
+  %acc1 = fa.rescale %acc, %alpha : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>
+  %acc2 = fa.pv %pa, %vt, %acc1 : tensor<128x64xf16, #opA>, tensor<64x64xf16, #shared>, tensor<128x64xf32, #acc>
+  return %acc2, %m2, %l2 : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+}
+
+// -----
+
+#acc = #fa.warp_rows<acc, num_warps = 8, atom = #fa.mma_sync>
+#opA = #fa.warp_rows<operand_a, num_warps = 8, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 8, atom = #fa.mma_sync>
+#partial = #fa.warp_rows<partial_rows, num_warps = 8, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+
+// CHECK-LABEL: func @softcap_d192
+// CHECK: %[[SC:.*]] = fa.softcap
+// CHECK-NEXT: %[[MN:.*]], %[[AL:.*]] = fa.running_max %[[SC]]
+// CHECK-NEXT: fa.softmax_exp %[[SC]], %[[MN]], %[[AL]]
+// CHECK: fa.rescale %{{.*}}, %[[AL]]
+func.func @softcap_d192(%qs: tensor<128x192xf16, #shared>, %kt: tensor<64x192xf16, #shared>, %vt: tensor<64x192xf16, #shared>,
+                        %m: tensor<128xf32, #rows>, %l: tensor<128xf32, #partial>, %acc: tensor<128x192xf32, #acc>,
+                        %x: f32, %cap: f32, %scale: f32)
+    -> (tensor<128x192xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>) {
+  %s = fa.qk %qs, %kt : tensor<128x192xf16, #shared>, tensor<64x192xf16, #shared> -> tensor<128x64xf32, #acc>
+  %sc = fa.softcap %s scale(%x) cap(%cap) : tensor<128x64xf32, #acc>
+  %p, %m2, %l2, %alpha = fa.online_softmax %sc, %m, %l scale(%scale) : tensor<128x64xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+  %p16 = arith.truncf %p : tensor<128x64xf32, #acc> to tensor<128x64xf16, #acc>
+  %pa = fa.convert_layout %p16 : tensor<128x64xf16, #acc> -> tensor<128x64xf16, #opA>
+  %acc1 = fa.rescale %acc, %alpha : tensor<128x192xf32, #acc>, tensor<128xf32, #rows>
+  %acc2 = fa.pv %pa, %vt, %acc1 : tensor<128x64xf16, #opA>, tensor<64x192xf16, #shared>, tensor<128x192xf32, #acc>
+  return %acc2, %m2, %l2 : tensor<128x192xf32, #acc>, tensor<128xf32, #rows>, tensor<128xf32, #partial>
+}
+
+// -----
+
+#acc = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>
+#opA = #fa.warp_rows<operand_a, num_warps = 4, atom = #fa.mma_sync>
+#rows = #fa.warp_rows<rows, num_warps = 4, atom = #fa.mma_sync>
+#partial = #fa.warp_rows<partial_rows, num_warps = 4, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+
+// CHECK-LABEL: func @window_d96_window_tiles
+// CHECK: %[[SM:.*]] = fa.mask
+// CHECK-NEXT: %[[MN:.*]], %[[AL:.*]] = fa.running_max %[[SM]]
+// CHECK-NEXT: fa.rescale %{{.*}}, %[[AL]]
+// CHECK-NEXT: fa.softmax_exp %[[SM]], %[[MN]], %[[AL]]
+func.func @window_d96_window_tiles(%qa: tensor<64x96xf16, #opA>, %kt: tensor<32x96xf16, #shared>, %vt: tensor<32x96xf16, #shared>,
+                                   %m: tensor<64xf32, #rows>, %l: tensor<64xf32, #partial>, %acc: tensor<64x96xf32, #acc>,
+                                   %scale: f32, %r0: index, %c0: index, %w: index)
+    -> (tensor<64x96xf32, #acc>, tensor<64xf32, #rows>, tensor<64xf32, #partial>) {
+  %s = fa.qk %qa, %kt : tensor<64x96xf16, #opA>, tensor<32x96xf16, #shared> -> tensor<64x32xf32, #acc>
+  %sm = fa.mask %s[%r0, %c0] window_offset(%w) : tensor<64x32xf32, #acc>
+  %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<64x32xf32, #acc>, tensor<64xf32, #rows>, tensor<64xf32, #partial>
+  %p16 = arith.truncf %p : tensor<64x32xf32, #acc> to tensor<64x32xf16, #acc>
+  %pa = fa.convert_layout %p16 : tensor<64x32xf16, #acc> -> tensor<64x32xf16, #opA>
+  %acc1 = fa.rescale %acc, %alpha : tensor<64x96xf32, #acc>, tensor<64xf32, #rows>
+  %acc2 = fa.pv %pa, %vt, %acc1 : tensor<64x32xf16, #opA>, tensor<32x96xf16, #shared>, tensor<64x96xf32, #acc>
+  return %acc2, %m2, %l2 : tensor<64x96xf32, #acc>, tensor<64xf32, #rows>, tensor<64xf32, #partial>
+}
+
+// CHECK-LABEL: func @window_softcap_d96_window_tiles
+// CHECK: %[[SM:.*]] = fa.mask
+// CHECK-NEXT: %[[MN:.*]], %[[AL:.*]] = fa.running_max %[[SM]]
+// CHECK-NEXT: fa.softmax_exp %[[SM]], %[[MN]], %[[AL]]
+// CHECK: fa.rescale %{{.*}}, %[[AL]]
+func.func @window_softcap_d96_window_tiles(%qa: tensor<64x96xf16, #opA>, %kt: tensor<32x96xf16, #shared>, %vt: tensor<32x96xf16, #shared>,
+                                           %m: tensor<64xf32, #rows>, %l: tensor<64xf32, #partial>, %acc: tensor<64x96xf32, #acc>,
+                                           %x: f32, %cap: f32, %scale: f32, %r0: index, %c0: index, %w: index)
+    -> (tensor<64x96xf32, #acc>, tensor<64xf32, #rows>, tensor<64xf32, #partial>) {
+  %s = fa.qk %qa, %kt : tensor<64x96xf16, #opA>, tensor<32x96xf16, #shared> -> tensor<64x32xf32, #acc>
+  %sc = fa.softcap %s scale(%x) cap(%cap) : tensor<64x32xf32, #acc>
+  %sm = fa.mask %sc[%r0, %c0] window_offset(%w) : tensor<64x32xf32, #acc>
+  %p, %m2, %l2, %alpha = fa.online_softmax %sm, %m, %l scale(%scale) : tensor<64x32xf32, #acc>, tensor<64xf32, #rows>, tensor<64xf32, #partial>
+  %p16 = arith.truncf %p : tensor<64x32xf32, #acc> to tensor<64x32xf16, #acc>
+  %pa = fa.convert_layout %p16 : tensor<64x32xf16, #acc> -> tensor<64x32xf16, #opA>
+  %acc1 = fa.rescale %acc, %alpha : tensor<64x96xf32, #acc>, tensor<64xf32, #rows>
+  %acc2 = fa.pv %pa, %vt, %acc1 : tensor<64x32xf16, #opA>, tensor<32x96xf16, #shared>, tensor<64x96xf32, #acc>
+  return %acc2, %m2, %l2 : tensor<64x96xf32, #acc>, tensor<64xf32, #rows>, tensor<64xf32, #partial>
 }
 
 // -----

@@ -90,6 +90,13 @@ VARLEN_MATRIX = [
     (("bf16", 16, 1, 128, True, None, None), [([1000, 10], [1000, 10])]),                # MQA
     (("bf16", 8, 2, 64, True, (128, 0), None), [([1000, 300, 2], [1000, 500, 2])]),      # window
     (("f16", 8, 2, 64, True, None, 30.0), [([257, 64], [257, 128])]),                    # soft cap
+    # Kernels whose extra live values (a window's left bound, a soft cap,
+    # the sequences' bounds) move the rescale after the exponentials
+    # (MmaSyncAtom.cpp's table), at other head dims.
+    (("bf16", 8, 2, 128, True, (256, 0), 30.0), [([700, 64, 1], [900, 64, 3])]),
+    (("f16", 8, 2, 96, True, None, 30.0), [([300, 17], [300, 40])]),
+    (("bf16", 8, 2, 32, False, (128, 32), 30.0), [([257, 5], [300, 5])]),
+    (("f16", 8, 2, 192, True, None, 30.0), [([200, 33], [260, 33])]),
 ]
 
 # The backward (fa_mlir.attention's autograd): (key, shapes) as above.

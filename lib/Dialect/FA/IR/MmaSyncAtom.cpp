@@ -186,6 +186,29 @@ bool MmaSyncAtomAttr::hasAsyncMatmuls() const { return false; }
 //   (5 % slower).
 // d = 64 keeps the early rescale (+6 % on its window kernels). Measured:
 // docs/performance.md, "Sliding window".
+//
+// Per-sequence bounds (packed sequences, K/V-cache lengths) take the window
+// tiles too (--fa-tile-q-outer). Each further live value (a left bound, a
+// soft cap, per-sequence bounds: TileConfig) costs registers again, and
+// scripts/spill-sweep.py (every head dim, mask, soft cap and op form, f16
+// and bf16, chips sm_80 and sm_90, ptxas for sm_80 and sm_90; 2026-12-05)
+// found the early rescale spilling 4-40 bytes past these counts: a soft cap
+// at d = 192; two extra values at d = 32 (packed sequences with a cap), 64,
+// 96 and 128 (packed sequences with a window or a cap). With the rescale
+// after the exponentials none of them spills, except:
+// * at d = 128 some non-causal kernels with two or three (a soft cap with a
+//   window or per-sequence bounds, or both) spill 4-8 bytes either way, and
+//   none with 64-row Q blocks (16 rows a warp), which kernels with two or
+//   more take;
+// * a soft cap at d = 96 spills 24-40 bytes with 128-row blocks either way
+//   (not causal), and none with the window tiles (64 x 32, early rescale),
+//   which it takes;
+// * known exception: at d = 192 a dense K/V cache's lengths with a window
+//   and a soft cap spill 4 bytes for sm_90 (none for sm_80). No tiles
+//   tried avoid every spill at d = 192 with three extra values: 64-row Q
+//   blocks remove these and spill 4-16 bytes in others (packed sequences
+//   with a one-sided window and a cap; a K/V cache with a cap, causal),
+//   32-key blocks or 2 warps more.
 FailureOr<TileConfig> MmaSyncAtomAttr::getDefaultTiles(int64_t headDim,
                                                        int64_t valueDim) const {
   int64_t d = std::max(headDim, valueDim);
@@ -196,14 +219,15 @@ FailureOr<TileConfig> MmaSyncAtomAttr::getDefaultTiles(int64_t headDim,
     TileConfig tiles;
   };
   static const Entry table[] = {
-      {32, {128, 128, 4, 2}},
-      {64, {128, 64, 4, 2}},
-      {96, {128, 32, 4, 2, /*earlyRescaleWithWindow=*/true,
-            /*windowBlockM=*/64}},
-      {128, {128, 64, 4, 2, /*earlyRescaleWithWindow=*/true,
-             /*windowBlockM=*/0, /*windowBlockN=*/32}},
+      // blockM, blockN, warps, stages, early-rescale extras,
+      // window blockM, window blockN, window early-rescale extras,
+      // window tiles with a soft cap, Q block with two extra values
+      {32, {128, 128, 4, 2, 1}},
+      {64, {128, 64, 4, 2, 1}},
+      {96, {128, 32, 4, 2, 0, 64, 0, 1, true}},
+      {128, {128, 64, 4, 2, 1, 0, 32, 1, false, 64}},
       {160, {128, 32, 8, 2}},
-      {192, {128, 64, 8, 2, /*earlyRescaleWithWindow=*/false}},
+      {192, {128, 64, 8, 2, 0}},
       {256, {64, 32, 4, 2}},
   };
   for (const Entry &e : table)

@@ -25,17 +25,31 @@
 
 namespace mlir {
 namespace fa {
+/// Values a kernel keeps live beside its fragments that the plain kernel
+/// does not: a sliding window's left bound (per-row key bounds), a soft cap,
+/// per-sequence bounds read from memory (packed sequences, K/V-cache
+/// lengths, page tables). --fa-schedule-softmax counts them (0 to
+/// kAllExtraLiveValues).
+constexpr int64_t kAllExtraLiveValues = 3;
+
 /// Tile sizes of the GPU kernel: Q rows and K/V rows per block, warps per
 /// thread block, K/V blocks resident in shared memory. For kernels with a
-/// sliding window (a left bound, whose per-row bounds stay live next to the
-/// fragments): whether the accumulator may still be rescaled before the
-/// exponentials when the register budget allows it (`--fa-schedule-softmax`,
-/// `rescale=auto`), and the Q and K/V blocks to use instead of `blockM` and
-/// `blockN` (0: the same).
+/// sliding window or per-sequence bounds (values that stay live next to the
+/// fragments), and with a soft cap where `windowTilesWithSoftcap`: the Q
+/// and K/V blocks to use instead of `blockM` and `blockN` (0: the same),
+/// and the Q block for kernels with two extra live values or more
+/// (`crowdedBlockM`, 0: the same; warps stay at 16 rows or more). And how
+/// many extra live values (above) the accumulator's
+/// rescale before the exponentials tolerates when the register budget
+/// allows it (`--fa-schedule-softmax`, `rescale=auto`), with these tiles
+/// and with the window tiles: past it, the rescale goes after them.
 struct TileConfig {
   int64_t blockM, blockN, numWarps, stages;
-  bool earlyRescaleWithWindow = true;
+  int64_t earlyRescaleExtras = kAllExtraLiveValues;
   int64_t windowBlockM = 0, windowBlockN = 0;
+  int64_t windowEarlyRescaleExtras = kAllExtraLiveValues;
+  bool windowTilesWithSoftcap = false;
+  int64_t crowdedBlockM = 0;
 };
 } // namespace fa
 } // namespace mlir
