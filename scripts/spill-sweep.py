@@ -13,7 +13,7 @@ cores, too long for CI):
 
 Axes: head dim, element type, mask (none, causal, windows with and without
 causal), soft cap, and the form of the op: dense prefill (dynamic Nq),
-packed sequences (varlen), a dense K/V cache with per-sequence lengths and
+dense prefill split over 3 chunks of the keys (split-KV), packed sequences (varlen), a dense K/V cache with per-sequence lengths and
 paged caches (prefill over the cache and one-query decode steps, unsplit
 and split-KV with a run-time split count). Each PTX is assembled for the
 chip it was compiled for and, for chip sm_80, for sm_90 too. Exit status 1
@@ -31,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 HEAD_DIMS = [32, 64, 96, 128, 160, 192, 256]
 MASKS = ["", "causal", "window(128, 32)", "causal window(1024, 0)",
          "causal window(64, 0)", "window(512, -1)"]
-FORMS = ["dense", "varlen", "kvlens", "paged16", "paged64", "paged256",
+FORMS = ["dense", "split", "varlen", "kvlens", "paged16", "paged64", "paged256",
          "decode", "decode-kvlens", "decode-paged16", "decode-paged64",
          "decode-split"]
 
@@ -83,6 +83,8 @@ def spills(fa_opt, chip, options, form, d, dtype, mask, cap, keep):
         opts = "output-dir=%s chip=%s %s" % (tmp, chip, options)
         if form == "decode-split":
             opts += " splits=0"
+        elif form == "split":
+            opts += " splits=3"
         if form.startswith("decode"):
             opts += " pack-gqa=true"
         src = op_text(form, d, dtype, mask, cap)

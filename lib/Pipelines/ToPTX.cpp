@@ -161,6 +161,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   warps.atom = *atom;
   warps.keyGroups = options.keyGroups;
   warps.swizzleShared = options.swizzleShared;
+  warps.chip = options.chip;
   pm.addPass(createFAMapWarps(warps));
   pm.addPass(createFAScheduleSoftmax(FAScheduleSoftmaxOptions{*rescale}));
   // Async MMAs (wgmma): P V one block later, overlapping the next softmax.

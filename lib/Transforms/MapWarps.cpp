@@ -33,10 +33,10 @@ class WarpMapper {
 public:
   WarpMapper(TiledAttention &tiled, int64_t numWarps, QueryHome queryHome,
              MmaAtomKind atomKind, int64_t keyGroups,
-             StringRef swizzleShared)
+             StringRef swizzleShared, const ChipInfo &chip)
       : tiled(tiled), ctx(tiled.forall.getContext()), rewriter(ctx),
         atom(getMmaAtom(ctx, atomKind)), numWarps(numWarps),
-        keyGroups(keyGroups), swizzleShared(swizzleShared),
+        keyGroups(keyGroups), swizzleShared(swizzleShared), chip(chip),
         queryHome(queryHome),
         wholeWarpgroups(atomKind == MmaAtomKind::Wgmma) {}
 
@@ -81,8 +81,8 @@ private:
   /// results and initial constants to match.
   void mapLoopState(scf::ForOp loop);
   void mapOp(Operation *op);
-  /// Registers a thread needs for Q when kept as A-operand fragments, and
-  /// for the S and O accumulators.
+  /// Whether Q stays in registers as A-operand fragments across the K/V
+  /// loop.
   bool keepQueryInRegisters();
   /// Registers a thread needs for the S and O accumulators and for Q as
   /// A-operand fragments.
@@ -103,6 +103,8 @@ private:
   int64_t keyGroups;
   /// K/V tiles in the swizzled shared layout: auto, on or off.
   StringRef swizzleShared;
+  /// The chip the kernel is compiled for (auto's register budget).
+  const ChipInfo &chip;
   QueryHome queryHome;
   /// #fa.wgmma: 16 rows a warp, warps in groups of 4.
   bool wholeWarpgroups;
@@ -179,7 +181,13 @@ bool WarpMapper::keepQueryInRegisters() {
 bool WarpMapper::swizzleStreamedTiles() {
   if (swizzleShared != "auto")
     return swizzleShared == "on";
-  return fragmentRegisters() <= atom.getSwizzledSharedBudget();
+  // The chip's ptxas and the values the kernel keeps live beside the
+  // fragments (a window's bound, a cap, sequence bounds; split-KV's chunk
+  // bounds, which the tiling treats like a window's) decide how many
+  // registers the swizzled reads may add.
+  int64_t extraLive = countExtraLiveValues(tiled.forall) +
+                      int64_t(tiled.forall->hasAttr(kSplitKVAttrName));
+  return fragmentRegisters() <= atom.getSwizzledSharedBudget(chip, extraLive);
 }
 
 void WarpMapper::mapLoopState(scf::ForOp loop) {
@@ -325,6 +333,13 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
           << swizzleShared << "'";
       return signalPassFailure();
     }
+    const ChipInfo *chipInfo = lookupChip(chip);
+    if (!chipInfo) {
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-map-warps: option chip must be one of "
+          << supportedChipNames() << ", got '" << chip << "'";
+      return signalPassFailure();
+    }
     SmallVector<TiledAttention> nests;
     SmallVector<scf::ForallOp> backwardNests;
     getOperation()->walk([&](scf::ForallOp forall) {
@@ -349,7 +364,8 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
         groups = recorded && atom == MmaAtomKind::MmaSync ? recorded.getInt()
                                                           : 1;
       }
-      WarpMapper mapper(tiled, warps, queryHome, atom, groups, swizzleShared);
+      WarpMapper mapper(tiled, warps, queryHome, atom, groups, swizzleShared,
+                        *chipInfo);
       if (failed(mapper.checkSplit()))
         return signalPassFailure();
       mapper.run();

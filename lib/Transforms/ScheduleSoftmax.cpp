@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa/Transforms/Passes.h"
+#include "fa/Transforms/TiledAttention.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
@@ -49,30 +50,6 @@ QKOp producingQK(Value scores) {
       break;
   }
   return scores.getDefiningOp<QKOp>();
-}
-
-/// The extra live values (TileConfig) of the kernel around `op`: a sliding
-/// window's left bound (an fa.mask with `window_offset`), a soft cap (an
-/// fa.softcap), per-sequence bounds read from memory (scalars extracted
-/// from an integer tensor: packed sequences' offsets, K/V-cache lengths,
-/// page tables). The K/V loops of a kernel (the masked edges and the
-/// unmasked middle) share its registers, so one loop's values count for
-/// all of them.
-int64_t countExtraLiveValues(Operation *op) {
-  Operation *scope = op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
-  if (!scope)
-    return 0;
-  bool window = false, cap = false, sequenceBounds = false;
-  scope->walk([&](Operation *inner) {
-    if (auto mask = dyn_cast<MaskOp>(inner))
-      window |= static_cast<bool>(mask.getWindowOffset());
-    else if (isa<SoftcapOp>(inner))
-      cap = true;
-    else if (auto extract = dyn_cast<tensor::ExtractOp>(inner))
-      sequenceBounds |= extract.getTensor().getType().getElementType()
-                            .isInteger();
-  });
-  return int64_t(window) + int64_t(cap) + int64_t(sequenceBounds);
 }
 
 /// How many extra live values the atom's tile table lets the early rescale

@@ -244,6 +244,7 @@ LogicalResult KVSplitter::split() {
   // Discardable attributes (the tiling's choices, e.g. fa.kv_stages) stay.
   for (NamedAttribute attr : forall->getDiscardableAttrs())
     split->setAttr(attr.getName(), attr.getValue());
+  split->setAttr(kSplitKVAttrName, b.getUnitAttr());
   Block *body = split.getBody();
   b.eraseOp(body->getTerminator());
 

@@ -187,3 +187,20 @@ bool mlir::fa::isMultipleOf(Value v, int64_t n) {
   };
   return walk(v, 0);
 }
+
+int64_t mlir::fa::countExtraLiveValues(Operation *op) {
+  Operation *scope = op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  if (!scope)
+    return 0;
+  bool window = false, cap = false, sequenceBounds = false;
+  scope->walk([&](Operation *inner) {
+    if (auto mask = dyn_cast<fa::MaskOp>(inner))
+      window |= static_cast<bool>(mask.getWindowOffset());
+    else if (isa<fa::SoftcapOp>(inner))
+      cap = true;
+    else if (auto extract = dyn_cast<tensor::ExtractOp>(inner))
+      sequenceBounds |= extract.getTensor().getType().getElementType()
+                            .isInteger();
+  });
+  return int64_t(window) + int64_t(cap) + int64_t(sequenceBounds);
+}

@@ -194,9 +194,10 @@ def stage_pipeline(stage, options=None):
     l2 = len(passes)
     if splits != 1:
         passes += ["fa-split-kv{splits=%d}" % splits, "fa-tile-combine"]
-    passes.append("fa-map-warps{num-warps=%s query-home=%s atom=%s key-groups=%s swizzle-shared=%s}" % (
+    passes.append("fa-map-warps{num-warps=%s query-home=%s atom=%s key-groups=%s swizzle-shared=%s "
+                  "chip=%s}" % (
         get("num-warps", 0), get("query-home", "auto"), atom, get("key-groups", 0),
-        get("swizzle-shared", "auto")))
+        get("swizzle-shared", "auto"), get("chip", "sm_80")))
     passes.append("fa-schedule-softmax{rescale=%s}" % get("rescale", "auto"))
     # mma-pipeline=auto defers P V where the atom's matmuls are async (the
     # pass decides from the layouts); on: every atom; off: not at all.

@@ -99,9 +99,9 @@ def test_l2_prefetch_option(compiler):
 
 def test_swizzle_shared_option(compiler):
     """The K/V tiles' shared layout: auto swizzles them where the register
-    budget allows (head dim 64 here, not 128, whatever the chip), in the
-    staged pipeline and fa-to-ptx alike; on/off force it; other values are
-    errors."""
+    budget allows (head dim 64 here; 128 only for sm_90, without a soft cap),
+    in the staged pipeline and fa-to-ptx alike; on/off force it; other values
+    are errors."""
     def l3(options=None):
         return compiler.compile(GQA, stage="L3", options=options)
     assert "swizzled = true" in l3()
@@ -109,7 +109,15 @@ def test_swizzle_shared_option(compiler):
     d128 = AttentionSpec(q_heads=8, kv_heads=2, head_dim=128, dtype="f16", causal=True)
     auto80 = compiler.compile(d128, stage="L3")
     assert "swizzled = true" not in auto80
-    assert "swizzled = true" not in compiler.compile(d128, stage="L3", options={"chip": "sm_90"})
+    sm90 = {"chip": "sm_90"}
+    assert "swizzled = true" in compiler.compile(d128, stage="L3", options=sm90)
+    capped = AttentionSpec(q_heads=8, kv_heads=2, head_dim=128, dtype="f16", causal=True,
+                           softcap=30.0)
+    assert "swizzled = true" not in compiler.compile(capped, stage="L3", options=sm90)
+    # fa-to-ptx (L5) decides alike: the swizzled rings have no padding.
+    ring = lambda spec, opts: compiler.compile(spec, options=opts).plan().plan[
+        "kernels"][0]["dynamic_shared_memory"]
+    assert ring(d128, sm90) < ring(d128, {"chip": "sm_90", "swizzle-shared": "off"})
     assert "swizzled = true" in compiler.compile(d128, stage="L3", options={"swizzle_shared": "on"})
     # The whole pipeline: the swizzled K/V rings are smaller (no padding).
     padded = compiler.compile(GQA, options={"swizzle-shared": "off"}).plan()

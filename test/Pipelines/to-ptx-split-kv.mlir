@@ -87,7 +87,7 @@
 // L3-NOT: fa.kv_stages
 // L3: scf.forall
 // L3: fa.finalize {{.*}} -> tensor<16x128xf32, #acc_w1x4>
-// L3: } {fa.key_groups = 4 : i64, mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+// L3: } {fa.key_groups = 4 : i64, fa.split_kv, mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
 // L3: scf.forall
 // L3: fa.combine_splits {{.*}} : tensor<4x32x8xf32>, tensor<4x32xf32> -> tensor<32x8xbf16, #acc_w2>, tensor<32xf32, #rows_w2>
 // L3: } {mapping = [#gpu.block<z>, #gpu.block<x>, #gpu.block<y>]}

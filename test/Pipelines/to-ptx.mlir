@@ -11,9 +11,13 @@
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t swizzle-shared=off" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PADDED < %t/gqa_causal_kernel.json
 // RUN: not fa-opt %s --fa-to-ptx="swizzle-shared=maybe" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-SWIZZLE
-// At D = 128 swizzle-shared=auto leaves K/V padded (the atom's register
-// budget), for sm_90 too; swizzle-shared=on swizzles them.
-// RUN: sed -e 's/x64xf16/x128xf16/g' %s | fa-opt --fa-to-ptx="chip=sm_90" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=AUTO-D128
+// At D = 128 swizzle-shared=auto leaves K/V padded for sm_80 (the atom's
+// register budget) and swizzles them for sm_90, whose ptxas has the
+// registers, unless the kernel keeps a window bound (or a cap, or sequence
+// bounds) live; swizzle-shared=on swizzles them everywhere.
+// RUN: sed -e 's/x64xf16/x128xf16/g' %s | fa-opt --fa-to-ptx --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=AUTO-D128
+// RUN: sed -e 's/x64xf16/x128xf16/g' %s | fa-opt --fa-to-ptx="chip=sm_90" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM90-D128
+// RUN: sed -e 's/x64xf16/x128xf16/g; s/) causal$/) causal window(1024, 0)/' %s | fa-opt --fa-to-ptx="chip=sm_90" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=WINDOW90-D128
 // RUN: sed -e 's/x64xf16/x128xf16/g' %s | fa-opt --fa-to-ptx="chip=sm_90 swizzle-shared=on" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=ON-D128
 // RUN: not fa-opt %s --fa-to-ptx="query-home=sideways" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-HOME
 // RUN: not fa-opt %s --fa-to-ptx="rescale=sideways" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-RESCALE
@@ -202,6 +206,15 @@
 // AUTO-D128: fa.qk {{.*}}, tensor<64x128xf16, #shared> -> tensor<128x64xf32, #acc_w4>
 // AUTO-D128-NOT: swizzled
 // ON-D128: fa.qk {{.*}}, tensor<64x128xf16, #shared_swz> -> tensor<128x64xf32, #acc_w4>
+//     (The window kernel's table tiles: 32-key blocks.)
+// WINDOW90-D128-NOT: swizzled
+// WINDOW90-D128: fa.qk {{.*}}, tensor<32x128xf16, #shared> -> tensor<128x32xf32, #acc_w4>
+// WINDOW90-D128-NOT: swizzled
+//     (Q, loaded once, stays padded.)
+// SM90-D128: fa.async_load {{.*}} -> !fa.future<tensor<128x128xf16, #shared>>
+// SM90-D128: fa.async_load {{.*}} -> !fa.future<tensor<64x128xf16, #shared_swz>, tensor<64x128xf16, #shared_swz>>
+// SM90-D128: fa.qk {{.*}} : tensor<128x128xf16, #shared>, tensor<64x128xf16, #shared_swz> -> tensor<128x64xf32, #acc_w4>
+// SM90-D128: fa.pv {{.*}}, tensor<64x128xf16, #shared_swz>, tensor<128x128xf32, #acc_w4>
 // BAD-SWIZZLE: error: fa-to-ptx: option swizzle-shared must be auto, on or off, got 'maybe'
 
 //     Other options: the plan follows them.

@@ -15,6 +15,8 @@
 // WARPS16: error: fa-map-warps: option num-warps must be 1, 2, 4 or 8 (or 0 for the atom's default), got 16
 // RUN: not fa-opt %s --fa-map-warps="swizzle-shared=yes" 2>&1 | FileCheck %s --check-prefix=SWIZZLE
 // SWIZZLE: error: fa-map-warps: option swizzle-shared must be auto, on or off, got 'yes'
+// RUN: not fa-opt %s --fa-map-warps="chip=sm_70" 2>&1 | FileCheck %s --check-prefix=CHIP
+// CHIP: error: fa-map-warps: option chip must be one of sm_80, sm_86, {{.*}}, got 'sm_70'
 // RUN: not fa-opt %s --pass-pipeline="builtin.module(fa-map-warps{query-home=global})" 2>&1 | FileCheck %s --check-prefix=HOME
 // HOME: for the --query-home option: Cannot find option named 'global'!
 

@@ -831,10 +831,13 @@ def FAMapWarps : Pass<"fa-map-warps"> {
     (`#fa.block_shared<atom = #fa.mma_sync, swizzled = true>`, printed
     `#shared_swz`: chunk `c` of row `r` at `c ^ (r % 8)`), and `auto` (the
     default) swizzles where the S, O and Q fragments fit the atom's
-    `getSwizzledSharedBudget()` (head dim 64 and decode steps: after the pass
-    above, `%k = tensor.pad ... to tensor<64x64xf16, #shared_swz>`), since
-    the swizzled reads keep more addresses live. Q, loaded once, stays
-    padded.
+    `getSwizzledSharedBudget(chip, extra live values)`, since the swizzled
+    reads keep more addresses live: for `chip=sm_80`, head dim 64 and
+    decode steps (after the pass above, `%k = tensor.pad ... to
+    tensor<64x64xf16, #shared_swz>`); for `chip=sm_90`, whose ptxas
+    allocates them better, every head dim with rows of a multiple of 128
+    bytes (64, 128, 192, 256) where the kernel keeps no window bound, soft
+    cap or per-sequence bound live. Q, loaded once, stays padded.
 
     With `key-groups=C` (C > 1; `#fa.mma_sync`, forward nests) the thread
     block has C groups of `num-warps` warps that divide the keys of every
@@ -897,7 +900,10 @@ def FAMapWarps : Pass<"fa-map-warps"> {
            "rows of a multiple of 128 bytes): 'on' swizzled "
            "(#fa.block_shared<..., swizzled = true>), 'off' padded, 'auto' "
            "swizzled where the S, O and Q fragments stay within the atom's "
-           "budget for it">
+           "budget for it (which depends on the chip)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "The GPU the kernel is compiled for (as --fa-to-ptx's chip): "
+           "swizzle-shared=auto's register budget depends on its ptxas">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

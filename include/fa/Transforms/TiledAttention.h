@@ -77,6 +77,11 @@ inline constexpr llvm::StringLiteral kKVStagesAttrName = "fa.kv_stages";
 /// `--fa-map-warps{key-groups=0}` applies.
 inline constexpr llvm::StringLiteral kKeyGroupsAttrName = "fa.key_groups";
 
+/// A discardable unit attribute of a tiled loop nest that --fa-split-kv
+/// wrote: each iteration runs over one chunk of the keys, whose clamped
+/// bounds stay live in the K/V loops like a window's left bound.
+inline constexpr llvm::StringLiteral kSplitKVAttrName = "fa.split_kv";
+
 /// Which rows the sizes of a slice of a [B, H, N, ...] tensor or memref
 /// (rank 3 or more) take: false for rows of one head ([1, 1, n, ...]), true
 /// for one position of consecutive heads ([1, n, 1, ...]; a constant n = 1
@@ -93,6 +98,16 @@ FailureOr<TileLoad> matchTileLoad(Value tile);
 /// of two (the K/V loop bounds that the tiling, --fa-causal-block-skip and
 /// --fa-split-kv write).
 bool isMultipleOf(Value v, int64_t n);
+
+/// The extra live values (TileConfig) of the kernel around `op`: a sliding
+/// window's left bound (an fa.mask with `window_offset`), a soft cap (an
+/// fa.softcap), per-sequence bounds read from memory (scalars extracted
+/// from an integer tensor: packed sequences' offsets, K/V-cache lengths,
+/// page tables). The K/V loops of a kernel (the masked edges and the
+/// unmasked middle) share its registers, so one loop's values count for
+/// all of them. Used by --fa-map-warps (the shared layout) and
+/// --fa-schedule-softmax (the rescale's place).
+int64_t countExtraLiveValues(Operation *op);
 
 /// Reads `forall` as a tiled fa.attention. Returns failure, with a remark on
 /// the op naming what did not match, when it is some other loop nest (for

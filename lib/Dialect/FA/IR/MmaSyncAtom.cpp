@@ -153,8 +153,18 @@ int64_t MmaSyncAtomAttr::getEarlyRescaleBudget() const { return 160; }
 // bench/compile_kernels.py, sm_80 and sm_90, and an H100; docs/performance.md
 // "Swizzled K/V tiles"): with S + O + Q fragments up to 160 registers (d = 64
 // prefill, decode steps) no kernel spills and they run 2-33 % faster; at
-// d = 128 and 192 prefill (224-256) sm_80 spills 4-44 bytes.
-int64_t MmaSyncAtomAttr::getSwizzledSharedBudget() const { return 160; }
+// d = 128 and 192 prefill (176-256) sm_80 spills 4-44 bytes. ptxas for
+// sm_90 allocates them better: with no extra live values, every kernel of
+// the feature matrix (scripts/spill-sweep.py --chips sm_90 --options
+// swizzle-shared=on: d = 128, 192 and 256, dense, decode, split-KV) is
+// spill-free, and d = 128 prefill runs 1.07-1.11x on an H100; with one
+// (a window, a cap or per-sequence bounds) d = 128 causal packed sequences
+// and d = 192 spill 4-28 bytes. Only chips measured get the larger budget.
+int64_t MmaSyncAtomAttr::getSwizzledSharedBudget(const ChipInfo &chip,
+                                                 int64_t extraLiveValues) const {
+  bool hopper = chip.name == "sm_90" || chip.name == "sm_90a";
+  return hopper && extraLiveValues == 0 ? 256 : 160;
+}
 // mma.sync returns its result to the issuing warp: nothing to overlap by
 // deferring P V (measured slower with the extra live P: docs/performance.md).
 bool MmaSyncAtomAttr::hasAsyncMatmuls() const { return false; }

@@ -88,7 +88,10 @@ int64_t WgmmaAtomAttr::getQueryInRegistersBudget() const {
   return sm80(getContext()).getQueryInRegistersBudget();
 }
 // The wgmma atom's shared layout is its own (core matrices).
-int64_t WgmmaAtomAttr::getSwizzledSharedBudget() const { return 0; }
+int64_t WgmmaAtomAttr::getSwizzledSharedBudget(const ChipInfo &,
+                                               int64_t) const {
+  return 0;
+}
 int64_t WgmmaAtomAttr::getEarlyRescaleBudget() const {
   return sm80(getContext()).getEarlyRescaleBudget();
 }

@@ -7,6 +7,7 @@
 #ifndef FA_DIALECT_FA_IR_FA_H
 #define FA_DIALECT_FA_IR_FA_H
 
+#include "fa/Dialect/FA/IR/Chips.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
