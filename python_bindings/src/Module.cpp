@@ -16,9 +16,8 @@
 
 namespace nb = nanobind;
 
-#ifndef FA_MLIR_GIT_REVISION
-#define FA_MLIR_GIT_REVISION "unknown"
-#endif
+// FA_MLIR_GIT_REVISION, written at every build (cmake/GitRevision.cmake).
+#include "GitRevision.h"
 
 namespace {
 
