@@ -106,7 +106,10 @@ bool isMultipleOf(Value v, int64_t n);
 /// page tables). The K/V loops of a kernel (the masked edges and the
 /// unmasked middle) share its registers, so one loop's values count for
 /// all of them. Used by --fa-map-warps (the shared layout) and
-/// --fa-schedule-softmax (the rescale's place).
+/// --fa-schedule-softmax (the rescale's place). Split-KV's chunk bounds
+/// (kSplitKVAttrName) are not counted here: --fa-map-warps adds them;
+/// counted for the rescale they would move it in the decode kernels, which
+/// have the registers (docs/reliability.md, "Split-KV prefill").
 int64_t countExtraLiveValues(Operation *op);
 
 /// Reads `forall` as a tiled fa.attention. Returns failure, with a remark on
