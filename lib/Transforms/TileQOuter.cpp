@@ -431,8 +431,7 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
   bool sequenceBounds = op.getKeyLengths() || op.isVarlen();
   // The extra live values of TileConfig (as --fa-schedule-softmax counts
   // them in the kernel).
-  int64_t extraLive = int64_t(windowed) + int64_t(sequenceBounds) +
-                      int64_t(static_cast<bool>(op.getSoftcap()));
+  int64_t extraLive = fa::countExtraLiveValues(op);
   auto useWindowTiles = [&] {
     if (tiles->windowBlockM)
       tiles->blockM = tiles->windowBlockM;

@@ -204,3 +204,11 @@ int64_t mlir::fa::countExtraLiveValues(Operation *op) {
   });
   return int64_t(window) + int64_t(cap) + int64_t(sequenceBounds);
 }
+
+int64_t mlir::fa::countExtraLiveValues(AttentionOp op) {
+  std::optional<int64_t> left = op.getWindowLeft();
+  bool window = left && *left >= 0;
+  bool sequenceBounds = op.getKeyLengths() || op.isVarlen();
+  return int64_t(window) + int64_t(static_cast<bool>(op.getSoftcap())) +
+         int64_t(sequenceBounds);
+}

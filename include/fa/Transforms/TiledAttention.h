@@ -112,6 +112,11 @@ bool isMultipleOf(Value v, int64_t n);
 /// have the registers (docs/reliability.md, "Split-KV prefill").
 int64_t countExtraLiveValues(Operation *op);
 
+/// The same count read off an untiled fa.attention (its window's left
+/// bound, soft cap, key lengths or packed sequences), for the tiling's
+/// choice of tiles before the kernel exists.
+int64_t countExtraLiveValues(AttentionOp op);
+
 /// Reads `forall` as a tiled fa.attention. Returns failure, with a remark on
 /// the op naming what did not match, when it is some other loop nest (for
 /// those, `diagnose` false keeps quiet).
