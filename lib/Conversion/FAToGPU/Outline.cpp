@@ -476,6 +476,30 @@ LogicalResult Outliner::classifyCaptured() {
   return success();
 }
 
+/// The kernel writes its outputs into the buffers of the nest's
+/// destination tensors (replaceWithLaunch). That is right only where
+/// nothing else reads the destination's contents: besides this operand,
+/// only tensor.dim uses (not also an input, another op's destination or a
+/// result of the function), in the region that defines it (not a value a
+/// loop around the nest keeps reading). Any other destination is copied
+/// into a fresh tensor first, as one-shot bufferization would, and the
+/// nest writes the copy.
+Value writableDestination(scf::ForallOp forall, unsigned i) {
+  OpOperand &operand = forall.getOutputsMutable()[i];
+  Value dest = operand.get();
+  bool onlyWriter = llvm::all_of(dest.getUses(), [&](OpOperand &use) {
+    return &use == &operand || isa<tensor::DimOp>(use.getOwner());
+  });
+  if (onlyWriter && dest.getParentRegion() == forall->getParentRegion())
+    return dest;
+  OpBuilder b(forall);
+  Value copy = bufferization::AllocTensorOp::create(
+      b, forall.getLoc(), cast<RankedTensorType>(dest.getType()),
+      ValueRange(), dest);
+  operand.set(copy);
+  return copy;
+}
+
 LogicalResult Outliner::buildKernel() {
   MLIRContext *ctx = forall.getContext();
   // Parameters: the tensors read, the shared outputs, the scalars.
@@ -511,6 +535,7 @@ LogicalResult Outliner::buildKernel() {
       return error() << "a shared output of the loop nest must be a tensor "
                         "of rank 1 or more, got "
                      << out.getType();
+    out = writableDestination(forall, i);
     std::string name = uniqueName(outputRole(forall, i, accumulated), "out", i, taken);
     tensorNames[out] = name;
     nest.plan.tensors.push_back(LaunchPlan::Tensor{name, type, true});
