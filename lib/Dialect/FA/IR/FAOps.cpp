@@ -79,12 +79,17 @@ visibleWindow(std::optional<int64_t> windowLeft,
 static LogicalResult verifyForm(Operation *op, ValueRange operands,
                                 ValueRange outputs, ValueRange results) {
   bool tensorForm = isa<RankedTensorType>(operands.front().getType());
-  for (Value v : operands) {
+  for (auto [i, v] : llvm::enumerate(operands)) {
     Type t = v.getType();
-    if (tensorForm ? !isa<RankedTensorType>(t) : !isa<MemRefType>(t))
+    if (!isa<RankedTensorType, MemRefType>(t))
+      return op->emitOpError("expects ranked tensor or memref operands, "
+                             "operand #")
+             << i << " is " << t;
+    if (isa<RankedTensorType>(t) != tensorForm)
       return op->emitOpError("expects all operands to be ranked tensors or "
                              "all to be memrefs, got ")
-             << operands.front().getType() << " and " << t;
+             << operands.front().getType() << " and " << t << " (operand #"
+             << i << ")";
   }
   if (tensorForm) {
     if (results.size() != outputs.size())

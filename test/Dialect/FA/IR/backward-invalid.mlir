@@ -6,7 +6,7 @@
 
 // A memref among tensors.
 func.func @mixed_tensor_and_memref(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x32xf16>, %o: tensor<2x8x128x32xf16>, %do: memref<2x8x128x32xf16>, %l: tensor<2x8x128xf32>, %dq: tensor<2x8x128x64xf16>, %dk: tensor<2x2x128x64xf16>, %dv: tensor<2x2x128x32xf16>) {
-  // expected-error @+1 {{expects all operands to be ranked tensors or all to be memrefs, got 'tensor<2x8x128x64xf16>' and 'memref<2x8x128x32xf16>'}}
+  // expected-error @+1 {{expects all operands to be ranked tensors or all to be memrefs, got 'tensor<2x8x128x64xf16>' and 'memref<2x8x128x32xf16>' (operand #4)}}
   %r0, %r1, %r2 = fa.attention_backward ins(%q, %k, %v, %o, %do, %l : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x32xf16>, tensor<2x8x128x32xf16>, memref<2x8x128x32xf16>, tensor<2x8x128xf32>) outs(%dq, %dk, %dv : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x32xf16>) -> tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x32xf16>
   return
 }

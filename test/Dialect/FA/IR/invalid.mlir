@@ -4,8 +4,16 @@
 // and the offending types or sizes.
 
 func.func @mixed_tensor_and_memref(%q: tensor<2x8x128x64xf16>, %k: memref<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
-  // expected-error @+1 {{expects all operands to be ranked tensors or all to be memrefs}}
+  // expected-error @+1 {{expects all operands to be ranked tensors or all to be memrefs, got 'tensor<2x8x128x64xf16>' and 'memref<2x2x128x64xf16>' (operand #1)}}
   %r0 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, memref<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @unranked_query(%q: tensor<*xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{expects ranked tensor or memref operands, operand #0 is 'tensor<*xf16>'}}
+  %r0 = fa.attention ins(%q, %k, %v : tensor<*xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
   return
 }
 

@@ -101,7 +101,7 @@ func.func @paged_rank(%q: tensor<2x8x1x64xf16>, %k: tensor<10x16x64xf16>, %v: te
 // -----
 
 func.func @lengths_memref_mix(%q: memref<2x8x1x64xf16>, %k: memref<2x2x128x64xf16>, %v: memref<2x2x128x64xf16>, %n: tensor<2xi32>, %o: memref<2x8x1x64xf16>) {
-  // expected-error @+1 {{expects all operands to be ranked tensors or all to be memrefs, got 'memref<2x8x1x64xf16>' and 'tensor<2xi32>'}}
+  // expected-error @+1 {{expects all operands to be ranked tensors or all to be memrefs, got 'memref<2x8x1x64xf16>' and 'tensor<2xi32>' (operand #3)}}
   fa.attention ins(%q, %k, %v : memref<2x8x1x64xf16>, memref<2x2x128x64xf16>, memref<2x2x128x64xf16>) key_lengths(%n : tensor<2xi32>) outs(%o : memref<2x8x1x64xf16>)
   return
 }
