@@ -396,6 +396,21 @@ struct FASplitKVPass : fa::impl::FASplitKVBase<FASplitKVPass> {
         bool tiles = forall.getBody()
                          ->walk([](QKOp) { return WalkResult::interrupt(); })
                          .wasInterrupted();
+        bool backward =
+            forall.getBody()
+                ->walk([](Operation *op) {
+                  return isa<ProbsFromLseOp, ScoreGradOp, RowDotOp>(op)
+                             ? WalkResult::interrupt()
+                             : WalkResult::advance();
+                })
+                .wasInterrupted();
+        if (backward) {
+          forall.emitError("fa-split-kv: split-KV splits the K/V loop of a "
+                           "forward attention; this loop nest is a kernel of "
+                           "fa.attention_backward, which has no split form "
+                           "(leave splits at 1)");
+          return signalPassFailure();
+        }
         if (!tiles)
           continue;
         forall.emitError("fa-split-kv: cannot split this loop nest: run the "

@@ -6,6 +6,7 @@
 // RUN: fa-opt %s --fa-to-ptx --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=L3
 // RUN: fa-opt %s --fa-to-ptx="block-m=128 block-n=32" --mlir-print-ir-after=fa-tile-backward -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCKS
 // RUN: not fa-opt %s --split-input-file --fa-to-ptx="dq=sometimes" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-DQ
+// RUN: not fa-opt %s --fa-to-ptx="splits=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-SPLITS
 
 // block-m and block-n reach the backward's tiling: 32 key rows by 64 query
 // columns (half of block-m: the atomic form's width at d = 64) in the dK/dV
@@ -18,6 +19,10 @@
 // BLOCKS: } : tensor<?x64xf32> to tensor<128x64xf32>
 
 // BAD-DQ: error: fa-tile-backward: option dq must be 'auto', 'atomic' or 'deterministic', got 'sometimes'
+
+// Split-KV is a forward transformation: asked for with a backward op, it
+// says so (it once told the user to run the pass elsewhere in the pipeline).
+// BAD-SPLITS: error: fa-split-kv: split-KV splits the K/V loop of a forward attention; this loop nest is a kernel of fa.attention_backward, which has no split form (leave splits at 1)
 
 // --fa-to-ptx compiles fa.attention_backward into one launch plan of three
 // kernels, run in order. At d = 64 the default dQ is FlashAttention-2's
