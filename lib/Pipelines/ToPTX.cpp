@@ -102,6 +102,15 @@ LogicalResult mlir::fa::buildToPTXPipeline(
                 "neither for the atom's tiles per head dim (got block-m=" +
                 Twine(options.blockM) + ", block-n=" + Twine(options.blockN) +
                 ")");
+  // Checked here, not first by the backward's tiling (the first pass to
+  // read them), whose name would puzzle a user with a forward op alone.
+  for (auto [name, value] : {std::pair<StringRef, int64_t>{"block-m",
+                                                           options.blockM},
+                             {"block-n", options.blockN}})
+    if (value != 0 && (value < 1 || value > kMaxTileBlock))
+      return fail("option " + name + " must be in [1, " +
+                  Twine(kMaxTileBlock) + "] (or 0 for the atom's tiles), got " +
+                  Twine(value));
   if (!queryHome)
     return fail("option query-home must be auto, registers or shared, got '" +
                 options.queryHome + "'");

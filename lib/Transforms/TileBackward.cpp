@@ -35,7 +35,6 @@ using namespace mlir::fa;
 
 namespace {
 
-constexpr int64_t kMaxBlock = 1024;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 class BackwardTiler {
@@ -495,10 +494,10 @@ struct FATileBackwardPass : fa::impl::FATileBackwardBase<FATileBackwardPass> {
                                {"dkdv-block-m", keyValueBlockM}}) {
       if (value == 0 && name != "block-m")
         continue; // Picked from the head dim.
-      if (value < 1 || value > kMaxBlock) {
+      if (value < 1 || value > kMaxTileBlock) {
         mlir::emitError(getOperation()->getLoc())
             << "fa-tile-backward: option " << name << " must be in [1, "
-            << kMaxBlock << "], got " << value;
+            << kMaxTileBlock << "], got " << value;
         return signalPassFailure();
       }
     }

@@ -34,7 +34,6 @@ using namespace mlir::fa;
 
 namespace {
 
-constexpr int64_t kMaxBlock = 1024;
 
 /// Emits the K/V-outer loop nest for one tensor-form fa.attention_backward.
 class KVOuterTiler {
@@ -335,10 +334,10 @@ struct FATileKVOuterPass : fa::impl::FATileKVOuterBase<FATileKVOuterPass> {
   void runOnOperation() override {
     for (auto [name, value] : {std::pair<StringRef, int64_t>{"block-m", blockM},
                                {"block-n", blockN}}) {
-      if (value < 1 || value > kMaxBlock) {
+      if (value < 1 || value > kMaxTileBlock) {
         mlir::emitError(getOperation()->getLoc())
             << "fa-tile-kv-outer: option " << name << " must be in [1, "
-            << kMaxBlock << "], got " << value;
+            << kMaxTileBlock << "], got " << value;
         return signalPassFailure();
       }
     }

@@ -35,7 +35,6 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kMaxBlock = 1024;
 
 /// Emits the L1 loop nest for one tensor-form fa.attention.
 class QOuterTiler {
@@ -553,11 +552,11 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
   void runOnOperation() override {
     for (auto [name, value] : {std::pair<StringRef, int64_t>{"block-m", blockM},
                                {"block-n", blockN}}) {
-      if (!autoBlocks && (value < 1 || value > kMaxBlock)) {
+      if (!autoBlocks && (value < 1 || value > fa::kMaxTileBlock)) {
         // On the location only: printing the whole module helps nobody.
         mlir::emitError(getOperation()->getLoc())
             << "fa-tile-q-outer: option " << name << " must be in [1, "
-            << kMaxBlock << "], got " << value;
+            << fa::kMaxTileBlock << "], got " << value;
         return signalPassFailure();
       }
     }

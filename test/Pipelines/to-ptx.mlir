@@ -23,6 +23,8 @@
 // RUN: not fa-opt %s --fa-to-ptx="rescale=sideways" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-RESCALE
 // RUN: not fa-opt %s --fa-to-ptx="block-m=64" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HALF-BLOCKS
 // RUN: not fa-opt %s --fa-to-ptx="block-n=32" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HALF-BLOCKS-N
+// RUN: not fa-opt %s --fa-to-ptx="block-m=-1 block-n=64" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-BLOCK-M
+// RUN: not fa-opt %s --fa-to-ptx="block-m=64 block-n=2048" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-BLOCK-N
 // RUN: rm -rf %t && sed -e 's/) causal$/) causal softcap(50.0)/' %s | fa-opt --fa-to-ptx="output-dir=%t" -o /dev/null
 // RUN: FileCheck %s --check-prefix=SOFTCAP --strict-whitespace < %t/gqa_causal_kernel.json
 // RUN: %python -c "import json, sys; json.load(open(sys.argv[1]))" %t/gqa_causal_kernel.json
@@ -247,6 +249,10 @@
 // BAD-RESCALE: fa-to-ptx: option rescale must be auto, before-exp or after-exp, got 'sideways'
 // HALF-BLOCKS: fa-to-ptx: options block-m and block-n go together: give both, or neither for the atom's tiles per head dim (got block-m=64, block-n=0)
 // HALF-BLOCKS-N: fa-to-ptx: options block-m and block-n go together{{.*}}(got block-m=0, block-n=32)
+// Checked by the pipeline itself, not by the first pass that reads them
+// (the backward's tiling, whose name would puzzle a forward-only input).
+// BAD-BLOCK-M: error: fa-to-ptx: option block-m must be in [1, 1024] (or 0 for the atom's tiles), got -1
+// BAD-BLOCK-N: error: fa-to-ptx: option block-n must be in [1, 1024] (or 0 for the atom's tiles), got 2048
 
 //     The same kernel with softcap(50): the kernel computes tanh(scale /
 //     cap * s), softcap_scale = 0.125 / 50 after the tensors, and the cap

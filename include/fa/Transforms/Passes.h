@@ -35,6 +35,11 @@ inline MmaAtomAttrInterface getMmaAtom(MLIRContext *ctx, MmaAtomKind kind) {
 /// Where --fa-schedule-softmax places fa.rescale.
 enum class RescalePlacement { Auto, BeforeExp, AfterExp };
 
+/// The largest block (rows or keys) the tiling passes' block options and
+/// --fa-to-ptx's block-m/block-n accept: far above any tile that fits a
+/// GPU's shared memory, low enough that tile sizes stay small integers.
+constexpr int64_t kMaxTileBlock = 1024;
+
 #define GEN_PASS_DECL
 #include "fa/Transforms/Passes.h.inc"
 
