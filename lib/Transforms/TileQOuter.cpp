@@ -527,7 +527,8 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
     if (pageSize % kvBlock != 0)
       return op.emitError("fa-tile-q-outer: page size ")
              << pageSize << " is not a multiple of 16, the smallest K/V "
-             << "block of the sm_80 atom (a K/V block is read from one page)";
+             << "block of the " << atom
+             << " atom (a K/V block is read from one page)";
   }
   // A decode step's K/V block shrunk to a small page: more stages keep
   // about as many keys in flight as the table's block would (at most
