@@ -22,6 +22,8 @@ void mlir::fa::buildLowerToCPUPipeline(OpPassManager &pm) {
   // decomposition, the tile ops of L1/L2 one by one.
   pm.addPass(fa::createFADecomposeNaive());
   pm.addPass(fa::createFADecomposeTiles());
+  // An attention the raise left alone keeps its linalg.softmax.
+  pm.addPass(fa::createFADecomposeAggregates());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
 
   // Tensors -> buffers, with the deallocations one-shot bufferization needs.

@@ -495,6 +495,43 @@ def FADecomposeTiles : Pass<"fa-decompose-tiles"> {
 }
 
 
+def FADecomposeAggregates : Pass<"fa-decompose-aggregates"> {
+  let summary = "Decompose linalg's aggregate ops (linalg.softmax) into "
+                "structured ops (CPU path)";
+  let description = [{
+    `--fa-lower-to-cpu` lowers structured linalg ops to loops; an aggregate
+    op such as `linalg.softmax` is not one, and an attention that
+    `--fa-raise-attention` leaves alone (a form it does not recognise) would
+    reach the LLVM dialect with it still inside, which `mlir-runner` cannot
+    run. This pass gives every op with `linalg::AggregatedOpInterface` its
+    upstream decomposition (the same as `transform.structured.
+    decompose_interface`), so the program as written runs on the CPU.
+
+    Before:
+
+    ```mlir
+    %p = linalg.softmax dimension(2) ins(%s : tensor<2x5x5xf32>)
+                                     outs(%e : tensor<2x5x5xf32>) -> tensor<2x5x5xf32>
+    ```
+
+    After (abridged):
+
+    ```mlir
+    %max = linalg.generic {iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%s : tensor<2x5x5xf32>) outs(%m0 : tensor<2x5xf32>) { arith.maxnumf }
+    %exp = linalg.generic ... { arith.subf, math.exp }
+    %sum = linalg.generic ... { arith.addf }
+    %p = linalg.generic ... { arith.divf }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def FACausalBlockSkip : Pass<"fa-causal-block-skip"> {
   let summary = "Visit only the K/V blocks a Q block can see (causal, "
                 "sliding window); mask only the blocks that need it";

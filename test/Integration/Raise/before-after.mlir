@@ -59,6 +59,12 @@
 //
 // RUN: %{as_written} | %{run} -e main_grouped_einsum_outer > %t.outer
 // RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_grouped_einsum_outer | %{cmp} --expected-file %t.outer --atol 1e-5 --rtol 1e-5
+//
+// Not raised (an additive position bias, which fa.attention cannot
+// express): --fa-linalg-to-cpu runs the program as written, its
+// linalg.softmax decomposed by --fa-decompose-aggregates.
+// RUN: %{as_written} | %{run} -e main_position_bias > %t.bias
+// RUN: fa-opt %s --fa-linalg-to-cpu | %{run} -e main_position_bias | %{cmp} --expected-file %t.bias --atol 1e-6 --rtol 1e-6
 
 // RAISED-LABEL: func.func @bmm_softmax
 // RAISED: fa.attention
@@ -96,6 +102,9 @@
 // RAISED: fa.attention ins({{.*}} : tensor<2x6x5x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>) {{.*}} causal ->
 // RAISED-LABEL: func.func @grouped_einsum_outer
 // RAISED: fa.attention ins({{.*}} : tensor<2x6x5x8xf32>, tensor<2x2x5x8xf32>, tensor<2x2x5x8xf32>) {{.*}} causal ->
+// RAISED-LABEL: func.func @position_bias
+// RAISED-NOT: fa.attention
+// RAISED: linalg.softmax
 
 #id3 = affine_map<(b, i, j) -> (b, i, j)>
 #row3 = affine_map<(b, i, j) -> (b, i)>
@@ -1210,6 +1219,61 @@ func.func @main_grouped_einsum_outer() {
   %o = call @grouped_einsum_outer(%q, %k, %v) : (tensor<2x5x2x3x8xf32>, tensor<2x5x2x8xf32>, tensor<2x5x2x8xf32>) -> tensor<2x5x2x3x8xf32>
   %o4 = tensor.collapse_shape %o [[0], [1], [2], [3, 4]] : tensor<2x5x2x3x8xf32> into tensor<2x5x2x24xf32>
   %od = tensor.cast %o4 : tensor<2x5x2x24xf32> to tensor<?x?x?x?xf32>
+  call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
+  return
+}
+
+// bmm_softmax with a bias of 0.1 (j - i) added to the scores (ALiBi-like):
+// left as written by the raise.
+func.func @position_bias(%q: tensor<6x7x8xf32>, %k: tensor<6x9x8xf32>, %v: tensor<6x9x8xf32>) -> tensor<6x7x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %slope = arith.constant 0.1 : f32
+  %e0 = tensor.empty() : tensor<6x8x9xf32>
+  %kt = linalg.transpose ins(%k : tensor<6x9x8xf32>) outs(%e0 : tensor<6x8x9xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<6x7x9xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<6x7x9xf32>) -> tensor<6x7x9xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<6x7x8xf32>, tensor<6x8x9xf32>) outs(%f1 : tensor<6x7x9xf32>) -> tensor<6x7x9xf32>
+  %x = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<6x7x9xf32>) outs(%e1 : tensor<6x7x9xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %d = arith.subi %j, %i : index
+    %di = arith.index_cast %d : index to i32
+    %df = arith.sitofp %di : i32 to f32
+    %b = arith.mulf %df, %slope : f32
+    %m = arith.mulf %in, %c : f32
+    %r = arith.addf %m, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<6x7x9xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<6x7x9xf32>) outs(%e1 : tensor<6x7x9xf32>) -> tensor<6x7x9xf32>
+  %e2 = tensor.empty() : tensor<6x7x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<6x7x8xf32>) -> tensor<6x7x8xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<6x7x9xf32>, tensor<6x9x8xf32>) outs(%f2 : tensor<6x7x8xf32>) -> tensor<6x7x8xf32>
+  return %o : tensor<6x7x8xf32>
+}
+
+func.func @main_position_bias() {
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %c9 = arith.constant 9 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %q4 = call @input(%c1, %c6, %c7, %c8, %c1) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %k4 = call @input(%c1, %c6, %c9, %c8, %c2) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %v4 = call @input(%c1, %c6, %c9, %c8, %c3) : (index, index, index, index, index) -> tensor<?x?x?x?xf32>
+  %qs = tensor.cast %q4 : tensor<?x?x?x?xf32> to tensor<1x6x7x8xf32>
+  %ks = tensor.cast %k4 : tensor<?x?x?x?xf32> to tensor<1x6x9x8xf32>
+  %vs = tensor.cast %v4 : tensor<?x?x?x?xf32> to tensor<1x6x9x8xf32>
+  %q = tensor.collapse_shape %qs [[0, 1], [2], [3]] : tensor<1x6x7x8xf32> into tensor<6x7x8xf32>
+  %k = tensor.collapse_shape %ks [[0, 1], [2], [3]] : tensor<1x6x9x8xf32> into tensor<6x9x8xf32>
+  %v = tensor.collapse_shape %vs [[0, 1], [2], [3]] : tensor<1x6x9x8xf32> into tensor<6x9x8xf32>
+  %o = call @position_bias(%q, %k, %v) : (tensor<6x7x8xf32>, tensor<6x9x8xf32>, tensor<6x9x8xf32>) -> tensor<6x7x8xf32>
+  %o4 = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [1, 6, 7, 8] : tensor<6x7x8xf32> into tensor<1x6x7x8xf32>
+  %od = tensor.cast %o4 : tensor<1x6x7x8xf32> to tensor<?x?x?x?xf32>
   call @print4(%od) : (tensor<?x?x?x?xf32>) -> ()
   return
 }
