@@ -182,12 +182,12 @@ bool WarpMapper::swizzleStreamedTiles() {
   if (swizzleShared != "auto")
     return swizzleShared == "on";
   // The chip's ptxas and the values the kernel keeps live beside the
-  // fragments (a window's bound, a cap, sequence bounds; split-KV's chunk
+  // fragments (a window's bounds, a cap, sequence bounds; split-KV's chunk
   // bounds, which the tiling treats like a window's) decide how many
   // registers the swizzled reads may add.
-  int64_t extraLive = countExtraLiveValues(tiled.forall) +
-                      int64_t(tiled.forall->hasAttr(kSplitKVAttrName));
-  return fragmentRegisters() <= atom.getSwizzledSharedBudget(chip, extraLive);
+  ExtraLiveValues extras = collectExtraLiveValues(tiled.forall);
+  extras.split = tiled.forall->hasAttr(kSplitKVAttrName);
+  return fragmentRegisters() <= atom.getSwizzledSharedBudget(chip, extras);
 }
 
 void WarpMapper::mapLoopState(scf::ForOp loop) {

@@ -188,21 +188,25 @@ bool mlir::fa::isMultipleOf(Value v, int64_t n) {
   return walk(v, 0);
 }
 
-int64_t mlir::fa::countExtraLiveValues(Operation *op) {
+ExtraLiveValues mlir::fa::collectExtraLiveValues(Operation *op) {
+  ExtraLiveValues extras;
   Operation *scope = op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
   if (!scope)
-    return 0;
-  bool window = false, cap = false, sequenceBounds = false;
+    return extras;
   scope->walk([&](Operation *inner) {
     if (auto mask = dyn_cast<fa::MaskOp>(inner))
-      window |= static_cast<bool>(mask.getWindowOffset());
+      extras.window |= static_cast<bool>(mask.getWindowOffset());
     else if (isa<fa::SoftcapOp>(inner))
-      cap = true;
+      extras.softcap = true;
     else if (auto extract = dyn_cast<tensor::ExtractOp>(inner))
-      sequenceBounds |= extract.getTensor().getType().getElementType()
-                            .isInteger();
+      extras.sequenceBounds |= extract.getTensor().getType().getElementType()
+                                   .isInteger();
   });
-  return int64_t(window) + int64_t(cap) + int64_t(sequenceBounds);
+  return extras;
+}
+
+int64_t mlir::fa::countExtraLiveValues(Operation *op) {
+  return collectExtraLiveValues(op).count();
 }
 
 int64_t mlir::fa::countExtraLiveValues(AttentionOp op) {

@@ -99,7 +99,8 @@ def test_l2_prefetch_option(compiler):
 
 def test_swizzle_shared_option(compiler):
     """The K/V tiles' shared layout: auto swizzles them where the register
-    budget allows (head dim 64 here; 128 only for sm_90, without a soft cap),
+    budget allows (head dim 64 here; 128 only for sm_90, with a soft cap but
+    not a window),
     in the staged pipeline and fa-to-ptx alike; on/off force it; other values
     are errors."""
     def l3(options=None):
@@ -113,7 +114,11 @@ def test_swizzle_shared_option(compiler):
     assert "swizzled = true" in compiler.compile(d128, stage="L3", options=sm90)
     capped = AttentionSpec(q_heads=8, kv_heads=2, head_dim=128, dtype="f16", causal=True,
                            softcap=30.0)
-    assert "swizzled = true" not in compiler.compile(capped, stage="L3", options=sm90)
+    assert "swizzled = true" in compiler.compile(capped, stage="L3", options=sm90)
+    assert "swizzled = true" not in compiler.compile(capped, stage="L3")
+    windowed = AttentionSpec(q_heads=8, kv_heads=2, head_dim=128, dtype="f16", causal=True,
+                             window=(256, 0))
+    assert "swizzled = true" not in compiler.compile(windowed, stage="L3", options=sm90)
     # fa-to-ptx (L5) decides alike: the swizzled rings have no padding.
     ring = lambda spec, opts: compiler.compile(spec, options=opts).plan().plan[
         "kernels"][0]["dynamic_shared_memory"]

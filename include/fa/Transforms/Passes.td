@@ -873,10 +873,10 @@ def FAMapWarps : Pass<"fa-map-warps"> {
     decode steps (after the pass above, `%k = tensor.pad ... to
     tensor<64x64xf16, #shared_swz>`); for `chip=sm_90`, whose ptxas
     allocates them better, every head dim with rows of a multiple of 128
-    bytes (64, 128, 192, 256) where the kernel keeps no window bound, soft
-    cap or per-sequence bound live and the nest is not split over the keys
-    (`fa.split_kv`, written by --fa-split-kv). Q, loaded once, stays
-    padded.
+    bytes (64, 128, 192, 256) where the kernel keeps no window bound or
+    per-sequence bound live (a soft cap, one scalar, is allowed) and the
+    nest is not split over the keys (`fa.split_kv`, written by
+    --fa-split-kv). Q, loaded once, stays padded.
 
     With `key-groups=C` (C > 1; `#fa.mma_sync`, forward nests) the thread
     block has C groups of `num-warps` warps that divide the keys of every

@@ -112,6 +112,9 @@ bool isMultipleOf(Value v, int64_t n);
 /// have the registers (docs/reliability.md, "Split-KV prefill").
 int64_t countExtraLiveValues(Operation *op);
 
+/// The same values by kind (`split` false: read kSplitKVAttrName).
+ExtraLiveValues collectExtraLiveValues(Operation *op);
+
 /// The same count read off an untiled fa.attention (its window's left
 /// bound, soft cap, key lengths or packed sequences), for the tiling's
 /// choice of tiles before the kernel exists.

@@ -157,13 +157,18 @@ int64_t MmaSyncAtomAttr::getEarlyRescaleBudget() const { return 160; }
 // sm_90 allocates them better: with no extra live values, every kernel of
 // the feature matrix (scripts/spill-sweep.py --chips sm_90 --options
 // swizzle-shared=on: d = 128, 192 and 256, dense, decode, split-KV) is
-// spill-free, and d = 128 prefill runs 1.07-1.11x on an H100; with one
-// (a window, a cap or per-sequence bounds) d = 128 causal packed sequences
-// and d = 192 spill 4-28 bytes. Only chips measured get the larger budget.
-int64_t MmaSyncAtomAttr::getSwizzledSharedBudget(const ChipInfo &chip,
-                                                 int64_t extraLiveValues) const {
+// spill-free; on an H100, prefill runs 1.07-1.11x (d = 128), 1.09-1.12x
+// (192), 1.13-1.19x (256). A soft cap alone (one scalar) keeps them
+// spill-free too, and the capped kernels run 1.08-1.11x (d = 128 and 192).
+// A window's per-row bounds, per-sequence bounds or split-KV's chunk bounds
+// do not: d = 192 windows, d = 128 causal packed sequences and cached keys
+// and split nests spill 4-28 bytes (docs/performance.md, "The swizzled K/V
+// tiles by chip"). Only chips measured get the larger budget.
+int64_t MmaSyncAtomAttr::getSwizzledSharedBudget(
+    const ChipInfo &chip, const ExtraLiveValues &extras) const {
   bool hopper = chip.name == "sm_90" || chip.name == "sm_90a";
-  return hopper && extraLiveValues == 0 ? 256 : 160;
+  bool scalarsOnly = !extras.window && !extras.sequenceBounds && !extras.split;
+  return hopper && scalarsOnly ? 256 : 160;
 }
 // mma.sync returns its result to the issuing warp: nothing to overlap by
 // deferring P V (measured slower with the extra live P: docs/performance.md).

@@ -89,7 +89,7 @@ int64_t WgmmaAtomAttr::getQueryInRegistersBudget() const {
 }
 // The wgmma atom's shared layout is its own (core matrices).
 int64_t WgmmaAtomAttr::getSwizzledSharedBudget(const ChipInfo &,
-                                               int64_t) const {
+                                               const ExtraLiveValues &) const {
   return 0;
 }
 int64_t WgmmaAtomAttr::getEarlyRescaleBudget() const {

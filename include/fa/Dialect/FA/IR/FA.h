@@ -33,6 +33,20 @@ namespace fa {
 /// kAllExtraLiveValues).
 constexpr int64_t kAllExtraLiveValues = 3;
 
+/// Those values by kind, and split-KV's chunk bounds (not in the count:
+/// --fa-schedule-softmax leaves them out). What each keeps live differs: a
+/// window two key bounds per row, per-sequence bounds and chunk bounds
+/// scalars that bound every K/V loop, a soft cap one scalar used once per
+/// score.
+struct ExtraLiveValues {
+  bool window = false, softcap = false, sequenceBounds = false,
+       split = false;
+  /// The count of TileConfig (kAllExtraLiveValues at most).
+  int64_t count() const {
+    return int64_t(window) + int64_t(softcap) + int64_t(sequenceBounds);
+  }
+};
+
 /// Tile sizes of the GPU kernel: Q rows and K/V rows per block, warps per
 /// thread block, K/V blocks resident in shared memory. For kernels with a
 /// sliding window or per-sequence bounds (values that stay live next to the

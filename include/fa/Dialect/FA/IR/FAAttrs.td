@@ -105,12 +105,11 @@ def FA_MmaAtomAttrInterface : AttrInterface<"MmaAtomAttrInterface"> {
         Register budget up to which a forward nest's K/V tiles take the
         swizzled shared layout (`#fa.block_shared<..., swizzled = true>`,
         `--fa-map-warps{swizzle-shared=auto}`), whose reads keep more
-        addresses live, for kernels compiled for `chip` with
-        `extraLiveValues` extra live values (TileConfig); 0 where the atom
-        has no swizzled layout.
+        addresses live, for kernels compiled for `chip` that keep `extras`
+        live (ExtraLiveValues); 0 where the atom has no swizzled layout.
       }], "int64_t", "getSwizzledSharedBudget",
       (ins "const ::mlir::fa::ChipInfo &":$chip,
-           "int64_t":$extraLiveValues)>,
+           "const ::mlir::fa::ExtraLiveValues &":$extras)>,
     InterfaceMethod<[{
         Whether the atom's matmuls run asynchronously to the issuing threads
         (wgmma), so that deferring P V by one K/V block
