@@ -219,8 +219,10 @@ void eraseDeadChain(RewriterBase &rewriter, SmallVector<Operation *> seeds,
                     DenseSet<Operation *> &erased);
 
 /// Builds the fa.attention for `m` and replaces the root's result.
-LogicalResult raise(RewriterBase &rewriter, const AttentionMatch &m) {
+LogicalResult raise(RewriterBase &rewriter, const AttentionMatch &m,
+                    std::string &whyNot) {
   Operation *root = m.root;
+  whyNot = "its batch dims do not split into fa.attention's B and heads";
   auto resultType = cast<RankedTensorType>(root->getResult(0).getType());
   // O's batch factors must split back from B * H: one of them at most may
   // be dynamic, and then no static one 0 (it is B * H over their product).
@@ -262,12 +264,19 @@ LogicalResult raise(RewriterBase &rewriter, const AttentionMatch &m) {
                 : FloatAttr());
   LogicalResult verified = success();
   {
-    // A safety net, not a diagnostic: shapes that the matcher could not
-    // check (a batch that does not split into the chosen heads) leave the
-    // program as it was.
-    ScopedDiagnosticHandler quiet(root->getContext(),
-                                  [](Diagnostic &) { return success(); });
+    // A safety net, not a diagnostic: what the matcher could not check (a
+    // batch that does not split into the chosen heads, a scale that is not
+    // a finite positive f32) leaves the program as it was; `explain` says
+    // which rule.
+    std::string first;
+    ScopedDiagnosticHandler quiet(root->getContext(), [&](Diagnostic &d) {
+      if (first.empty())
+        first = d.str();
+      return success();
+    });
     verified = mlir::verify(attention);
+    if (failed(verified) && !first.empty())
+      whyNot = "the fa.attention it would become is invalid: " + first;
   }
   if (failed(verified)) {
     rewriter.eraseOp(attention);
@@ -344,10 +353,10 @@ struct FARaiseAttentionPass
         if (Operation *def = operand.getDefiningOp())
           seeds.push_back(def);
       Operation *root = match->root;
-      if (failed(raise(rewriter, *match))) {
+      std::string raiseWhyNot;
+      if (failed(raise(rewriter, *match, raiseWhyNot))) {
         if (explain)
-          op->emitRemark() << "attention not raised: its batch dims do not "
-                              "split into fa.attention's B and heads";
+          op->emitRemark() << "attention not raised: " << raiseWhyNot;
         continue;
       }
       erased.insert(root);

@@ -1008,3 +1008,39 @@ func.func @f64_attention(%q: tensor<2x4x8xf64>, %k: tensor<2x4x8xf64>, %v: tenso
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf64>, tensor<2x4x8xf64>) outs(%f2 : tensor<2x4x8xf64>) -> tensor<2x4x8xf64>
   return %o : tensor<2x4x8xf64>
 }
+
+// -----
+
+// A scale too small for the kernels' f32 exp2 argument (subnormal after
+// log2(e)): the attention fa.attention would hold is invalid, so nothing is
+// raised, and explain names the verifier's rule (it used to blame the batch
+// dims).
+// CHECK-LABEL: func.func @tiny_scale
+// CHECK-NOT: fa.attention
+// CHECK: linalg.softmax
+func.func @tiny_scale(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant 1.0e-45 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x8x4xf32>
+  %kt = linalg.transpose ins(%k : tensor<2x4x8xf32>) outs(%e0 : tensor<2x8x4xf32>) permutation = [0, 2, 1]
+  %e1 = tensor.empty() : tensor<2x4x4xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%f1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %m = arith.mulf %in, %c : f32
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %m, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<2x4x4xf32>) outs(%e1 : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %e2 = tensor.empty() : tensor<2x4x8xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @+1 {{attention not raised: the fa.attention it would become is invalid: 'fa.attention' op scale * log2(e) must be a normal f32 number}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
