@@ -504,8 +504,9 @@ def FADecomposeAggregates : Pass<"fa-decompose-aggregates"> {
     `--fa-raise-attention` leaves alone (a form it does not recognise) would
     reach the LLVM dialect with it still inside, which `mlir-runner` cannot
     run. This pass gives every op with `linalg::AggregatedOpInterface` its
-    upstream decomposition (the same as `transform.structured.
-    decompose_interface`), so the program as written runs on the CPU.
+    upstream decomposition (the one
+    `transform.structured.decompose_interface` applies), so the program as
+    written runs on the CPU.
 
     Before:
 
