@@ -70,10 +70,11 @@ bool isRoundedSumsLoad(tensor::PadOp pad) {
 class BackwardWarpMapper {
 public:
   BackwardWarpMapper(scf::ForallOp forall, int64_t numWarps,
-                     QueryHome rowTileHome)
+                     QueryHome rowTileHome, StringRef swizzleShared,
+                     const ChipInfo &chip)
       : forall(forall), ctx(forall.getContext()), rewriter(ctx),
         atom(MmaSyncAtomAttr::get(ctx)), numWarps(numWarps),
-        rowTileHome(rowTileHome) {}
+        rowTileHome(rowTileHome), swizzleShared(swizzleShared), chip(chip) {}
 
   LogicalResult check();
   void run();
@@ -98,6 +99,13 @@ private:
   MmaAtomAttrInterface atom;
   int64_t numWarps;
   QueryHome rowTileHome;
+  /// Whether `tile`, loaded inside the nest's loops (Q and dO in the dK/dV
+  /// nest, K and V in the dQ nest: a new tile every step), takes the
+  /// swizzled shared layout.
+  bool swizzleStreamedTile(RankedTensorType tile);
+  /// swizzle-shared: auto, on or off.
+  StringRef swizzleShared;
+  const ChipInfo &chip;
   ConvertedLayouts converted;
 };
 
@@ -185,6 +193,31 @@ bool BackwardWarpMapper::keepRowTilesInRegisters() {
   return regs <= atom.getQueryInRegistersBudget();
 }
 
+bool BackwardWarpMapper::swizzleStreamedTile(RankedTensorType tile) {
+  if (swizzleShared == "off" ||
+      !BlockSharedAttr::isSwizzlable(tile.getShape(), tile.getElementType()))
+    return false;
+  if (swizzleShared == "on")
+    return true;
+  // auto. Measured on an H100 (sm_80 PTX; docs/performance.md, "2026-12-06:
+  // swizzled tiles in the backward"): swizzled, the deterministic form's
+  // nests run 1.02-1.05x (d = 64) and 1.03-1.08x (d = 128); the atomic
+  // dK/dV nest (it adds into the f32 dQ buffer) gains nothing at d = 128
+  // and loses 2-7 % at d = 64. ptxas -v of every backward configuration
+  // (scripts/spill-sweep.py --forms backward): above d = 128 the swizzled
+  // reads add 40-90 bytes to spills that are there already, and for sm_80
+  // ptxas caps the d = 64 causal dQ kernel at 168 registers (three thread
+  // blocks a multiprocessor), where they spill 16 bytes; for sm_90 they do
+  // not.
+  bool atomicNest =
+      forall.getBody()
+          ->walk([](AccumulateRowsOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+  int64_t headDim = tile.getDimSize(1);
+  bool hopper = chip.name == "sm_90" || chip.name == "sm_90a";
+  return !atomicNest && headDim <= 128 && (hopper || headDim > 64);
+}
+
 void BackwardWarpMapper::mapLoop(scf::ForOp loop) {
   // An iter_arg is an accumulator when an fa.pv adds into it, or when it
   // seeds a nested loop's accumulator (the dK/dV nest's loop over the heads
@@ -259,8 +292,14 @@ void BackwardWarpMapper::run() {
   // operands and the per-query vectors stay in memory.
   forall.getBody()->walk([&](Operation *op) {
     auto shareOperand = [&](Value v) {
-      if (succeeded(matchTileLoad(v)))
-        setEncoding(v, BlockSharedAttr::get(ctx, atom));
+      if (failed(matchTileLoad(v)))
+        return;
+      auto loop = v.getDefiningOp()->getParentOfType<scf::ForOp>();
+      bool streamed = loop && forall->isProperAncestor(loop);
+      bool swizzled =
+          streamed && swizzleStreamedTile(cast<RankedTensorType>(v.getType()));
+      setEncoding(v, BlockSharedAttr::get(ctx, atom, /*transposed=*/false,
+                                          swizzled));
     };
     if (auto qk = dyn_cast<QKOp>(op)) {
       shareOperand(qk.getQuery());
@@ -310,7 +349,9 @@ bool mlir::fa::isBackwardLoopNest(scf::ForallOp forall) {
 
 LogicalResult mlir::fa::mapBackwardWarps(scf::ForallOp forall,
                                          int64_t numWarps,
-                                         QueryHome rowTileHome) {
+                                         QueryHome rowTileHome,
+                                         StringRef swizzleShared,
+                                         const ChipInfo &chip) {
   if (numWarps == 0) {
     // At most 4 warps (8 measured slower for 128-row nests:
     // docs/performance.md, "Wider dK/dV tiles"), each owning whole 16-row
@@ -322,7 +363,8 @@ LogicalResult mlir::fa::mapBackwardWarps(scf::ForallOp forall,
            }))
       numWarps /= 2;
   }
-  BackwardWarpMapper mapper(forall, numWarps, rowTileHome);
+  BackwardWarpMapper mapper(forall, numWarps, rowTileHome, swizzleShared,
+                            chip);
   if (failed(mapper.check()))
     return failure();
   mapper.run();

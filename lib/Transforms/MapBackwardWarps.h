@@ -23,10 +23,13 @@ bool isBackwardLoopNest(scf::ForallOp forall);
 /// `numWarps` warps (0: one per 16 rows of the nest's tiles, at most 4).
 /// `rowTileHome` says where the nest's fa.qk ops read their first operands,
 /// the tiles loaded once per thread block (K and V in the dK/dV nest, Q and
-/// dO in the dQ nest), as `query-home` does for the forward's Q. Errors (at
-/// the nest) for tiles the atom cannot hold.
+/// dO in the dQ nest), as `query-home` does for the forward's Q.
+/// `swizzleShared` (auto, on, off) and `chip` decide whether the tiles loaded
+/// inside the nest's loops take the swizzled shared layout. Errors (at the
+/// nest) for tiles the atom cannot hold.
 LogicalResult mapBackwardWarps(scf::ForallOp forall, int64_t numWarps,
-                               QueryHome rowTileHome);
+                               QueryHome rowTileHome, StringRef swizzleShared,
+                               const ChipInfo &chip);
 
 } // namespace fa
 } // namespace mlir

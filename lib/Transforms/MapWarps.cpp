@@ -351,7 +351,8 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
         backwardNests.push_back(forall);
     });
     for (scf::ForallOp forall : backwardNests)
-      if (failed(mapBackwardWarps(forall, numWarps, queryHome)))
+      if (failed(mapBackwardWarps(forall, numWarps, queryHome, swizzleShared,
+                                  *chipInfo)))
         return signalPassFailure();
     for (TiledAttention &tiled : nests) {
       int64_t warps = numWarps;

@@ -54,12 +54,17 @@ public:
     // d = 128, 32 beat 16 by 5 % (2 blocks per SM either way) and 64
     // spills; above, 16 keep the spills small (ptxas-backward.mlir).
     int64_t d = std::max(headDim, valueDim);
-    // auto: the atomic form where its dQ^T tile fits 4 warps of 16 rows
-    // (head dims that are multiples of 64) and its registers do not make
-    // the dK/dV kernel spill more (above 128 they do: 7 KB at 256 on sm_80).
+    // auto: the atomic form only at d = 64, where its 128-key dK/dV tiles
+    // (below) run 1.14-1.22x the deterministic form. Its dQ^T tile needs
+    // head dims that are multiples of 64 (4 warps of 16 rows), and at d =
+    // 128 it has the deterministic form's tiles and speed, while the
+    // deterministic form's nests take swizzled K/V and Q/dO tiles
+    // (--fa-map-warps) and then run 1.01-1.16x the atomic one on an H100
+    // (docs/performance.md, "2026-12-06: swizzled tiles in the backward"),
+    // bitwise reproducible; above 128 the atomic form's registers make the
+    // dK/dV kernel spill more (7 KB at 256 on sm_80).
     atomicQueryGrad =
-        dqMode == "atomic" ||
-        (dqMode == "auto" && headDim % 64 == 0 && headDim <= 128);
+        dqMode == "atomic" || (dqMode == "auto" && headDim == 64);
     // The atomic form up to d = 64 has no dQ nest to share block-n with:
     // 128 keys (32 rows per warp, two m-tiles: twice the independent MMA
     // chains of each product) by 32 query columns, 250 registers, measured

@@ -6,6 +6,14 @@
 // RUN: fa-opt %s --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=16 dq=atomic" | not fa-opt --fa-map-warps="num-warps=4" 2>&1 | FileCheck %s --check-prefix=ATOMIC-ROWS
 // RUN: sed -e 's/x16xf16/x16xf32/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=64" | not fa-opt --fa-map-warps 2>&1 | FileCheck %s --check-prefix=F32
 // RUN: fa-opt %s --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=64" | fa-opt --fa-map-warps="query-home=shared" | FileCheck %s --check-prefix=HOME-SHARED
+// RUN: sed -e 's/x16xf16/x64xf16/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=16 dq=atomic" | fa-opt --fa-map-warps="swizzle-shared=on" | FileCheck %s --check-prefix=SWIZZLED-ATOMIC
+// RUN: sed -e 's/x16xf16/x64xf16/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=64 dq=deterministic" | fa-opt --fa-map-warps="swizzle-shared=on" | FileCheck %s --check-prefix=SWIZZLED-DET
+// RUN: sed -e 's/x16xf16/x64xf16/g' %s | fa-opt --fa-tile-backward="block-m=64 block-n=64 dkdv-block-m=64 dq=deterministic" | fa-opt --fa-map-warps="swizzle-shared=off" | FileCheck %s --check-prefix=PADDED
+// RUN: sed -e 's/x16xf16/x64xf16/g' %s | fa-opt --fa-tile-backward="dq=deterministic" | fa-opt --fa-map-warps="chip=sm_80" | FileCheck %s --check-prefix=PADDED
+// RUN: sed -e 's/x16xf16/x64xf16/g' %s | fa-opt --fa-tile-backward="dq=deterministic" | fa-opt --fa-map-warps="chip=sm_90" | FileCheck %s --check-prefix=AUTO-SWIZZLED
+// RUN: sed -e 's/x16xf16/x128xf16/g' %s | fa-opt --fa-tile-backward="dq=deterministic" | fa-opt --fa-map-warps | FileCheck %s --check-prefix=AUTO-SWIZZLED
+// RUN: sed -e 's/x16xf16/x128xf16/g' %s | fa-opt --fa-tile-backward="dq=atomic" | fa-opt --fa-map-warps="chip=sm_90" | FileCheck %s --check-prefix=PADDED
+// RUN: sed -e 's/x16xf16/x256xf16/g' %s | fa-opt --fa-tile-backward="dq=deterministic" | fa-opt --fa-map-warps="chip=sm_90 num-warps=0" | FileCheck %s --check-prefix=PADDED
 
 // --fa-map-warps on the three nests of --fa-tile-backward (input: that
 // pass's output). Warps own whole rows of every tile of a nest: query rows
@@ -54,6 +62,63 @@
 // CHECK: fa.score_grad
 // CHECK: fa.pv {{.*}} : tensor<64x64xf16, #[[OPA]]>, tensor<64x16xf16, #[[SH]]>, tensor<64x16xf32, #[[ACC]]>
 // CHECK: } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+
+// swizzle-shared=on: the tiles a nest loads inside its loops (Q and dO in
+// the dK/dV nest, K and V in the dQ nest: a new tile every step) take the
+// swizzled shared layout; the tiles loaded once per thread block (K, V in
+// the dK/dV nest, also the transposed view of K) and dS^T, written from
+// registers, stay padded.
+// SWIZZLED-ATOMIC-DAG: #[[SH:.*]] = #fa.block_shared<atom = #fa.mma_sync>
+// SWIZZLED-ATOMIC-DAG: #[[SWZ:.*]] = #fa.block_shared<atom = #fa.mma_sync, swizzled = true>
+// SWIZZLED-ATOMIC-LABEL: func.func @gqa_causal
+// SWIZZLED-ATOMIC: %[[K:.*]] = tensor.pad
+// SWIZZLED-ATOMIC: } : tensor<?x64xf16> to tensor<64x64xf16, #[[SH]]>
+// SWIZZLED-ATOMIC: scf.for
+// SWIZZLED-ATOMIC: %[[Q:.*]] = tensor.pad
+// SWIZZLED-ATOMIC: } : tensor<?x64xf16> to tensor<16x64xf16, #[[SWZ]]>
+// SWIZZLED-ATOMIC: %[[DO:.*]] = tensor.pad
+// SWIZZLED-ATOMIC: } : tensor<?x64xf16> to tensor<16x64xf16, #[[SWZ]]>
+// SWIZZLED-ATOMIC: fa.qk %{{.*}}, %[[Q]] : tensor<64x64xf16, #opA_w4>, tensor<16x64xf16, #[[SWZ]]>
+// SWIZZLED-ATOMIC: fa.pv %{{.*}}, %[[DO]], %{{.*}} : tensor<64x16xf16, #opA_w4>, tensor<16x64xf16, #[[SWZ]]>
+// SWIZZLED-ATOMIC: fa.pv %{{.*}}, %[[Q]], %{{.*}} : tensor<64x16xf16, #opA_w4>, tensor<16x64xf16, #[[SWZ]]>
+// SWIZZLED-ATOMIC: fa.transpose %[[K]] : tensor<64x64xf16, #[[SH]]>
+// SWIZZLED-ATOMIC: fa.pv {{.*}} : tensor<64x64xf16, #shared_t>, tensor<64x16xf16, #[[SH]]>
+
+// SWIZZLED-DET-DAG: #[[SH:.*]] = #fa.block_shared<atom = #fa.mma_sync>
+// SWIZZLED-DET-DAG: #[[SWZ:.*]] = #fa.block_shared<atom = #fa.mma_sync, swizzled = true>
+// SWIZZLED-DET-LABEL: func.func @gqa_causal
+//     The dK/dV nest: K and V loaded once, Q and dO every step.
+// SWIZZLED-DET: fa.convert_layout %{{.*}} : tensor<64x64xf16, #[[SH]]> -> tensor<64x64xf16, #opA_w4>
+// SWIZZLED-DET: scf.for
+// SWIZZLED-DET: fa.qk %{{.*}}, %{{.*}} : tensor<64x64xf16, #opA_w4>, tensor<64x64xf16, #[[SWZ]]>
+// SWIZZLED-DET: } {mapping
+//     The dQ nest: Q and dO loaded once, K and V every step.
+// SWIZZLED-DET: fa.convert_layout %{{.*}} : tensor<64x64xf16, #[[SH]]> -> tensor<64x64xf16, #opA_w4>
+// SWIZZLED-DET: fa.convert_layout %{{.*}} : tensor<64x64xf16, #[[SH]]> -> tensor<64x64xf16, #opA_w4>
+// SWIZZLED-DET: scf.for
+// SWIZZLED-DET: fa.qk %{{.*}}, %[[K:.*]] : tensor<64x64xf16, #opA_w4>, tensor<64x64xf16, #[[SWZ]]>
+// SWIZZLED-DET: fa.qk %{{.*}}, %[[V:.*]] : tensor<64x64xf16, #opA_w4>, tensor<64x64xf16, #[[SWZ]]>
+// SWIZZLED-DET: fa.pv %{{.*}}, %[[K]], %{{.*}} : tensor<64x64xf16, #opA_w4>, tensor<64x64xf16, #[[SWZ]]>
+
+// swizzle-shared=auto (the default) swizzles the streamed tiles of the
+// deterministic form's nests up to head dim 128 (at 64 only for sm_90,
+// whose ptxas keeps the causal dQ kernel spill-free with them), never
+// those of a dK/dV nest that adds into the atomic dQ's buffer (measured
+// slower), nor above head dim 128 (more spills). Both nests' streamed
+// tiles, every step:
+// AUTO-SWIZZLED: #[[SWZ:.*]] = #fa.block_shared<atom = #fa.mma_sync, swizzled = true>
+// AUTO-SWIZZLED-LABEL: func.func @gqa_causal
+// AUTO-SWIZZLED: scf.for %
+// AUTO-SWIZZLED: fa.qk %{{.*}}, %{{.*}} : tensor<64x{{[0-9]+}}xf16, #{{[a-zA-Z_0-9]+}}>, tensor<{{[0-9x]+}}xf16, #[[SWZ]]>
+// AUTO-SWIZZLED: } {mapping
+// AUTO-SWIZZLED: scf.for %
+// AUTO-SWIZZLED: fa.qk %{{.*}}, %{{.*}} : tensor<64x{{[0-9]+}}xf16, #{{[a-zA-Z_0-9]+}}>, tensor<{{[0-9x]+}}xf16, #[[SWZ]]>
+// AUTO-SWIZZLED: } {mapping
+
+// swizzle-shared=off, and auto where its rule says padded:
+// PADDED-NOT: swizzled = true
+// PADDED-LABEL: func.func @gqa_causal
+// PADDED-NOT: _swz
 
 // W2: fa.row_dot {{.*}} -> tensor<64xf32, #rows_w2>
 // W2: fa.qk {{.*}} -> tensor<64x64xf32, #acc_w2>

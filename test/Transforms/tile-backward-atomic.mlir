@@ -1,6 +1,7 @@
 // RUN: fa-opt %s -split-input-file --fa-tile-backward="block-m=32 block-n=16 dkdv-block-m=16 dq=atomic" | FileCheck %s
 // RUN: fa-opt %s -split-input-file --fa-tile-backward | FileCheck %s --check-prefix=AUTO
 // RUN: fa-opt %s -split-input-file --fa-tile-backward="dq=deterministic" | FileCheck %s --check-prefix=DET
+// RUN: fa-opt %s -split-input-file --fa-tile-backward="dq=atomic" | FileCheck %s --check-prefix=ATOMIC
 
 // FlashAttention-2's dQ (dq=atomic): the D nest also zeroes an f32
 // [B, Hq, Nq, D] buffer (its second shared output); the dK/dV nest, after
@@ -64,15 +65,22 @@ func.func @gqa_causal(%q: tensor<2x4x?x16xf16>, %k: tensor<2x2x?x16xf16>, %v: te
 
 // -----
 
-// Head dim 128: dq=auto is the atomic form, with dq=deterministic the
-// Q-outer nest (S and dP recomputed: two more fa.qk).
+// Head dim 128: dq=atomic adds dQ^T into the buffer from the dK/dV nest;
+// dq=deterministic and dq=auto build the Q-outer nest (S and dP
+// recomputed: two more fa.qk), which at this head dim runs faster on the
+// GPU with the swizzled tiles --fa-map-warps gives it.
+// ATOMIC-LABEL: func @mha_128
+// ATOMIC: fa.row_dot
+// ATOMIC: bufferization.to_buffer
+// ATOMIC-COUNT-2: fa.qk
+// ATOMIC: fa.transpose {{.*}} : tensor<64x128xf16> -> tensor<128x64xf16>
+// ATOMIC: fa.pv {{.*}} : tensor<128x64xf16>, tensor<64x32xf16>, tensor<128x32xf32>
+// ATOMIC: fa.accumulate_rows {{.*}} {transposed} : tensor<128x32xf32>, memref<?x8x?x128xf32>
+// ATOMIC-NOT: fa.qk
+// ATOMIC: return
 // AUTO-LABEL: func @mha_128
-// AUTO: fa.row_dot
-// AUTO: bufferization.to_buffer
-// AUTO-COUNT-2: fa.qk
-// AUTO: fa.transpose {{.*}} : tensor<64x128xf16> -> tensor<128x64xf16>
-// AUTO: fa.pv {{.*}} : tensor<128x64xf16>, tensor<64x32xf16>, tensor<128x32xf32>
-// AUTO: fa.accumulate_rows {{.*}} {transposed} : tensor<128x32xf32>, memref<?x8x?x128xf32>
+// AUTO-NOT: fa.accumulate_rows
+// AUTO-COUNT-4: fa.qk
 // AUTO-NOT: fa.qk
 // AUTO: return
 // DET-LABEL: func @mha_128
@@ -90,6 +98,31 @@ func.func @mha_128(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: ten
       outs(%dq0, %dk0, %dv0 : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>)
       -> tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>
   return %0#0, %0#1, %0#2 : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>
+}
+
+// -----
+
+// Head dim 64: dq=auto is the atomic form, and its dK/dV nest takes 128
+// keys by 32 query columns (no dQ nest shares block-n with it).
+// AUTO-LABEL: func @mha_64
+// AUTO: bufferization.to_buffer
+// AUTO: fa.qk {{.*}} : tensor<128x64xbf16>, tensor<32x64xbf16> -> tensor<128x32xf32>
+// AUTO: fa.accumulate_rows {{.*}} {transposed} : tensor<64x32xf32>, memref<?x8x?x64xf32>
+// AUTO-NOT: fa.qk
+// AUTO: return
+// DET-LABEL: func @mha_64
+// DET-NOT: fa.accumulate_rows
+// DET: return
+func.func @mha_64(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x8x?x64xbf16>, %v: tensor<?x8x?x64xbf16>,
+                  %o: tensor<?x8x?x64xbf16>, %do: tensor<?x8x?x64xbf16>, %lse: tensor<?x8x?xf32>,
+                  %dq0: tensor<?x8x?x64xbf16>, %dk0: tensor<?x8x?x64xbf16>, %dv0: tensor<?x8x?x64xbf16>)
+    -> (tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>) {
+  %0:3 = fa.attention_backward
+      ins(%q, %k, %v, %o, %do, %lse : tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>,
+                                   tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?xf32>)
+      outs(%dq0, %dk0, %dv0 : tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>) causal
+      -> tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>
+  return %0#0, %0#1, %0#2 : tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>
 }
 
 // -----

@@ -56,10 +56,12 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
       llvm::cl::init(-1)};
   PassOptions::Option<std::string> swizzleShared{
       *this, "swizzle-shared",
-      llvm::cl::desc("The shared layout of the forward kernels' K/V tiles: "
-                     "on (XOR-swizzled), off (rows padded by 16 bytes) or "
-                     "auto (swizzled where the atom's register budget for "
-                     "it allows) (--fa-map-warps)"),
+      llvm::cl::desc("The shared layout of the streamed tiles (the "
+                     "forward kernels' K/V, the backward kernels' tiles "
+                     "loaded every step): on (XOR-swizzled), off (rows "
+                     "padded by 16 bytes) or auto (swizzled where the "
+                     "atom's register budget for it allows) "
+                     "(--fa-map-warps)"),
       llvm::cl::init("auto")};
   PassOptions::Option<std::string> queryHome{
       *this, "query-home",

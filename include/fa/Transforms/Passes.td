@@ -346,11 +346,13 @@ def FATileBackward : Pass<"fa-tile-backward"> {
          K)`, stored once. S and dP are computed twice (7 matmuls per tile
          pair), and in exchange every sum is taken in a fixed order: the
          gradients are bitwise reproducible (docs/backward.md).
-       * `auto` (the default): `atomic` at head dims 64 and 128 (the dQ^T
-         tile puts the head dim on the rows of 4 warps of 16 rows on the
-         GPU: multiples of 64; above 128 its registers make the dK/dV
-         kernel spill more, 7 KB at 256 on sm_80), `deterministic`
-         otherwise.
+       * `auto` (the default): `atomic` at head dim 64, whose 128-key
+         dK/dV tiles make it 1.14-1.22x faster; `deterministic` otherwise
+         (at 128 the two forms share tiles, and the deterministic one, with
+         the swizzled tiles --fa-map-warps gives it, runs 1.01-1.16x the
+         atomic one; the atomic dQ^T tile needs head dims that are
+         multiples of 64, and above 128 its registers make the dK/dV kernel
+         spill more).
 
     dK and dV are always summed over the query heads of a group in a fixed
     order. The scale is folded into dS, so the accumulators are the
@@ -406,7 +408,7 @@ def FATileBackward : Pass<"fa-tile-backward"> {
            "How dQ is accumulated: 'atomic' (added into an f32 buffer by "
            "the dK/dV nest, then rounded), 'deterministic' (its own "
            "Q-outer nest, bitwise reproducible), 'auto' (atomic at head "
-           "dims 64 and 128)">
+           "dim 64, else deterministic)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -877,7 +879,13 @@ def FAMapWarps : Pass<"fa-map-warps"> {
     bytes (64, 128, 192, 256) where the kernel keeps no window bound or
     per-sequence bound live (a soft cap, one scalar, is allowed) and the
     nest is not split over the keys (`fa.split_kv`, written by
-    --fa-split-kv). Q, loaded once, stays padded.
+    --fa-split-kv). Q, loaded once, stays padded. In the backward's nests
+    the tiles loaded inside the loops (Q and dO in the dK/dV nest, K and V
+    in the dQ nest) are the streamed ones: `auto` swizzles them in the
+    deterministic form's nests (not in a dK/dV nest that adds into the
+    atomic dQ's buffer, where they measured slower) up to head dim 128,
+    and at head dim 64 only for `chip=sm_90`/`sm_90a` (sm_80's ptxas
+    spills the causal dQ kernel then).
 
     With `key-groups=C` (C > 1; `#fa.mma_sync`, forward nests) the thread
     block has C groups of `num-warps` warps that divide the keys of every
@@ -936,11 +944,13 @@ def FAMapWarps : Pass<"fa-map-warps"> {
            "the tiling's choice recorded as fa.key_groups, else none)">,
     Option<"swizzleShared", "swizzle-shared", "std::string",
            /*default=*/"\"auto\"",
-           "The shared layout of the forward nests' K/V tiles (#fa.mma_sync, "
-           "rows of a multiple of 128 bytes): 'on' swizzled "
+           "The shared layout of the streamed tiles (#fa.mma_sync, rows of "
+           "a multiple of 128 bytes: the forward nests' K/V, the backward "
+           "nests' tiles loaded inside their loops): 'on' swizzled "
            "(#fa.block_shared<..., swizzled = true>), 'off' padded, 'auto' "
            "swizzled where the S, O and Q fragments stay within the atom's "
-           "budget for it (which depends on the chip)">,
+           "budget for it (which depends on the chip; for the backward, "
+           "the rule in the description)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "The GPU the kernel is compiled for (as --fa-to-ptx's chip): "
            "swizzle-shared=auto's register budget depends on its ptxas">
