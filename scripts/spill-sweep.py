@@ -10,12 +10,18 @@ cores, too long for CI):
   scripts/spill-sweep.py --fa-opt build/bin/fa-opt
   scripts/spill-sweep.py --chips sm_90 --options "swizzle-shared=on"
   scripts/spill-sweep.py --head-dims 96 --forms varlen --softcap yes -v
+  scripts/spill-sweep.py --forms backward backward-deterministic \
+      backward-atomic --head-dims 64 128
+
 
 Axes: head dim, element type, mask (none, causal, windows with and without
 causal), soft cap, and the form of the op: dense prefill (dynamic Nq),
 dense prefill split over 3 chunks of the keys (split-KV), packed sequences (varlen), a dense K/V cache with per-sequence lengths and
 paged caches (prefill over the cache and one-query decode steps, unsplit
-and split-KV with a run-time split count). Each PTX is assembled for the
+and split-KV with a run-time split count); on request (--forms), the three
+kernels of fa.attention_backward with dq=auto (`backward`), dq=deterministic
+and dq=atomic (spill-free up to head dim 128; above, the dK/dV kernel spills
+with either dQ: docs/backward.md). Each PTX is assembled for the
 chip it was compiled for and, for chip sm_80, for sm_90 too. Exit status 1
 if any kernel spills.
 """
@@ -34,6 +40,25 @@ MASKS = ["", "causal", "window(128, 32)", "causal window(1024, 0)",
 FORMS = ["dense", "split", "varlen", "kvlens", "paged16", "paged64", "paged256",
          "decode", "decode-kvlens", "decode-paged16", "decode-paged64",
          "decode-split"]
+BACKWARD_FORMS = ["backward", "backward-deterministic", "backward-atomic"]
+
+
+def backward_op_text(d, dtype, mask, cap):
+    """A func holding one fa.attention_backward (32 query heads over 8 K/V
+    heads)."""
+    attrs = " ".join(a for a in (mask, "softcap(30.0)" if cap else "") if a)
+    q = "tensor<?x32x?x%dx%s>" % (d, dtype)
+    kv = "tensor<?x8x?x%dx%s>" % (d, dtype)
+    lse = "tensor<?x32x?xf32>"
+    return (
+        "func.func @sweep(%%q: %(q)s, %%k: %(kv)s, %%v: %(kv)s, %%o: %(q)s, "
+        "%%do: %(q)s, %%l: %(lse)s, %%dq: %(q)s, %%dk: %(kv)s, %%dv: %(kv)s)"
+        " -> (%(q)s, %(kv)s, %(kv)s) {\n"
+        "  %%r:3 = fa.attention_backward ins(%%q, %%k, %%v, %%o, %%do, %%l : "
+        "%(q)s, %(kv)s, %(kv)s, %(q)s, %(q)s, %(lse)s) outs(%%dq, %%dk, %%dv : "
+        "%(q)s, %(kv)s, %(kv)s) %(attrs)s -> %(q)s, %(kv)s, %(kv)s\n"
+        "  return %%r#0, %%r#1, %%r#2 : %(q)s, %(kv)s, %(kv)s\n}\n"
+        % dict(q=q, kv=kv, lse=lse, attrs=attrs))
 
 
 def op_text(form, d, dtype, mask, cap):
@@ -87,7 +112,11 @@ def spills(fa_opt, chip, options, form, d, dtype, mask, cap, keep):
             opts += " splits=3"
         if form.startswith("decode"):
             opts += " pack-gqa=true"
-        src = op_text(form, d, dtype, mask, cap)
+        if form.startswith("backward-"):
+            opts += " dq=" + form.split("-", 1)[1]
+        src = (backward_op_text(d, dtype, mask, cap)
+               if form.startswith("backward") else
+               op_text(form, d, dtype, mask, cap))
         run = subprocess.run([fa_opt, "--fa-to-ptx=" + opts, "-o", os.devnull],
                              input=src, capture_output=True, text=True)
         if run.returncode != 0:
@@ -122,7 +151,8 @@ def main():
     p.add_argument("--chips", nargs="+", default=["sm_80", "sm_90"])
     p.add_argument("--head-dims", nargs="+", type=int, default=HEAD_DIMS)
     p.add_argument("--dtypes", nargs="+", default=["f16", "bf16"])
-    p.add_argument("--forms", nargs="+", default=FORMS, choices=FORMS)
+    p.add_argument("--forms", nargs="+", default=FORMS,
+                   choices=FORMS + BACKWARD_FORMS)
     p.add_argument("--masks", nargs="+", default=MASKS, choices=MASKS)
     p.add_argument("--softcap", choices=["yes", "no", "both"], default="both")
     p.add_argument("--options", default="", help="more --fa-to-ptx options")

@@ -203,12 +203,12 @@ bool BackwardWarpMapper::swizzleStreamedTile(RankedTensorType tile) {
   // swizzled tiles in the backward"): swizzled, the deterministic form's
   // nests run 1.02-1.05x (d = 64) and 1.03-1.08x (d = 128); the atomic
   // dK/dV nest (it adds into the f32 dQ buffer) gains nothing at d = 128
-  // and loses 2-7 % at d = 64. ptxas -v of every backward configuration
-  // (scripts/spill-sweep.py --forms backward): above d = 128 the swizzled
-  // reads add 40-90 bytes to spills that are there already, and for sm_80
-  // ptxas caps the d = 64 causal dQ kernel at 168 registers (three thread
-  // blocks a multiprocessor), where they spill 16 bytes; for sm_90 they do
-  // not.
+  // and loses 2-7 % at d = 64. ptxas -v (scripts/spill-sweep.py --forms
+  // backward-deterministic with swizzle-shared=on, every head dim, mask and
+  // soft cap): above d = 128 the swizzled reads add 40-90 bytes to spills
+  // that are there already; for sm_80 ptxas caps the d = 64 causal dQ
+  // kernel at 168 registers (three thread blocks a multiprocessor), where
+  // they spill 16 bytes; for sm_90 they do not.
   bool atomicNest =
       forall.getBody()
           ->walk([](AccumulateRowsOp) { return WalkResult::interrupt(); })

@@ -297,8 +297,9 @@ def backward_plan_for(dtype, hq, hkv, d, dv, causal, window, capped, determinist
                       chip=None):
     """The loaded backward plan (fa.attention_backward's three kernels) of a
     configuration. `deterministic`: the bitwise reproducible dQ (its own
-    kernel) instead of FlashAttention-2's atomic accumulation
-    (docs/backward.md)."""
+    kernel) at every head dim; without it the compiler picks
+    (FlashAttention-2's atomic accumulation at head dim 64;
+    docs/backward.md)."""
     return _loaded_plan(dtype, hq, hkv, d, dv, causal, window, capped, chip=chip, backward=True,
                         deterministic=deterministic)
 
@@ -392,10 +393,11 @@ def attention(q, k, v, *, causal=False, scale=None, window=None, softcap=None,
     return_lse: also return LSE [B, Hq, Nq] (float32, natural log).
 
     Returns O (and LSE). Differentiable in q, k and v (the backward kernels
-    of fa.attention_backward; a loss that uses LSE is not supported): dQ is
-    accumulated with atomics as in FlashAttention-2 (dK and dV are
-    reproducible), or, under torch.use_deterministic_algorithms(True), by
-    its own kernel, bitwise reproducible. Bad input
+    of fa.attention_backward; a loss that uses LSE is not supported): at
+    head dim 64 dQ is accumulated with atomics as in FlashAttention-2 (dK
+    and dV are reproducible); at other head dims, and at 64 under
+    torch.use_deterministic_algorithms(True), by its own kernel, bitwise
+    reproducible. Bad input
     raises TypeError/ValueError before any launch; a configuration with no
     kernel and no compiler raises fa_mlir.MissingKernelError.
     """
