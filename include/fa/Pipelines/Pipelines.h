@@ -91,8 +91,8 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
       llvm::cl::desc("How the backward accumulates dQ (--fa-tile-backward "
                      "dq): 'atomic' (FlashAttention-2's f32 buffer, added "
                      "into by the dK/dV kernel), 'deterministic' (its own "
-                     "kernel, bitwise reproducible), 'auto' (atomic for "
-                     "head dims 64 and 128)"),
+                     "kernel, bitwise reproducible), 'auto' (atomic at "
+                     "head dim 64, else deterministic)"),
       llvm::cl::init("auto")};
   PassOptions::Option<int64_t> splits{
       *this, "splits",
