@@ -214,8 +214,7 @@ bool BackwardWarpMapper::swizzleStreamedTile(RankedTensorType tile) {
           ->walk([](AccumulateRowsOp) { return WalkResult::interrupt(); })
           .wasInterrupted();
   int64_t headDim = tile.getDimSize(1);
-  bool hopper = chip.name == "sm_90" || chip.name == "sm_90a";
-  return !atomicNest && headDim <= 128 && (hopper || headDim > 64);
+  return !atomicNest && headDim <= 128 && (chip.isHopper() || headDim > 64);
 }
 
 void BackwardWarpMapper::mapLoop(scf::ForOp loop) {

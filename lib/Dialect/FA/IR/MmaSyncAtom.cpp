@@ -166,9 +166,8 @@ int64_t MmaSyncAtomAttr::getEarlyRescaleBudget() const { return 160; }
 // tiles by chip"). Only chips measured get the larger budget.
 int64_t MmaSyncAtomAttr::getSwizzledSharedBudget(
     const ChipInfo &chip, const ExtraLiveValues &extras) const {
-  bool hopper = chip.name == "sm_90" || chip.name == "sm_90a";
   bool scalarsOnly = !extras.window && !extras.sequenceBounds && !extras.split;
-  return hopper && scalarsOnly ? 256 : 160;
+  return chip.isHopper() && scalarsOnly ? 256 : 160;
 }
 // mma.sync returns its result to the issuing warp: nothing to overlap by
 // deferring P V (measured slower with the extra live P: docs/performance.md).

@@ -29,6 +29,10 @@ struct ChipInfo {
   /// attribute), from the CUDA C Programming Guide's table of compute
   /// capabilities.
   int64_t maxSharedMemoryPerBlock;
+
+  /// Hopper (sm_90, sm_90a): its ptxas allocates registers differently
+  /// from sm_80's, which some layout choices depend on (swizzled tiles).
+  bool isHopper() const { return name == "sm_90" || name == "sm_90a"; }
 };
 
 /// The entry for `name`, or null for a chip the pipeline does not support.
