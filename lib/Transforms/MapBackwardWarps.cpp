@@ -199,8 +199,8 @@ bool BackwardWarpMapper::swizzleStreamedTile(RankedTensorType tile) {
     return false;
   if (swizzleShared == "on")
     return true;
-  // auto. Measured on an H100 (sm_80 PTX; docs/performance.md, "2026-12-06:
-  // swizzled tiles in the backward"): swizzled, the deterministic form's
+  // auto. Measured on an H100 (sm_80 PTX; docs/performance.md, "Swizzled
+  // tiles in the backward", 2026-12-06): swizzled, the deterministic form's
   // nests run 1.02-1.05x (d = 64) and 1.03-1.08x (d = 128); the atomic
   // dK/dV nest (it adds into the f32 dQ buffer) gains nothing at d = 128
   // and loses 2-7 % at d = 64. ptxas -v (scripts/spill-sweep.py --forms

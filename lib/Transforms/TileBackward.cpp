@@ -60,7 +60,7 @@ public:
     // 128 it has the deterministic form's tiles and speed, while the
     // deterministic form's nests take swizzled K/V and Q/dO tiles
     // (--fa-map-warps) and then run 1.01-1.16x the atomic one on an H100
-    // (docs/performance.md, "2026-12-06: swizzled tiles in the backward"),
+    // (docs/performance.md, "Swizzled tiles in the backward", 2026-12-06),
     // bitwise reproducible; above 128 the atomic form's registers make the
     // dK/dV kernel spill more (7 KB at 256 on sm_80).
     atomicQueryGrad =
