@@ -362,12 +362,15 @@ struct FARaiseAttentionPass
       erased.insert(root);
       eraseDeadChain(rewriter, seeds, erased);
     }
-    // A pipeline that compiles only fa.attention (--fa-linalg-to-ptx)
-    // would otherwise return the program unchanged, with no kernel and no
-    // word of why.
+    // A pipeline that compiles only fa ops (--fa-linalg-to-ptx) would
+    // otherwise return the program unchanged, with no kernel and no word of
+    // why. fa ops the input already had (a backward, say) are compiled.
     if (warnIfNone && !getOperation()
-                           ->walk([](fa::AttentionOp) {
-                             return WalkResult::interrupt();
+                           ->walk([](Operation *op) {
+                             return isa<fa::AttentionOp,
+                                        fa::AttentionBackwardOp>(op)
+                                        ? WalkResult::interrupt()
+                                        : WalkResult::advance();
                            })
                            .wasInterrupted())
       emitWarning(getOperation()->getLoc())

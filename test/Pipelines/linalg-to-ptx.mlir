@@ -19,6 +19,13 @@
 // NONE: linalg.matmul
 // RUN: fa-opt %S/../Transforms/Inputs/torch/by_hand_gqa_f16.mlir --fa-linalg-to-ptx 2>&1 >/dev/null | FileCheck %s --allow-empty --check-prefix=QUIET
 // QUIET-NOT: warning
+// Nor does a program whose fa ops were written by hand (a backward, which
+// the raise never makes): its three kernels are compiled.
+// RUN: fa-opt %S/../../examples/backward_gqa_causal_d128_bf16.mlir --fa-linalg-to-ptx 2>&1 | FileCheck %s --check-prefix=BACKWARD
+// BACKWARD-NOT: warning
+// BACKWARD: gpu.launch_func @backward_gqa_causal_d128_bf16_kernel_module::@backward_gqa_causal_d128_bf16_kernel
+// BACKWARD: gpu.launch_func @backward_gqa_causal_d128_bf16_kernel_1_module::@backward_gqa_causal_d128_bf16_kernel_1
+// BACKWARD: gpu.launch_func @backward_gqa_causal_d128_bf16_kernel_2_module::@backward_gqa_causal_d128_bf16_kernel_2
 
 // A bad option is reported like --fa-to-ptx's.
 // RUN: not fa-opt %S/../Transforms/Inputs/torch/by_hand_gqa_f16.mlir '--fa-linalg-to-ptx=chip=sm_70' 2>&1 | FileCheck %s --check-prefix=BAD
