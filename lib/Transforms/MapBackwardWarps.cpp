@@ -105,6 +105,9 @@ private:
   bool swizzleStreamedTile(RankedTensorType tile);
   /// swizzle-shared: auto, on or off.
   StringRef swizzleShared;
+  /// Whether the nest adds into the atomic dQ's buffer (fa.accumulate_rows):
+  /// the atomic form's dK/dV nest.
+  bool addsIntoAtomicBuffer = false;
   const ChipInfo &chip;
   ConvertedLayouts converted;
 };
@@ -209,12 +212,9 @@ bool BackwardWarpMapper::swizzleStreamedTile(RankedTensorType tile) {
   // that are there already; for sm_80 ptxas caps the d = 64 causal dQ
   // kernel at 168 registers (three thread blocks a multiprocessor), where
   // they spill 16 bytes; for sm_90 they do not.
-  bool atomicNest =
-      forall.getBody()
-          ->walk([](AccumulateRowsOp) { return WalkResult::interrupt(); })
-          .wasInterrupted();
   int64_t headDim = tile.getDimSize(1);
-  return !atomicNest && headDim <= 128 && (chip.isHopper() || headDim > 64);
+  return !addsIntoAtomicBuffer && headDim <= 128 &&
+         (chip.isHopper() || headDim > 64);
 }
 
 void BackwardWarpMapper::mapLoop(scf::ForOp loop) {
@@ -287,6 +287,10 @@ void BackwardWarpMapper::convertOperand(OpOperand &operand,
 }
 
 void BackwardWarpMapper::run() {
+  addsIntoAtomicBuffer =
+      forall.getBody()
+          ->walk([](AccumulateRowsOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
   // Matmul tiles loaded from memory live in shared memory; the row_dot's
   // operands and the per-query vectors stay in memory.
   forall.getBody()->walk([&](Operation *op) {
