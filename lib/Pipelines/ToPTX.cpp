@@ -140,6 +140,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
     backward.blockM = options.blockM;
   backward.blockN = options.blockN;
   backward.dqMode = options.dq;
+  backward.chip = options.chip;
   pm.addPass(createFATileBackward(backward));
   // L0 -> L1 -> L2 -> L3.
   FATileQOuterOptions tiling;
@@ -169,6 +170,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   warps.queryHome = *queryHome;
   warps.atom = *atom;
   warps.keyGroups = options.keyGroups;
+  warps.dkdvGroups = options.dkdvGroups;
   warps.swizzleShared = options.swizzleShared;
   warps.chip = options.chip;
   pm.addPass(createFAMapWarps(warps));

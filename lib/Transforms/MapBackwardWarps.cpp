@@ -10,6 +10,18 @@
 // budget. The per-query vectors (LSE, D) carry no layout: each thread
 // reads the entries of its rows or columns from memory.
 //
+// Column groups (`dkdv-groups` = C > 1, the dK/dV nest only): C groups of
+// `numWarps` warps split the columns of every accumulator of the nest
+// (#fa.warp_rows<acc, ..., replicas = C, share = columns>): the queries of
+// S^T and dP^T, the head-dim columns of dK and dV, the queries of the
+// atomic dQ^T. A [numWarps, C] warp grid (FlashAttention-2's d128
+// backward: [4, 2] on 128 keys x 64 queries): each warp reads a C-th of the
+// shared second operands that a warp owning whole rows would. P^T and dS^T,
+// the first operands of dV += P^T dO and dK += dS^T Q, then span the
+// groups' columns, so they go through shared memory (fa.convert_layout to
+// #fa.block_shared) instead of staying in registers, and K and V, the
+// first operands of S^T and dP^T, stay in shared memory.
+//
 // The atomic dQ adds three rules: K^T (fa.transpose of the shared K tile)
 // is a transposed view of the same shared memory and the A operand of its
 // fa.pv; dS^T, the other operand, goes from accumulator fragments into a
@@ -70,17 +82,21 @@ bool isRoundedSumsLoad(tensor::PadOp pad) {
 class BackwardWarpMapper {
 public:
   BackwardWarpMapper(scf::ForallOp forall, int64_t numWarps,
-                     QueryHome rowTileHome, StringRef swizzleShared,
-                     const ChipInfo &chip)
+                     int64_t columnGroups, QueryHome rowTileHome,
+                     StringRef swizzleShared, const ChipInfo &chip)
       : forall(forall), ctx(forall.getContext()), rewriter(ctx),
         atom(MmaSyncAtomAttr::get(ctx)), numWarps(numWarps),
-        rowTileHome(rowTileHome), swizzleShared(swizzleShared), chip(chip) {}
+        columnGroups(columnGroups), rowTileHome(rowTileHome),
+        swizzleShared(swizzleShared), chip(chip) {}
 
   LogicalResult check();
   void run();
 
 private:
   Attribute rows(FragmentRole role) {
+    if (columnGroups > 1 && role == FragmentRole::Acc)
+      return WarpRowsAttr::get(ctx, role, numWarps, atom, columnGroups,
+                               ReplicaShare::Columns);
     return WarpRowsAttr::get(ctx, role, numWarps, atom);
   }
   /// Whether the nest keeps the first operands of its fa.qk ops (the tiles
@@ -98,6 +114,9 @@ private:
   IRRewriter rewriter;
   MmaAtomAttrInterface atom;
   int64_t numWarps;
+  /// Groups of numWarps warps that split the columns of the accumulators
+  /// (1: none).
+  int64_t columnGroups;
   QueryHome rowTileHome;
   /// Whether `tile`, loaded inside the nest's loops (Q and dO in the dK/dV
   /// nest, K and V in the dQ nest: a new tile every step), takes the
@@ -169,11 +188,25 @@ LogicalResult BackwardWarpMapper::check() {
       return error() << "the nest's tile " << tile.getType() << " has " << r
                      << " rows, which must be a multiple of 16 * num-warps = "
                      << 16 * numWarps << ": each warp owns whole 16-row tiles";
+    auto ty = cast<RankedTensorType>(tile.getType());
+    if (columnGroups > 1 &&
+        (ty.getRank() != 2 || ty.getDimSize(1) % (16 * columnGroups) != 0))
+      return error() << "the dK/dV nest's tile " << tile.getType()
+                     << " must have a multiple of 16 * dkdv-groups = "
+                     << 16 * columnGroups
+                     << " columns: each group of warps owns whole 16-column "
+                        "slices";
   }
+  if (numWarps * columnGroups > 32)
+    return error() << "num-warps x dkdv-groups (" << numWarps << " x "
+                   << columnGroups << ") must be at most 32 warps a block";
   return success();
 }
 
 bool BackwardWarpMapper::keepRowTilesInRegisters() {
+  // With column groups every group would hold the whole tiles.
+  if (columnGroups > 1)
+    return false;
   if (rowTileHome != QueryHome::Auto)
     return rowTileHome == QueryHome::Registers;
   Type f32 = Float32Type::get(ctx);
@@ -213,6 +246,13 @@ bool BackwardWarpMapper::swizzleStreamedTile(RankedTensorType tile) {
   // kernel at 168 registers (three thread blocks a multiprocessor), where
   // they spill 16 bytes; for sm_90 they do not.
   int64_t headDim = tile.getDimSize(1);
+  // A dK/dV nest on a warp grid (column groups, the atomic dQ at d = 128):
+  // swizzled, 1.07-1.08x its padded tiles on an H100 (chip=sm_90 PTX,
+  // docs/performance.md, "2026-12-06: a warp grid for the dK/dV kernel"),
+  // spill-free for sm_90 without a soft cap; for sm_80 the GQA kernels
+  // spill 60 bytes with them.
+  if (columnGroups > 1)
+    return chip.isHopper() && headDim <= 128;
   return !addsIntoAtomicBuffer && headDim <= 128 &&
          (chip.isHopper() || headDim > 64);
 }
@@ -320,9 +360,13 @@ void BackwardWarpMapper::run() {
       if (rowTilesInRegisters)
         convertOperand(qk.getQueryMutable(), rows(FragmentRole::OperandA));
     } else if (auto pv = dyn_cast<PVOp>(op)) {
-      // K^T stays the shared view fa.transpose made.
+      // K^T stays the shared view fa.transpose made. P^T and dS^T become A
+      // registers, or with column groups (whose shares of them are columns,
+      // the k of these products) a shared tile every warp reads.
       if (!isa_and_nonnull<BlockSharedAttr>(encodingOf(pv.getProbs())))
-        convertOperand(pv.getProbsMutable(), rows(FragmentRole::OperandA));
+        convertOperand(pv.getProbsMutable(),
+                       columnGroups > 1 ? BlockSharedAttr::get(ctx, atom)
+                                        : rows(FragmentRole::OperandA));
       // A computed value tile (dS^T) is shared by every warp.
       if (isa_and_nonnull<WarpRowsAttr>(encodingOf(pv.getValue())))
         convertOperand(pv.getValueMutable(), BlockSharedAttr::get(ctx, atom));
@@ -350,8 +394,18 @@ bool mlir::fa::isBackwardLoopNest(scf::ForallOp forall) {
       .wasInterrupted();
 }
 
+bool mlir::fa::isKeyValueOuterNest(scf::ForallOp forall) {
+  return forall.getBody()
+      ->walk([](ProbsFromLseOp op) {
+        return op.getTransposed() ? WalkResult::interrupt()
+                                  : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 LogicalResult mlir::fa::mapBackwardWarps(scf::ForallOp forall,
                                          int64_t numWarps,
+                                         int64_t dkdvGroups,
                                          QueryHome rowTileHome,
                                          StringRef swizzleShared,
                                          const ChipInfo &chip) {
@@ -366,8 +420,16 @@ LogicalResult mlir::fa::mapBackwardWarps(scf::ForallOp forall,
            }))
       numWarps /= 2;
   }
-  BackwardWarpMapper mapper(forall, numWarps, rowTileHome, swizzleShared,
-                            chip);
+  int64_t columnGroups = 1;
+  if (isKeyValueOuterNest(forall)) {
+    columnGroups = dkdvGroups;
+    if (columnGroups == 0) {
+      auto recorded = forall->getAttrOfType<IntegerAttr>(kDkdvGroupsAttrName);
+      columnGroups = recorded ? recorded.getInt() : 1;
+    }
+  }
+  BackwardWarpMapper mapper(forall, numWarps, columnGroups, rowTileHome,
+                            swizzleShared, chip);
   if (failed(mapper.check()))
     return failure();
   mapper.run();

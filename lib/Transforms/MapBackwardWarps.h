@@ -19,8 +19,14 @@ namespace fa {
 /// backward tile op).
 bool isBackwardLoopNest(scf::ForallOp forall);
 
+/// Whether `forall` is the backward's dK/dV nest (K/V-outer: its scores are
+/// transposed, keys on the rows).
+bool isKeyValueOuterNest(scf::ForallOp forall);
+
 /// Gives the nest's tiles their layouts and maps it to the grid, with
-/// `numWarps` warps (0: one per 16 rows of the nest's tiles, at most 4).
+/// `numWarps` warps (0: one per 16 rows of the nest's tiles, at most 4), in
+/// the dK/dV nest times `dkdvGroups` groups that split the columns of its
+/// accumulators (1: warps own whole rows).
 /// `rowTileHome` says where the nest's fa.qk ops read their first operands,
 /// the tiles loaded once per thread block (K and V in the dK/dV nest, Q and
 /// dO in the dQ nest), as `query-home` does for the forward's Q.
@@ -28,8 +34,8 @@ bool isBackwardLoopNest(scf::ForallOp forall);
 /// inside the nest's loops take the swizzled shared layout. Errors (at the
 /// nest) for tiles the atom cannot hold.
 LogicalResult mapBackwardWarps(scf::ForallOp forall, int64_t numWarps,
-                               QueryHome rowTileHome, StringRef swizzleShared,
-                               const ChipInfo &chip);
+                               int64_t dkdvGroups, QueryHome rowTileHome,
+                               StringRef swizzleShared, const ChipInfo &chip);
 
 } // namespace fa
 } // namespace mlir

@@ -325,6 +325,14 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
     if (!checkCount("key-groups", keyGroups, "the tiling's choice") ||
         !checkCount("num-warps", numWarps, "the atom's default"))
       return signalPassFailure();
+    if (dkdvGroups != 0 && dkdvGroups != 1 && dkdvGroups != 2 &&
+        dkdvGroups != 4 && dkdvGroups != 8) {
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-map-warps: option dkdv-groups must be 1, 2, 4 or 8 (or 0 "
+             "for the tiling's choice), got "
+          << static_cast<int64_t>(dkdvGroups);
+      return signalPassFailure();
+    }
     if (swizzleShared != "auto" && swizzleShared != "on" &&
         swizzleShared != "off") {
       mlir::emitError(getOperation()->getLoc())
@@ -351,8 +359,8 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
         backwardNests.push_back(forall);
     });
     for (scf::ForallOp forall : backwardNests)
-      if (failed(mapBackwardWarps(forall, numWarps, queryHome, swizzleShared,
-                                  *chipInfo)))
+      if (failed(mapBackwardWarps(forall, numWarps, dkdvGroups, queryHome,
+                                  swizzleShared, *chipInfo)))
         return signalPassFailure();
     for (TiledAttention &tiled : nests) {
       int64_t warps = numWarps;

@@ -13,6 +13,7 @@
 #include "TensorAttentionOps.h"
 #include "fa/Dialect/FA/Semantics/AttentionMath.h"
 #include "fa/Transforms/Passes.h"
+#include "fa/Transforms/TiledAttention.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -40,7 +41,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 class BackwardTiler {
 public:
   BackwardTiler(RewriterBase &rewriter, AttentionBackwardOp op, int64_t blockM,
-                int64_t blockN, int64_t keyValueBlockM, StringRef dqMode)
+                int64_t blockN, int64_t keyValueBlockM, StringRef dqMode,
+                const ChipInfo &chip)
       : b(rewriter), loc(op.getLoc()), op(op), blockM(blockM),
         blockN(blockN), f32(rewriter.getF32Type()),
         elemTy(getElementTypeOrSelf(op.getQuery().getType())) {
@@ -63,8 +65,22 @@ public:
     // (docs/performance.md, "Swizzled tiles in the backward", 2026-12-06),
     // bitwise reproducible; above 128 the atomic form's registers make the
     // dK/dV kernel spill more (7 KB at 256 on sm_80).
-    atomicQueryGrad =
-        dqMode == "atomic" || (dqMode == "auto" && headDim == 64);
+    //
+    // On Hopper, at d = 128 without a soft cap, auto takes the atomic form
+    // on FlashAttention-2's d = 128 tiles instead: 128 keys by 64 query
+    // columns in the dK/dV nest, on a [4, 2] warp grid (8 warps; recorded
+    // for --fa-map-warps as fa.dkdv_groups). Measured on an H100 with
+    // chip=sm_90 PTX (docs/performance.md, "2026-12-06: a warp grid for
+    // the dK/dV kernel"): 1.04-1.16x the deterministic form at N >= 2k
+    // (0.91 causal at 1k), spill-free; with a soft cap it spills, and
+    // with a window but no causal mask (its bounds live through the loop)
+    // 4 bytes (window(512, -1); scripts/spill-sweep.py). For sm_80 (A100's
+    // ptxas) its GQA kernels spill.
+    bool windowWithoutCausal = op.getWindowLeft() && !op.getCausal();
+    warpGrid = dqMode == "auto" && chip.isHopper() && headDim == 128 &&
+               valueDim == 128 && !op.getSoftcap() && !windowWithoutCausal;
+    atomicQueryGrad = dqMode == "atomic" ||
+                      (dqMode == "auto" && (headDim == 64 || warpGrid));
     // The atomic form up to d = 64 has no dQ nest to share block-n with:
     // 128 keys (32 rows per warp, two m-tiles: twice the independent MMA
     // chains of each product) by 32 query columns, 250 registers, measured
@@ -73,13 +89,15 @@ public:
     // (kept for dS) make that kernel spill (112-124 bytes).
     bool wideKeyBlocks = atomicQueryGrad && d <= 64 && !op.getSoftcap();
     kvBlockM = keyValueBlockM;
+    if (kvBlockM == 0 && warpGrid)
+      kvBlockM = 64;
     if (kvBlockM == 0)
       kvBlockM = std::max<int64_t>(
           (d > 64 && d <= 128) || wideKeyBlocks ? blockM / 2 : blockM / 4,
           std::min<int64_t>(blockM, 16));
     // Above d = 192 the dQ nest's K/V ring does not fit 64-key blocks.
     if (this->blockN == 0)
-      this->blockN = wideKeyBlocks ? 128 : d <= 192 ? 64 : 32;
+      this->blockN = wideKeyBlocks || warpGrid ? 128 : d <= 192 ? 64 : 32;
   }
 
   /// Builds the three nests; returns dQ, dK, dV.
@@ -153,6 +171,8 @@ private:
   int64_t blockM, blockN, kvBlockM = 0, headDim = 0, valueDim = 0;
   /// FlashAttention-2's dQ: added into an f32 buffer by the dK/dV nest.
   bool atomicQueryGrad = false;
+  /// Whether the dK/dV nest's tiles are sized for a [4, 2] warp grid.
+  bool warpGrid = false;
   Type f32, elemTy;
   Value numQueries, numKeys, numBatches;
   /// The softmax scale (folded into dS), the exp2 scale of the scores
@@ -274,6 +294,8 @@ std::pair<Value, Value> BackwardTiler::buildKeyValueNest(Value rowDot,
   scf::ForallOp forall =
       makeForall(numKVHeads, numKeys, blockN,
                  ValueRange{op.getGradKey(), op.getGradValue()});
+  if (warpGrid)
+    forall->setAttr(kDkdvGroupsAttrName, b.getI64IntegerAttr(2));
   Block *body = forall.getBody();
   Value batch = body->getArgument(0), kvHead = body->getArgument(1);
   Value kStart =
@@ -513,6 +535,13 @@ struct FATileBackwardPass : fa::impl::FATileBackwardBase<FATileBackwardPass> {
           << dqMode << "'";
       return signalPassFailure();
     }
+    const ChipInfo *chipInfo = lookupChip(chip);
+    if (!chipInfo) {
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-tile-backward: option chip must be one of "
+          << supportedChipNames() << ", got '" << chip << "'";
+      return signalPassFailure();
+    }
     FailureOr<SmallVector<AttentionBackwardOp>> ops =
         collectTensorOps<AttentionBackwardOp>(getOperation(),
                                               "fa-tile-backward");
@@ -523,7 +552,7 @@ struct FATileBackwardPass : fa::impl::FATileBackwardBase<FATileBackwardPass> {
       rewriter.setInsertionPoint(op);
       rewriter.replaceOp(op,
                          BackwardTiler(rewriter, op, blockM, blockN, keyValueBlockM,
-                                       dqMode)
+                                       dqMode, *chipInfo)
                              .build());
     }
   }

@@ -3,8 +3,10 @@
 // (what the driver JIT compiles for on H100/H200) at head dims 64 and 128,
 // f16 and bf16, causal or not, GQA 8:2, in both dQ forms (the atomic
 // one, dq=auto's at d = 64: D and zeroing, dK/dV adding into dq_accum,
-// rounding; and the deterministic one, dq=auto's at d = 128, with swizzled
-// Q/dO and K/V tiles: D, dK/dV, dQ); at 32 and 96 (the deterministic form);
+// rounding; and the deterministic one, dq=auto's at d = 128 for sm_80, with
+// swizzled Q/dO and K/V tiles: D, dK/dV, dQ; for chip=sm_90 dq=auto's at
+// d = 128 is the atomic one on a [4, 2] warp grid, 128 keys x 64 queries,
+// swizzled Q/dO); at 32 and 96 (the deterministic form);
 // and with a window and a soft cap at d = 128. (Above 128 the dK/dV kernel's
 // two [64, d] f32 accumulators leave too few registers: 20 bytes of spills
 // at d = 160 on sm_80, 124-712 at 192 and 256; docs/backward.md.) The default tiles of --fa-tile-backward: 64 x 64,

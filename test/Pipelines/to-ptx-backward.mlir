@@ -7,6 +7,42 @@
 // RUN: fa-opt %s --fa-to-ptx="block-m=128 block-n=32" --mlir-print-ir-after=fa-tile-backward -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCKS
 // RUN: not fa-opt %s --split-input-file --fa-to-ptx="dq=sometimes" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-DQ
 // RUN: not fa-opt %s --fa-to-ptx="splits=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-SPLITS
+// RUN: rm -rf %t.grid && sed -e 's/x64xbf16/x128xbf16/g' %s | fa-opt --fa-to-ptx="output-dir=%t.grid chip=sm_90" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.grid/backward_kernel.json --check-prefix=GRID
+// RUN: rm -rf %t.rows && sed -e 's/x64xbf16/x128xbf16/g' %s | fa-opt --fa-to-ptx="output-dir=%t.rows chip=sm_80" -o /dev/null
+// RUN: FileCheck %s --input-file=%t.rows/backward_kernel.json --check-prefix=ROWS128
+
+// Head dim 128 for Hopper (chip=sm_90): dq=auto's atomic form whose dK/dV
+// kernel runs on a [4, 2] warp grid (--fa-tile-backward records it,
+// --fa-map-warps applies it): 8 warps on 128-key blocks, Q/dO swizzled,
+// P^T and dS^T in one shared tile (150 KB in all); for sm_80 the
+// deterministic form on 4 warps (ROWS128).
+// GRID: "name": "backward_kernel",
+// GRID: "dq_accum"
+// GRID: "block": [
+// GRID-NEXT: 256,
+// GRID: "dynamic_shared_memory": 153600,
+// GRID-NEXT: "grid": [
+// GRID-NEXT: {
+// GRID-NEXT: "args": [
+// GRID-NEXT: {
+// GRID-NEXT: "dim": [
+// GRID-NEXT: "k",
+// GRID-NEXT: 2
+// GRID-NEXT: ]
+// GRID-NEXT: },
+// GRID-NEXT: 128
+// GRID: "name": "backward_kernel_1",
+// GRID: "name": "backward_kernel_2",
+// GRID-NEXT: "params": [
+// GRID-NEXT: "dq_accum",
+// GRID-NEXT: "dq"
+// ROWS128: "name": "backward_kernel",
+// ROWS128: "block": [
+// ROWS128-NEXT: 128,
+// ROWS128: "name": "backward_kernel_1",
+// ROWS128: "name": "backward_kernel_2",
+// ROWS128-NOT: dq_accum
 
 // block-m and block-n reach the backward's tiling: 32 key rows by 64 query
 // columns (half of block-m: the atomic form's width at d = 64) in the dK/dV

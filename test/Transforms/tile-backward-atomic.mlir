@@ -2,6 +2,10 @@
 // RUN: fa-opt %s -split-input-file --fa-tile-backward | FileCheck %s --check-prefix=AUTO
 // RUN: fa-opt %s -split-input-file --fa-tile-backward="dq=deterministic" | FileCheck %s --check-prefix=DET
 // RUN: fa-opt %s -split-input-file --fa-tile-backward="dq=atomic" | FileCheck %s --check-prefix=ATOMIC
+// RUN: fa-opt %s -split-input-file --fa-tile-backward="chip=sm_90" | FileCheck %s --check-prefix=HOPPER
+// RUN: fa-opt %s -split-input-file --fa-tile-backward="chip=sm_90a" | FileCheck %s --check-prefix=HOPPER
+// RUN: fa-opt %s -split-input-file --fa-tile-backward="chip=sm_90 dq=deterministic" | FileCheck %s --check-prefix=DET
+// RUN: not fa-opt %s --fa-tile-backward="chip=sm_70" 2>&1 | FileCheck %s --check-prefix=BAD-CHIP
 
 // FlashAttention-2's dQ (dq=atomic): the D nest also zeroes an f32
 // [B, Hq, Nq, D] buffer (its second shared output); the dK/dV nest, after
@@ -88,6 +92,18 @@ func.func @gqa_causal(%q: tensor<2x4x?x16xf16>, %k: tensor<2x2x?x16xf16>, %v: te
 // DET-COUNT-4: fa.qk
 // DET-NOT: fa.qk
 // DET: return
+//     On Hopper (chip=sm_90, sm_90a) auto takes the atomic form on
+//     FlashAttention-2's d = 128 tiles: 128 keys by 64 query columns in
+//     the dK/dV nest, which records the [4, 2] warp grid they are sized for
+//     (fa.dkdv_groups, for --fa-map-warps).
+// HOPPER-LABEL: func @mha_128
+// HOPPER: fa.row_dot
+// HOPPER: bufferization.to_buffer
+// HOPPER: fa.qk {{.*}} : tensor<128x128xf16>, tensor<64x128xf16> -> tensor<128x64xf32>
+// HOPPER: fa.accumulate_rows {{.*}} {transposed} : tensor<128x64xf32>, memref<?x8x?x128xf32>
+// HOPPER: } {fa.dkdv_groups = 2 : i64}
+// HOPPER-NOT: fa.qk
+// HOPPER: return
 func.func @mha_128(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>,
                    %o: tensor<?x8x?x128xf16>, %do: tensor<?x8x?x128xf16>, %lse: tensor<?x8x?xf32>,
                    %dq0: tensor<?x8x?x128xf16>, %dk0: tensor<?x8x?x128xf16>, %dv0: tensor<?x8x?x128xf16>)
@@ -113,6 +129,10 @@ func.func @mha_128(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: ten
 // DET-LABEL: func @mha_64
 // DET-NOT: fa.accumulate_rows
 // DET: return
+// HOPPER-LABEL: func @mha_64
+// HOPPER: fa.qk {{.*}} : tensor<128x64xbf16>, tensor<32x64xbf16> -> tensor<128x32xf32>
+// HOPPER-NOT: fa.dkdv_groups
+// HOPPER: return
 func.func @mha_64(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x8x?x64xbf16>, %v: tensor<?x8x?x64xbf16>,
                   %o: tensor<?x8x?x64xbf16>, %do: tensor<?x8x?x64xbf16>, %lse: tensor<?x8x?xf32>,
                   %dq0: tensor<?x8x?x64xbf16>, %dk0: tensor<?x8x?x64xbf16>, %dv0: tensor<?x8x?x64xbf16>)
@@ -149,3 +169,60 @@ func.func @mha_256(%q: tensor<?x2x?x256xbf16>, %k: tensor<?x2x?x256xbf16>, %v: t
       -> tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>
   return %0#0, %0#1, %0#2 : tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>, tensor<?x2x?x256xbf16>
 }
+
+// -----
+
+// With a soft cap the warp-grid tiles spill (the capped scores stay live
+// for dS): on Hopper too, dq=auto keeps the deterministic form at d = 128.
+// HOPPER-LABEL: func @softcap_128
+// HOPPER-NOT: fa.accumulate_rows
+// HOPPER-NOT: fa.dkdv_groups
+// HOPPER: return
+func.func @softcap_128(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>,
+                       %o: tensor<?x8x?x128xf16>, %do: tensor<?x8x?x128xf16>, %lse: tensor<?x8x?xf32>,
+                       %dq0: tensor<?x8x?x128xf16>, %dk0: tensor<?x8x?x128xf16>, %dv0: tensor<?x8x?x128xf16>)
+    -> (tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>) {
+  %0:3 = fa.attention_backward
+      ins(%q, %k, %v, %o, %do, %lse : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>,
+                                   tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?xf32>)
+      outs(%dq0, %dk0, %dv0 : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>) softcap(30.0)
+      -> tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>
+  return %0#0, %0#1, %0#2 : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>
+}
+
+// -----
+
+// A window without a causal mask keeps its bounds live through the dK/dV
+// loop (the grid kernel spilled 4 bytes at window(512, -1)): deterministic;
+// with a causal mask, the grid.
+// HOPPER-LABEL: func @window_128
+// HOPPER-NOT: fa.accumulate_rows
+// HOPPER: return
+// HOPPER-LABEL: func @causal_window_128
+// HOPPER: fa.accumulate_rows
+// HOPPER: } {fa.dkdv_groups = 2 : i64}
+// HOPPER: return
+func.func @window_128(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>,
+                      %o: tensor<?x8x?x128xf16>, %do: tensor<?x8x?x128xf16>, %lse: tensor<?x8x?xf32>,
+                      %dq0: tensor<?x8x?x128xf16>, %dk0: tensor<?x8x?x128xf16>, %dv0: tensor<?x8x?x128xf16>)
+    -> (tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>) {
+  %0:3 = fa.attention_backward
+      ins(%q, %k, %v, %o, %do, %lse : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>,
+                                   tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?xf32>)
+      outs(%dq0, %dk0, %dv0 : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>) window(512, -1)
+      -> tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>
+  return %0#0, %0#1, %0#2 : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>
+}
+func.func @causal_window_128(%q: tensor<?x8x?x128xf16>, %k: tensor<?x8x?x128xf16>, %v: tensor<?x8x?x128xf16>,
+                             %o: tensor<?x8x?x128xf16>, %do: tensor<?x8x?x128xf16>, %lse: tensor<?x8x?xf32>,
+                             %dq0: tensor<?x8x?x128xf16>, %dk0: tensor<?x8x?x128xf16>, %dv0: tensor<?x8x?x128xf16>)
+    -> (tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>) {
+  %0:3 = fa.attention_backward
+      ins(%q, %k, %v, %o, %do, %lse : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>,
+                                   tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?xf32>)
+      outs(%dq0, %dk0, %dv0 : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>) causal window(1024, 0)
+      -> tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>
+  return %0#0, %0#1, %0#2 : tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>, tensor<?x8x?x128xf16>
+}
+
+// BAD-CHIP: error: fa-tile-backward: option chip must be one of

@@ -92,7 +92,8 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "dq): 'atomic' (FlashAttention-2's f32 buffer, added "
                      "into by the dK/dV kernel), 'deterministic' (its own "
                      "kernel, bitwise reproducible), 'auto' (atomic at "
-                     "head dim 64, else deterministic)"),
+                     "head dim 64, and at 128 on Hopper without a soft "
+                     "cap or a non-causal window; else deterministic)"),
       llvm::cl::init("auto")};
   PassOptions::Option<int64_t> splits{
       *this, "splits",
@@ -120,6 +121,14 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "block of the forward kernels (--fa-map-warps "
                      "key-groups; 1 = off, 2, 4 or 8; 0 = the tiling's "
                      "choice: 4 warps along the keys for decode steps)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> dkdvGroups{
+      *this, "dkdv-groups",
+      llvm::cl::desc("Groups of warps that split the columns of the "
+                     "backward dK/dV kernel's accumulators, a [num-warps, "
+                     "dkdv-groups] warp grid (--fa-map-warps dkdv-groups; "
+                     "1 = off, 2, 4 or 8; 0 = the tiling's choice: 2 for "
+                     "the atomic dQ at head dim 128 on Hopper)"),
       llvm::cl::init(0)};
   PassOptions::Option<bool> warpBlockSkip{
       *this, "warp-block-skip",

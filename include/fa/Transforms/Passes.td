@@ -347,12 +347,17 @@ def FATileBackward : Pass<"fa-tile-backward"> {
          pair), and in exchange every sum is taken in a fixed order: the
          gradients are bitwise reproducible (docs/backward.md).
        * `auto` (the default): `atomic` at head dim 64, whose 128-key
-         dK/dV tiles make it 1.14-1.22x faster; `deterministic` otherwise
-         (at 128 the two forms share tiles, and the deterministic one, with
-         the swizzled tiles --fa-map-warps gives it, runs 1.01-1.16x the
-         atomic one; the atomic dQ^T tile needs head dims that are
-         multiples of 64, and above 128 its registers make the dK/dV kernel
-         spill more).
+         dK/dV tiles make it 1.14-1.22x faster; at head dim 128 for a
+         Hopper `chip` (sm_90, sm_90a) without a soft cap (nor a window
+         without a causal mask), `atomic` on
+         FlashAttention-2's d = 128 tiles (128 keys by 64 query columns in
+         the dK/dV nest, which records `fa.dkdv_groups = 2`: the [4, 2]
+         warp grid --fa-map-warps gives it; 1.04-1.10x the deterministic
+         form on an H100); `deterministic` otherwise (for sm_80 at 128 the
+         atomic form on rows of warps is no faster, and its grid kernel
+         spills; the atomic dQ^T tile needs head dims that are multiples
+         of 64, and above 128 its registers make the dK/dV kernel spill
+         more).
 
     dK and dV are always summed over the query heads of a group in a fixed
     order. The scale is folded into dS, so the accumulators are the
@@ -408,7 +413,12 @@ def FATileBackward : Pass<"fa-tile-backward"> {
            "How dQ is accumulated: 'atomic' (added into an f32 buffer by "
            "the dK/dV nest, then rounded), 'deterministic' (its own "
            "Q-outer nest, bitwise reproducible), 'auto' (atomic at head "
-           "dim 64, else deterministic)">
+           "dim 64, and at 128 on Hopper without a soft cap or a "
+           "non-causal window; else "
+           "deterministic)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
+           "The GPU the kernels are compiled for (as --fa-to-ptx's chip): "
+           "dq=auto's choice at head dim 128 depends on it">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -913,6 +923,36 @@ def FAMapWarps : Pass<"fa-map-warps"> {
         %s = fa.qk %qa, %k ... -> tensor<16x128xf32, #acc_w1x4_cols>
         ... fa.pv %pa, %v, %acc ... : ... tensor<16x128xf32, #acc_w1x4_sum>
     ```
+
+    With `dkdv-groups=C` (C > 1) the backward's dK/dV nest runs on a
+    [num-warps, C] warp grid: every accumulator of the nest (S^T, dP^T,
+    dK, dV, the atomic dQ^T) gets `replicas = C, share = columns`, group
+    `c` holding its columns `[c * N / C, (c + 1) * N / C)`; P^T and dS^T,
+    whose columns are the k of dV += P^T dO and dK += dS^T Q, go through
+    shared tiles (`fa.convert_layout` to `#fa.block_shared`), K and V stay
+    in shared memory, and `swizzle-shared=auto` swizzles the streamed Q
+    and dO tiles for `chip=sm_90`/`sm_90a`. Every accumulator needs a
+    multiple of `16 * C` columns. `dkdv-groups=0` (the default) takes the
+    count `--fa-tile-backward` recorded on the nest (`fa.dkdv_groups`:
+    2 for the atomic dQ at head dim 128 on Hopper), else 1 (warps on
+    rows); the D and dQ nests keep warps on rows. Before (128 keys x 64
+    queries, head dim 128):
+
+    ```mlir
+        %st = fa.qk %k, %q ... -> tensor<128x64xf32>
+        %pt16 = arith.truncf %pt ... to tensor<128x64xf16>
+        %dv = fa.pv %pt16, %do, %acc ... tensor<128x128xf32>
+    ```
+
+    After (`dkdv-groups=2`):
+
+    ```mlir
+        %st = fa.qk %k, %q ... -> tensor<128x64xf32, #acc_w4x2_cols>
+        %pts = fa.convert_layout %pt16 : tensor<128x64xf16, #acc_w4x2_cols>
+                                      -> tensor<128x64xf16, #shared>
+        %dv = fa.pv %pts, %do, %acc : tensor<128x64xf16, #shared>, ...,
+                                      tensor<128x128xf32, #acc_w4x2_cols>
+    ```
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
@@ -942,6 +982,12 @@ def FAMapWarps : Pass<"fa-map-warps"> {
            "Groups of num-warps warps that divide the keys of every K/V "
            "block (1: none; 2, 4 or 8, #fa.mma_sync forward nests only; 0: "
            "the tiling's choice recorded as fa.key_groups, else none)">,
+    Option<"dkdvGroups", "dkdv-groups", "int64_t", /*default=*/"0",
+           "Groups of num-warps warps that split the columns of the "
+           "backward dK/dV nest's accumulators (1, 2, 4 or 8): a [num-warps, "
+           "dkdv-groups] warp grid, P^T and dS^T through shared memory "
+           "(1: warps own whole rows; 0: the count --fa-tile-backward "
+           "recorded as fa.dkdv_groups, else 1)">,
     Option<"swizzleShared", "swizzle-shared", "std::string",
            /*default=*/"\"auto\"",
            "The shared layout of the streamed tiles (#fa.mma_sync, rows of "

@@ -77,6 +77,12 @@ inline constexpr llvm::StringLiteral kKVStagesAttrName = "fa.kv_stages";
 /// `--fa-map-warps{key-groups=0}` applies.
 inline constexpr llvm::StringLiteral kKeyGroupsAttrName = "fa.key_groups";
 
+/// A discardable attribute of the backward's dK/dV loop nest: the groups
+/// of warps `--fa-tile-backward{dq=auto}` sized its tiles for, which split
+/// the columns of its accumulators (a [4, groups] warp grid), and which
+/// `--fa-map-warps{dkdv-groups=0}` applies.
+inline constexpr llvm::StringLiteral kDkdvGroupsAttrName = "fa.dkdv_groups";
+
 /// A discardable unit attribute of a tiled loop nest that --fa-split-kv
 /// wrote: each iteration runs over one chunk of the keys, whose clamped
 /// bounds stay live in the K/V loops like a window's left bound.

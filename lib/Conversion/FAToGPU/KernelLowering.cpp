@@ -37,6 +37,33 @@ SharedMemoryPlan::Ring SharedMemoryPlan::newRing(int64_t slotBytes,
   return ring;
 }
 
+SharedMemoryPlan::Ring SharedMemoryPlan::convertRing(ConvertLayoutOp convert,
+                                                     int64_t bytes) {
+  // The atom's store into shared memory waits at a barrier until every warp
+  // is done with the buffer's previous tile, so a buffer whose tiles are
+  // all read (synchronously: not by an atom's async matmuls) before this
+  // conversion, in the same block, can take its tile: the backward's P^T
+  // and dS^T under column groups share one.
+  Block *block = convert->getBlock();
+  auto readBefore = [&](ConvertLayoutOp earlier) {
+    if (earlier->getBlock() != block)
+      return false;
+    return llvm::all_of(earlier.getResult().getUsers(), [&](Operation *user) {
+      Operation *inBlock = block->findAncestorOpInBlock(*user);
+      return inBlock && inBlock->isBeforeInBlock(convert);
+    });
+  };
+  MmaAtomAttrInterface atom = getTileAtom(convert.getResult().getType());
+  if (atom && !atom.hasAsyncMatmuls())
+    for (auto &[ring, converts] : convertBuffers)
+      if (ring.slotBytes >= bytes && llvm::all_of(converts, readBefore)) {
+        converts.push_back(convert);
+        return ring;
+      }
+  convertBuffers.push_back({newRing(bytes, 1), {convert}});
+  return convertBuffers.back().first;
+}
+
 LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
                                       AtomLowering &atom) {
   WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -76,7 +103,7 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
           isa_and_nonnull<WarpRowsAttr>(
               cast<RankedTensorType>(convert.getSource().getType())
                   .getEncoding()))
-        syncRings[convert] = newRing(atom.sharedTileBytes(tile), 1);
+        syncRings[convert] = convertRing(convert, atom.sharedTileBytes(tile));
     } else if (auto combine = dyn_cast<CombineSplitsOp>(op)) {
       // Groups of warps that merge different splits of the same tile
       // exchange one f32 per value each thread holds: the LSE's row values

@@ -88,10 +88,16 @@ public:
 private:
   /// The next ring, after the ones laid out so far.
   Ring newRing(int64_t slotBytes, int64_t numSlots);
+  /// The buffer of a conversion into shared memory: that of an earlier one
+  /// in the same block whose tiles are all read before it, else a new one.
+  Ring convertRing(ConvertLayoutOp convert, int64_t bytes);
 
   std::map<std::pair<const void *, unsigned>, Ring> asyncRings;
   DenseMap<Operation *, SmallVector<Ring, 2>> privateRings;
   DenseMap<Operation *, Ring> syncRings;
+  /// The conversions into shared memory so far, by buffer.
+  SmallVector<std::pair<Ring, SmallVector<ConvertLayoutOp, 2>>, 2>
+      convertBuffers;
   Ring keyGroupExchange;
   int64_t ringBytes = 0, stagingBytes = 0, keyGroupExchangeBytes = 0;
 };
@@ -136,7 +142,9 @@ TileOperand tileOperand(Value original, ValueRange converted);
 /// else the tile itself. The atom's fragment geometry is asked about this.
 RankedTensorType groupTile(RankedTensorType tile);
 
-/// Whether `type` is a tile whose columns (keys) the groups divide.
+/// Whether `type` is a tile whose columns the groups divide (the keys of
+/// the forward's key groups; every accumulator of the backward's dK/dV
+/// nest on a warp grid).
 bool dividesKeys(Type type);
 
 /// The rows of the shared K or V tile `tile` that hold the executing

@@ -34,6 +34,12 @@ struct TileOperand {
   RankedTensorType type;
   ValueRange fragments; // When in registers.
   Value sharedOffset;   // When in shared memory.
+  /// A B operand stored [k][n] (matmul) may be read from column
+  /// `sharedColumn` on (warp-uniform, a multiple of 16, at most
+  /// `maxSharedColumn`): the columns of the executing group's share of an
+  /// accumulator whose groups divide its columns. Null: from column 0.
+  Value sharedColumn;
+  int64_t maxSharedColumn = 0;
   bool inShared() const { return static_cast<bool>(sharedOffset); }
 };
 
@@ -135,8 +141,9 @@ public:
                                                RankedTensorType accType,
                                                ValueRange acc, bool async) = 0;
   /// acc + P V for P in A-operand registers or in shared memory (stored
-  /// [m][k], or [k][m] for a transposed view) and V in shared memory [k][n];
-  /// `async` as for matmulTransposedB.
+  /// [m][k], or [k][m] for a transposed view) and V in shared memory [k][n]
+  /// (its columns from `sharedColumn` on); `async` as for
+  /// matmulTransposedB.
   virtual SmallVector<Value> matmul(OpBuilder &b, Location loc,
                                     const TileOperand &a,
                                     const TileOperand &bTile,

@@ -186,7 +186,9 @@ SmallVector<Value> MmaSyncLowering::matmul(OpBuilder &b, Location loc,
   int64_t colTiles = n / kTileCols, kSteps = k / kStepK;
   Type elemTy = a.type.getElementType();
   Value zero = opaqueZero(b, loc);
-  LaneView values = fragments->laneViewB(b, sharedTile(b, loc, bTile, zero));
+  LaneView values =
+      fragments->laneViewB(b, sharedTile(b, loc, bTile, zero),
+                           bTile.sharedColumn, bTile.maxSharedColumn);
   // A from shared memory: ldmatrix per m-tile and k step, transposing for a
   // view stored [k][m] (K^T of the atomic dQ).
   std::optional<LaneView> aView;
@@ -292,27 +294,27 @@ void MmaSyncLowering::storeAccTile(OpBuilder &b, Location loc,
   Type elemTy = acc.getElementType();
   SharedTile staging =
       sharedTile(b, loc, stagingOffset, Value(), m, n, elemTy);
-  int64_t nTiles = n / kTileCols;
-  // (One group fills the staging tile; every thread copies it out.)
-  inFirstReplica(b, loc, [&](OpBuilder &b, Location loc) {
-    Value firstCol = threadFirstColumn(b, loc);
-    for (auto [f, frag] : llvm::enumerate(frags)) {
-      for (int64_t h = 0; h < 2; ++h) {
-        Value row = rowOfRowValue(b, loc, m, accRowValue(acc, f, 2 * h));
-        Value col = arith::AddIOp::create(
-            b, loc, firstCol, cidx(b, loc, (f % nTiles) * kTileCols));
-        Value pair =
-            vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{h});
-        vector::StoreOp::create(b, loc, pair, staging.buffer,
-                                ValueRange{row, col}, /*nontemporal=*/false,
-                                llvm::MaybeAlign(4));
+  // (One group fills the staging tile, or each group its columns; every
+  // thread copies it out.) The output is stored once, after the main loop:
+  // its positions are recomputed here.
+  withFreshGeometry(b, loc, acc, [&] {
+    inStoringGroups(b, loc, acc, [&](OpBuilder &b, Location loc) {
+      for (auto [f, frag] : llvm::enumerate(frags)) {
+        for (int64_t h = 0; h < 2; ++h) {
+          auto [row, col] = accPairPosition(b, loc, acc, f, h);
+          Value pair =
+              vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{h});
+          vector::StoreOp::create(b, loc, pair, staging.buffer,
+                                  ValueRange{row, col}, /*nontemporal=*/false,
+                                  llvm::MaybeAlign(4));
+        }
       }
-    }
+    });
+    gpu::BarrierOp::create(b, loc);
+    auto [view, first] = rowsView(b, loc, dest, rows);
+    storeTileRows(b, loc, staging, view, first, rows.count, threadId,
+                  numThreads());
   });
-  gpu::BarrierOp::create(b, loc);
-  auto [view, first] = rowsView(b, loc, dest, rows);
-  storeTileRows(b, loc, staging, view, first, rows.count, threadId,
-                numThreads());
 }
 
 void MmaSyncLowering::storeRows(OpBuilder &b, Location loc,
@@ -346,7 +348,7 @@ void MmaSyncLowering::storeAccToShared(OpBuilder &b, Location loc,
   SharedTile tile =
       sharedTile(b, loc, sharedOffset, opaqueZero(b, loc), acc.getDimSize(0),
                  acc.getDimSize(1), acc.getElementType());
-  inFirstReplica(b, loc, [&](OpBuilder &b, Location loc) {
+  inStoringGroups(b, loc, acc, [&](OpBuilder &b, Location loc) {
     for (auto [f, frag] : llvm::enumerate(frags))
       for (int64_t h = 0; h < 2; ++h) {
         auto [row, col] = accPairPosition(b, loc, acc, f, h);
@@ -366,8 +368,10 @@ void MmaSyncLowering::accumulateAccTile(OpBuilder &b, Location loc,
                                         const TileRows &rows,
                                         bool transposed) {
   // One red.global.add.f32 per element (sm_80 has no vector f32 form); an
-  // element outside the valid rows (columns) is skipped. Group 0 adds.
-  Value mine = firstReplicaFlag(b, loc);
+  // element outside the valid rows (columns) is skipped. Group 0 adds, or
+  // each group its columns.
+  withFreshGeometry(b, loc, acc, [&] {
+  Value mine = groupsHoldColumns(acc) ? Value() : firstReplicaFlag(b, loc);
   for (auto [f, frag] : llvm::enumerate(frags))
     for (int64_t h = 0; h < 2; ++h) {
       auto [row, col0] = accPairPosition(b, loc, acc, f, h);
@@ -393,6 +397,7 @@ void MmaSyncLowering::accumulateAccTile(OpBuilder &b, Location loc,
         });
       }
     }
+  });
 }
 
 SmallVector<Value> MmaSyncLowering::loadAccTile(OpBuilder &b, Location loc,

@@ -113,14 +113,15 @@ LaneView WarpMma::laneViewBOfTransposed(OpBuilder &b, const SharedTile &tile) {
   return laneView(b, tile, row, laneDiv8Mod2);
 }
 
-LaneView WarpMma::laneViewB(OpBuilder &b, const SharedTile &tile) {
+LaneView WarpMma::laneViewB(OpBuilder &b, const SharedTile &tile,
+                            Value nOffset, int64_t maxNOffset) {
   // Matrices: (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15),
   // (k 8-15, n 8-15); lane l addresses row ((l / 8) % 2) * 8 + l % 8 at chunk
   // l / 16. Transposing an 8x8 [k][n] matrix gives lane (g, t) the elements
   // (k = 2t, 2t+1; n = g).
   Value row = arith::AddIOp::create(b, loc, times(b, loc, laneDiv8Mod2, 8),
                                     laneMod8);
-  return laneView(b, tile, row, laneDiv16);
+  return laneView(b, tile, row, laneDiv16, nOffset, maxNOffset);
 }
 
 LaneView WarpMma::laneViewAOfTransposed(OpBuilder &b, const SharedTile &tile,

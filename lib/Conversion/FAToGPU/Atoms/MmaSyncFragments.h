@@ -60,7 +60,10 @@ public:
   /// B = tile^T operands, and of a [k][n] tile for B operands.
   LaneView laneViewA(OpBuilder &b, const SharedTile &tile);
   LaneView laneViewBOfTransposed(OpBuilder &b, const SharedTile &tile);
-  LaneView laneViewB(OpBuilder &b, const SharedTile &tile);
+  /// `nOffset` (may be null): the B operand's n columns start that many
+  /// columns in (warp-uniform, a multiple of 16, at most `maxNOffset`).
+  LaneView laneViewB(OpBuilder &b, const SharedTile &tile,
+                     Value nOffset = Value(), int64_t maxNOffset = 0);
   /// Lane view of a tile stored [k][m] for A = tile^T operands, whose m
   /// rows start `mOffset` (warp-uniform, at most `maxMOffset`) columns in.
   LaneView laneViewAOfTransposed(OpBuilder &b, const SharedTile &tile,

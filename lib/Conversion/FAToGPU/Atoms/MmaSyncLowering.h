@@ -184,15 +184,50 @@ public:
 protected:
   /// Row of element pair h (h = 0, 1: rows g, g + 8) of acc fragment f, and
   /// the column of its first element.
+  /// For a tile whose groups hold column shares (`share = columns`), the
+  /// columns are the executing group's: column c of its share is tile
+  /// column groupFirstColumn + c.
   std::pair<Value, Value> accPairPosition(OpBuilder &b, Location loc,
                                           RankedTensorType acc, int64_t f,
                                           int64_t h) {
-    int64_t nTiles = acc.getDimSize(1) / kTileCols;
+    RankedTensorType held = groupShare(acc);
+    int64_t nTiles = held.getDimSize(1) / kTileCols;
     Value row =
-        rowOfRowValue(b, loc, acc.getDimSize(0), accRowValue(acc, f, 2 * h));
+        rowOfRowValue(b, loc, held.getDimSize(0), accRowValue(held, f, 2 * h));
     Value col = arith::AddIOp::create(b, loc, threadFirstColumn(b, loc),
                                       cidx(b, loc, (f % nTiles) * kTileCols));
+    if (Value first = groupFirstColumn(b, loc, acc))
+      col = arith::AddIOp::create(b, loc, col, first);
     return {row, col};
+  }
+  /// Whether the groups of warps hold different columns of `tile`
+  /// (`share = columns`) rather than copies of it.
+  static bool groupsHoldColumns(RankedTensorType tile) {
+    auto rows = dyn_cast_or_null<WarpRowsAttr>(tile.getEncoding());
+    return rows && rows.getShare() == ReplicaShare::Columns;
+  }
+  /// The part of `tile` one group holds (its columns, for share = columns).
+  static RankedTensorType groupShare(RankedTensorType tile) {
+    if (!groupsHoldColumns(tile))
+      return tile;
+    return RankedTensorType::get(warpRows(tile).groupShape(tile.getShape()),
+                                 tile.getElementType(), tile.getEncoding());
+  }
+  /// The first tile column of the executing group's share of `tile`, or
+  /// null when the groups do not divide its columns.
+  Value groupFirstColumn(OpBuilder &b, Location loc, RankedTensorType tile) {
+    if (!groupsHoldColumns(tile) || !group)
+      return Value();
+    return arith::MulIOp::create(b, loc, group,
+                                 cidx(b, loc, groupShare(tile).getDimSize(1)));
+  }
+  /// Runs `body` in the groups that store `tile`: every group when each
+  /// holds its own columns, else group 0 (they hold copies).
+  void inStoringGroups(OpBuilder &b, Location loc, RankedTensorType tile,
+                       function_ref<void(OpBuilder &, Location)> body) {
+    if (groupsHoldColumns(tile))
+      return body(b, loc);
+    inFirstReplica(b, loc, body);
   }
   /// First row of this warp in a tile of `rows` rows.
   Value warpRow0(OpBuilder &b, Location loc, int64_t rows) {
@@ -206,6 +241,34 @@ protected:
         LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
     return arith::IndexCastOp::create(b, loc, b.getIndexType(),
                                       asmOp.getResult(0));
+  }
+  /// Runs `body` with the thread geometry (thread id, warp, group, lane
+  /// parts) recomputed from a new read of the thread id that LLVM cannot
+  /// merge with the kernel entry's, when `tile` is held by column groups:
+  /// the backward's dK/dV kernel on a warp grid (8 warps, 255 registers)
+  /// then recomputes the positions of its atomics and stores there (a few
+  /// integer ops) instead of keeping them live across its loop, where
+  /// ptxas spilled them (20-60 bytes). Elsewhere the entry's geometry is
+  /// kept: the same change made the forward's d = 128 kernels spill 36
+  /// bytes (ptxas -v, 2026-12-06).
+  void withFreshGeometry(OpBuilder &b, Location loc, RankedTensorType tile,
+                         function_ref<void()> body) {
+    if (!groupsHoldColumns(tile))
+      return body();
+    Value savedThread = threadId, savedWarp = warp, savedGroup = group;
+    std::optional<WarpMma> savedFragments = fragments;
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, b.getI32Type(), ValueRange(), "mov.u32 $0, %tid.x;", "=r",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+    Value tid = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                           asmOp.getResult(0));
+    setUp(b, loc, tid, dynamicShared, numWarps, replicas);
+    body();
+    threadId = savedThread;
+    warp = savedWarp;
+    group = savedGroup;
+    fragments = savedFragments;
   }
   /// `v` (f32) through an inline-asm `mov` with side effects: computed
   /// here, never sunk into a later branch (ptxas drops the mov).

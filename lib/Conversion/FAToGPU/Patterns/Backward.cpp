@@ -97,8 +97,14 @@ public:
   QueryValues(OpBuilder &b, Location loc, AtomLowering &atom,
               RankedTensorType tile, bool transposed,
               std::function<Value(Value)> perQuery)
-      : b(b), loc(loc), atom(atom), tile(tile), transposed(transposed),
-        perQuery(perQuery) {}
+      : b(b), loc(loc), atom(atom), tile(groupTile(tile)),
+        transposed(transposed), perQuery(perQuery) {
+    // Column groups: the group's columns start at its share's first.
+    if (transposed && dividesKeys(tile))
+      firstColumn = arith::MulIOp::create(
+          b, loc, atom.replica(b, loc),
+          cidx(b, loc, this->tile.getDimSize(1)));
+  }
 
   Value at(int64_t frag, int64_t elem) {
     int64_t key = transposed ? atom.accColumn(tile, frag, elem)
@@ -110,6 +116,8 @@ public:
                                             cidx(b, loc, key))
                           .getResult()
                     : atom.rowOfRowValue(b, loc, tile.getDimSize(0), key);
+      if (firstColumn)
+        q = arith::AddIOp::create(b, loc, q, firstColumn);
       v = perQuery(q);
     }
     return v;
@@ -121,6 +129,7 @@ private:
   AtomLowering &atom;
   RankedTensorType tile;
   bool transposed;
+  Value firstColumn; // Null: the tile's columns are not divided.
   std::function<Value(Value)> perQuery; // Owned: a lambda temporary.
   DenseMap<int64_t, Value> cache;
 };

@@ -60,14 +60,27 @@ struct LowerPV : OpConversionPattern<PVOp> {
   matchAndRewrite(PVOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     TileOperand probs = tileOperand(op.getProbs(), adaptor.getProbs());
-    auto accTy = cast<RankedTensorType>(op.getAcc().getType());
+    auto fullAccTy = cast<RankedTensorType>(op.getAcc().getType());
+    // Column groups: the group's columns of the accumulator, from its
+    // columns of the (shared) second operand.
+    RankedTensorType accTy = groupTile(fullAccTy);
     if (failed(kernel.atom.checkMatmulShape(op.getLoc(), accTy.getDimSize(0),
                                             accTy.getDimSize(1),
                                             probs.type.getDimSize(1))))
       return failure();
+    TileOperand value = tileOperand(op.getValue(), adaptor.getValue());
+    if (dividesKeys(fullAccTy)) {
+      // (The verifiers hold the rest: share = columns is #fa.mma_sync's,
+      // and such an accumulator takes P and the value tile in shared
+      // memory, whole.)
+      int64_t share = accTy.getDimSize(1);
+      value.sharedColumn = arith::MulIOp::create(
+          rewriter, op.getLoc(), kernel.atom.replica(rewriter, op.getLoc()),
+          arith::ConstantIndexOp::create(rewriter, op.getLoc(), share));
+      value.maxSharedColumn = fullAccTy.getDimSize(1) - share;
+    }
     // Key groups: the group's columns of P times its rows of V, into the
     // group's summand of the accumulator.
-    TileOperand value = tileOperand(op.getValue(), adaptor.getValue());
     if (dividesKeys(op.getProbs().getType()))
       value = groupKeyRows(
           rewriter, op.getLoc(), kernel.atom, value,

@@ -205,9 +205,14 @@ struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
     // or rows along the heads (GQA packing): [1, n, 1, ...].
     std::optional<bool> alongHeads =
         dest ? sliceRowsAlongHeads(dest.getMixedSizes()) : std::nullopt;
-    if (rows && rows.getShare() != ReplicaShare::Whole)
+    // Whole tiles (group 0 stores), or acc tiles whose groups hold column
+    // shares (each group stores its own); never summands.
+    if (rows && rows.getShare() != ReplicaShare::Whole &&
+        !(rows.getShare() == ReplicaShare::Columns &&
+          rows.getRole() == FragmentRole::Acc))
       return op.emitOpError("fa-lower-to-gpu: stores a tile that every group "
-                            "of warps holds whole, not share = ")
+                            "of warps holds whole (or an acc tile whose "
+                            "groups hold its columns), not share = ")
              << stringifyReplicaShare(rows.getShare()) << ": " << tile;
     if (!rows || !dest || !leadingRows || !alongHeads)
       return op.emitOpError("fa-lower-to-gpu: a tile held by warps can only "

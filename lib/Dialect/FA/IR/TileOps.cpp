@@ -101,7 +101,7 @@ struct TileLayout {
   Value value;
   StringRef name;
   SmallVector<Home, 2> allowed;
-  SmallVector<ReplicaShare, 2> shares = {ReplicaShare::Whole};
+  SmallVector<ReplicaShare, 3> shares = {ReplicaShare::Whole};
 };
 
 ReplicaShare shareOf(Value v) {
@@ -180,10 +180,15 @@ const SmallVector<Home, 2> kShared = {Home::Shared};
 const SmallVector<Home, 2> kOperandA = {Home::OperandA};
 /// Scores and P may have their columns (keys) divided between groups;
 /// accumulators and running sums may be per-group summands.
-const SmallVector<ReplicaShare, 2> kKeysSplit = {ReplicaShare::Whole,
+const SmallVector<ReplicaShare, 3> kKeysSplit = {ReplicaShare::Whole,
                                                  ReplicaShare::Columns};
-const SmallVector<ReplicaShare, 2> kSummands = {ReplicaShare::Whole,
+const SmallVector<ReplicaShare, 3> kSummands = {ReplicaShare::Whole,
                                                 ReplicaShare::Sum};
+/// fa.pv's accumulator: per-group summands (groups that divide the keys),
+/// or column shares (groups that divide its columns: the backward's dK/dV
+/// nest on a [num_warps, replicas] warp grid).
+const SmallVector<ReplicaShare, 3> kAccShares = {
+    ReplicaShare::Whole, ReplicaShare::Sum, ReplicaShare::Columns};
 
 /// Scores, running max and running sum of the softmax ops.
 LogicalResult checkSoftmaxState(Operation *op, Value scores, Value max,
@@ -334,12 +339,19 @@ LogicalResult PVOp::verify() {
     return emitOpError("accumulator must be [P rows, value cols] = [")
            << dim(getProbs(), 0) << ", " << dim(getValue(), 1) << "], got "
            << getAcc().getType();
-  // P in shared memory: the atomic dQ's K^T (a transposed view of K).
+  // P in shared memory: the atomic dQ's K^T (a transposed view of K), or
+  // P^T and dS^T under column groups.
   if (failed(checkLayouts(
           *this, {{getProbs(), "P", {Home::OperandA, Home::Shared}, kKeysSplit},
                   {getValue(), "value tile", kShared},
-                  {getAcc(), "accumulator", kAcc, kSummands}})))
+                  {getAcc(), "accumulator", kAcc, kAccShares}})))
     return failure();
+  if (shareOf(getAcc()) == ReplicaShare::Columns &&
+      !isa_and_nonnull<BlockSharedAttr>(getTileEncoding(getProbs().getType())))
+    return emitOpError("an accumulator whose groups of warps hold its "
+                       "columns needs P in shared memory (every group reads "
+                       "all of it), got ")
+           << getProbs().getType();
   return checkKeysSplit(*this, getProbs(), "P", getAcc(), "accumulator");
 }
 
@@ -384,9 +396,15 @@ LogicalResult ConvertLayoutOp::verify() {
     return emitOpError("cannot convert between tiles of different MMA "
                        "atoms: ")
            << source << " -> " << result;
-  if (shareOf(getSource()) != shareOf(getResult()))
+  // Column shares of an acc tile may meet in one shared tile (each group
+  // writes its columns).
+  bool sharesMeet = shareOf(getSource()) == ReplicaShare::Columns &&
+                    homeOf(getTileEncoding(source)) == Home::Acc &&
+                    isa<BlockSharedAttr>(getTileEncoding(result));
+  if (shareOf(getSource()) != shareOf(getResult()) && !sharesMeet)
     return emitOpError("keeps how groups of warps share the tile: share "
-                       "must stay, got ")
+                       "must stay (or column shares of an acc tile go into "
+                       "a shared tile), got ")
            << source << " -> " << result;
   return success();
 }
@@ -565,7 +583,7 @@ LogicalResult ProbsFromLseOp::verify() {
       failed(checkQueryVector(*this, getLse(), "LSE", getScores(),
                               getTransposed())))
     return failure();
-  return checkLayouts(*this, {{getScores(), "scores", kAcc}});
+  return checkLayouts(*this, {{getScores(), "scores", kAcc, kKeysSplit}});
 }
 
 LogicalResult ScoreGradOp::verify() {
@@ -578,10 +596,11 @@ LogicalResult ScoreGradOp::verify() {
            << getCapped().getType() << " and " << getProbs().getType();
   if (static_cast<bool>(getCapped()) != static_cast<bool>(getCap()))
     return emitOpError("takes the capped scores and the cap together");
-  SmallVector<TileLayout> tiles = {{getProbs(), "P", kAcc},
-                                   {getGradProbs(), "dP", kAcc}};
+  SmallVector<TileLayout> tiles = {{getProbs(), "P", kAcc, kKeysSplit},
+                                   {getGradProbs(), "dP", kAcc, kKeysSplit}};
   if (getCapped())
-    tiles.push_back({getCapped(), "capped scores", kAcc});
+    tiles.push_back({getCapped(), "capped scores", kAcc, kKeysSplit});
+  // (P, dP and dS have one type: the op's traits.)
   return checkLayouts(*this, tiles);
 }
 
@@ -642,5 +661,5 @@ LogicalResult AccumulateRowsOp::verify() {
     return emitOpError("the tile's ")
            << (getTransposed() ? "rows" : "columns") << " (" << cols
            << ") must be the buffer's last dimension, got " << buffer;
-  return checkLayouts(*this, {{getTile(), "tile", kAcc}});
+  return checkLayouts(*this, {{getTile(), "tile", kAcc, kKeysSplit}});
 }

@@ -66,3 +66,30 @@ func.func @atomic_dq(%k: tensor<32x64xf16, #shared>, %ds: tensor<32x16xf16, #sha
   fa.accumulate_rows %t into %ws2[%i, %i, %i] rows(%i) : tensor<16x8xf32>, memref<2x4x16x8xf32>
   return
 }
+
+// -----
+
+// Column groups (--fa-map-warps{dkdv-groups}): the dK/dV nest's
+// accumulators split by columns between groups of warps; P^T goes into a
+// shared tile whole, and dV += P^T dO reads it there.
+// CHECK-LABEL: func @column_groups
+// CHECK: %[[P:.*]] = fa.probs_from_lse %{{.*}}, %{{.*}} scale(%{{.*}}) {transposed} : tensor<128x64xf32, #acc_w4x2_cols>, tensor<64xf32>
+// CHECK: %[[DS:.*]] = fa.score_grad %[[P]], %{{.*}}, %{{.*}} scale(%{{.*}}) {transposed} : tensor<128x64xf32, #acc_w4x2_cols>, tensor<64xf32>
+// CHECK: %[[PS:.*]] = fa.convert_layout %{{.*}} : tensor<128x64xf16, #acc_w4x2_cols> -> tensor<128x64xf16, #shared>
+// CHECK: fa.pv %[[PS]], %{{.*}}, %{{.*}} : tensor<128x64xf16, #shared>, tensor<64x128xf16, #shared>, tensor<128x128xf32, #acc_w4x2_cols>
+// CHECK: fa.accumulate_rows %{{.*}} into %{{.*}} {transposed} : tensor<128x64xf32, #acc_w4x2_cols>, memref<?x4x?x128xf32>
+#cols = #fa.warp_rows<acc, num_warps = 4, replicas = 2, share = columns, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+func.func @column_groups(%s: tensor<128x64xf32, #cols>, %dp: tensor<128x64xf32, #cols>,
+                         %lse: tensor<64xf32>, %d: tensor<64xf32>, %c: f32,
+                         %do: tensor<64x128xf16, #shared>, %dv: tensor<128x128xf32, #cols>,
+                         %dqt: tensor<128x64xf32, #cols>, %ws: memref<?x4x?x128xf32>, %i: index)
+    -> (tensor<128x64xf32, #cols>, tensor<128x128xf32, #cols>) {
+  %p = fa.probs_from_lse %s, %lse scale(%c) {transposed} : tensor<128x64xf32, #cols>, tensor<64xf32>
+  %ds = fa.score_grad %p, %dp, %d scale(%c) {transposed} : tensor<128x64xf32, #cols>, tensor<64xf32>
+  %p16 = arith.truncf %p : tensor<128x64xf32, #cols> to tensor<128x64xf16, #cols>
+  %ps = fa.convert_layout %p16 : tensor<128x64xf16, #cols> -> tensor<128x64xf16, #shared>
+  %dv2 = fa.pv %ps, %do, %dv : tensor<128x64xf16, #shared>, tensor<64x128xf16, #shared>, tensor<128x128xf32, #cols>
+  fa.accumulate_rows %dqt into %ws[%i, %i, %i] rows(%i) {transposed} : tensor<128x64xf32, #cols>, memref<?x4x?x128xf32>
+  return %ds, %dv2 : tensor<128x64xf32, #cols>, tensor<128x128xf32, #cols>
+}

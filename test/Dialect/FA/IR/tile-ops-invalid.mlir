@@ -988,3 +988,31 @@ func.func @convert_drops_share(%p: tensor<16x128xf16, #acc_cols>) {
   %a = fa.convert_layout %p : tensor<16x128xf16, #acc_cols> -> tensor<16x128xf16, #opA>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Column groups (the backward's dK/dV nest: share = columns accumulators)
+//===----------------------------------------------------------------------===//
+
+// An accumulator whose groups hold its columns reads all of P: from shared
+// memory, not from a group's registers.
+#acc_cols = #fa.warp_rows<acc, num_warps = 4, replicas = 2, share = columns, atom = #fa.mma_sync>
+#opA = #fa.warp_rows<operand_a, num_warps = 4, replicas = 2, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+func.func @pv_columns_acc_registers_p(%p: tensor<128x64xf16, #opA>, %v: tensor<64x128xf16, #shared>, %acc: tensor<128x128xf32, #acc_cols>) {
+  // expected-error @+1 {{'fa.pv' op an accumulator whose groups of warps hold its columns needs P in shared memory (every group reads all of it), got}}
+  %o = fa.pv %p, %v, %acc : tensor<128x64xf16, #opA>, tensor<64x128xf16, #shared>, tensor<128x128xf32, #acc_cols>
+  return
+}
+
+// -----
+
+// Column shares meet in a shared tile, but a summand cannot become one.
+#acc_sum = #fa.warp_rows<acc, num_warps = 1, replicas = 4, share = sum, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+func.func @convert_summand_to_shared(%p: tensor<16x128xf16, #acc_sum>) {
+  // expected-error @+1 {{'fa.convert_layout' op keeps how groups of warps share the tile: share must stay (or column shares of an acc tile go into a shared tile), got}}
+  %a = fa.convert_layout %p : tensor<16x128xf16, #acc_sum> -> tensor<16x128xf16, #shared>
+  return
+}
