@@ -138,7 +138,9 @@ def attention_config(dtype, q_heads, kv_heads, head_dim, v_head_dim=None, causal
     the gradient's kernels (fa.attention_backward), which its autograd runs;
     with `deterministic`, its dQ is the bitwise reproducible form (fa-to-ptx
     dq=deterministic) at every head dim, without it the compiler's choice
-    (dq=auto: FlashAttention-2's atomic form at head dim 64). `key_lengths`
+    (dq=auto: FlashAttention-2's atomic form at head dim 64, and at 128 for
+    Hopper chips, where its dK/dV kernel runs on a [4, 2] warp grid).
+    `key_lengths`
     and `page_size`: a K/V cache (fa_mlir.attention_with_kvcache), dense
     with per-sequence lengths or paged. `varlen`: sequences packed along N
     (fa_mlir.attention_varlen)."""
