@@ -247,8 +247,8 @@ bool BackwardWarpMapper::swizzleStreamedTile(RankedTensorType tile) {
   // they spill 16 bytes; for sm_90 they do not.
   int64_t headDim = tile.getDimSize(1);
   // A dK/dV nest on a warp grid (column groups, the atomic dQ at d = 128):
-  // swizzled, 1.07-1.08x its padded tiles on an H100 (chip=sm_90 PTX,
-  // docs/performance.md, "2026-12-06: a warp grid for the dK/dV kernel"),
+  // swizzled, 1.05-1.09x its padded tiles on an H100 (docs/performance.md,
+  // "2026-12-06 (session 11): a warp grid for the dK/dV kernel"),
   // spill-free for sm_90 without a soft cap; for sm_80 the GQA kernels
   // spill 60 bytes with them.
   if (columnGroups > 1)
@@ -422,11 +422,19 @@ LogicalResult mlir::fa::mapBackwardWarps(scf::ForallOp forall,
   }
   int64_t columnGroups = 1;
   if (isKeyValueOuterNest(forall)) {
+    auto recorded = forall->getAttrOfType<IntegerAttr>(kDkdvGroupsAttrName);
     columnGroups = dkdvGroups;
-    if (columnGroups == 0) {
-      auto recorded = forall->getAttrOfType<IntegerAttr>(kDkdvGroupsAttrName);
+    if (columnGroups == 0)
       columnGroups = recorded ? recorded.getInt() : 1;
-    }
+    else if (recorded && recorded.getInt() != columnGroups)
+      // The tiles were sized for the recorded grid: on another one they
+      // may not fit the registers (on rows of 4 warps, the d = 128 grid
+      // tiles spill 2.9 KB).
+      forall.emitWarning("fa-map-warps: dkdv-groups=")
+          << columnGroups << " overrides the " << recorded.getInt()
+          << " groups --fa-tile-backward sized this dK/dV nest's tiles for "
+             "(fa.dkdv_groups); the kernel may spill (give --fa-tile-backward "
+             "block-n and dkdv-block-m for it)";
   }
   BackwardWarpMapper mapper(forall, numWarps, columnGroups, rowTileHome,
                             swizzleShared, chip);

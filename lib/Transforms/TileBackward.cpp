@@ -70,9 +70,10 @@ public:
     // on FlashAttention-2's d = 128 tiles instead: 128 keys by 64 query
     // columns in the dK/dV nest, on a [4, 2] warp grid (8 warps; recorded
     // for --fa-map-warps as fa.dkdv_groups). Measured on an H100 with
-    // chip=sm_90 PTX (docs/performance.md, "2026-12-06: a warp grid for
-    // the dK/dV kernel"): 1.04-1.16x the deterministic form at N >= 2k
-    // (0.91 causal at 1k), spill-free; with a soft cap it spills, and
+    // chip=sm_90 PTX (docs/performance.md, "2026-12-06 (session 11): a warp
+    // grid for the dK/dV kernel"): 1.10x (full) and 1.04x (causal) the
+    // deterministic form, geometric means over N = 1k-8k (0.94 causal at
+    // 1k), spill-free; with a soft cap it spills, and
     // with a window but no causal mask (its bounds live through the loop)
     // 4 bytes (window(512, -1); scripts/spill-sweep.py). For sm_80 (A100's
     // ptxas) its GQA kernels spill.

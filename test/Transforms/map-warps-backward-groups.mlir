@@ -4,7 +4,8 @@
 // RUN: fa-opt %s --fa-tile-backward="block-m=128 block-n=128 dkdv-block-m=16 dq=atomic" | not fa-opt --fa-map-warps="dkdv-groups=2" 2>&1 | FileCheck %s --check-prefix=BAD-COLS
 // RUN: fa-opt %s --fa-tile-backward="block-m=128 block-n=128 dkdv-block-m=64 dq=atomic" | not fa-opt --fa-map-warps="dkdv-groups=3" 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
 // RUN: sed -e 's/x64xf16/x128xf16/g' %s | fa-opt --fa-tile-backward="chip=sm_90" | fa-opt --fa-map-warps="chip=sm_90" | FileCheck %s --check-prefix=RECORDED
-// RUN: sed -e 's/x64xf16/x128xf16/g' %s | fa-opt --fa-tile-backward="chip=sm_90" | fa-opt --fa-map-warps="chip=sm_90 dkdv-groups=1" | FileCheck %s --check-prefix=ROWWISE
+// RUN: sed -e 's/x64xf16/x128xf16/g' %s | fa-opt --fa-tile-backward="chip=sm_90" | fa-opt --fa-map-warps="chip=sm_90 dkdv-groups=1" 2>/dev/null | FileCheck %s --check-prefix=ROWWISE
+// RUN: sed -e 's/x64xf16/x128xf16/g' %s | fa-opt --fa-tile-backward="chip=sm_90" | fa-opt --fa-map-warps="chip=sm_90 dkdv-groups=1" 2>&1 >/dev/null | FileCheck %s --check-prefix=OVERRIDE
 // RUN: sed -e 's/x64xf16/x512xf16/g' %s | fa-opt --fa-tile-backward="block-m=128 block-n=128 dkdv-block-m=128 dq=atomic" | not fa-opt --fa-map-warps="num-warps=8 dkdv-groups=8" 2>&1 | FileCheck %s --check-prefix=TOO-MANY
 
 // --fa-map-warps{dkdv-groups=C} on the nests of --fa-tile-backward (input:
@@ -78,6 +79,8 @@
 // ROWWISE-NOT: _cols
 // ROWWISE: fa.accumulate_rows {{.*}} : tensor<128x64xf32, #acc_w4>
 // ROWWISE-NOT: _cols
+
+// OVERRIDE: warning: fa-map-warps: dkdv-groups=1 overrides the 2 groups --fa-tile-backward sized this dK/dV nest's tiles for (fa.dkdv_groups); the kernel may spill (give --fa-tile-backward block-n and dkdv-block-m for it)
 
 // BAD-COLS: error: fa-map-warps: the dK/dV nest's tile 'tensor<128x16xf32>' must have a multiple of 16 * dkdv-groups = 32 columns: each group of warps owns whole 16-column slices
 // BAD-OPTION: error: fa-map-warps: option dkdv-groups must be 1, 2, 4 or 8 (or 0 for the tiling's choice), got 3
