@@ -296,7 +296,7 @@ void MmaSyncLowering::storeAccTile(OpBuilder &b, Location loc,
       sharedTile(b, loc, stagingOffset, Value(), m, n, elemTy);
   // (One group fills the staging tile, or each group its columns; every
   // thread copies it out.) The output is stored once, after the main loop:
-  // its positions are recomputed here.
+  // for a column-split tile from positions recomputed here.
   withFreshGeometry(b, loc, acc, [&] {
     inStoringGroups(b, loc, acc, [&](OpBuilder &b, Location loc) {
       for (auto [f, frag] : llvm::enumerate(frags)) {
@@ -371,32 +371,32 @@ void MmaSyncLowering::accumulateAccTile(OpBuilder &b, Location loc,
   // element outside the valid rows (columns) is skipped. Group 0 adds, or
   // each group its columns.
   withFreshGeometry(b, loc, acc, [&] {
-  Value mine = groupsHoldColumns(acc) ? Value() : firstReplicaFlag(b, loc);
-  for (auto [f, frag] : llvm::enumerate(frags))
-    for (int64_t h = 0; h < 2; ++h) {
-      auto [row, col0] = accPairPosition(b, loc, acc, f, h);
-      for (int64_t e = 0; e < 2; ++e) {
-        Value col = e ? arith::AddIOp::create(b, loc, col0, cidx(b, loc, 1))
-                            .getResult()
-                      : col0;
-        Value destRow = transposed ? col : row;
-        Value destCol = transposed ? row : col;
-        Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            destRow, rows.count);
-        if (mine)
-          valid = arith::AndIOp::create(b, loc, valid, mine);
-        Value v = vector::ExtractOp::create(b, loc, frag,
-                                            ArrayRef<int64_t>{h, e});
-        scf::IfOp::create(b, loc, valid, [&](OpBuilder &nb, Location l) {
-          memref::AtomicRMWOp::create(
-              nb, l, arith::AtomicRMWKind::addf, v, dest,
-              ValueRange{rows.batch, rows.head,
-                         arith::AddIOp::create(nb, l, rows.row, destRow),
-                         destCol});
-          scf::YieldOp::create(nb, l);
-        });
+    Value mine = groupsHoldColumns(acc) ? Value() : firstReplicaFlag(b, loc);
+    for (auto [f, frag] : llvm::enumerate(frags))
+      for (int64_t h = 0; h < 2; ++h) {
+        auto [row, col0] = accPairPosition(b, loc, acc, f, h);
+        for (int64_t e = 0; e < 2; ++e) {
+          Value col = e ? arith::AddIOp::create(b, loc, col0, cidx(b, loc, 1))
+                              .getResult()
+                        : col0;
+          Value destRow = transposed ? col : row;
+          Value destCol = transposed ? row : col;
+          Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                              destRow, rows.count);
+          if (mine)
+            valid = arith::AndIOp::create(b, loc, valid, mine);
+          Value v = vector::ExtractOp::create(b, loc, frag,
+                                              ArrayRef<int64_t>{h, e});
+          scf::IfOp::create(b, loc, valid, [&](OpBuilder &nb, Location l) {
+            memref::AtomicRMWOp::create(
+                nb, l, arith::AtomicRMWKind::addf, v, dest,
+                ValueRange{rows.batch, rows.head,
+                           arith::AddIOp::create(nb, l, rows.row, destRow),
+                           destCol});
+            scf::YieldOp::create(nb, l);
+          });
+        }
       }
-    }
   });
 }
 

@@ -178,7 +178,8 @@ const SmallVector<Home, 2> kRows = {Home::Rows};
 const SmallVector<Home, 2> kSum = {Home::Rows, Home::PartialRows};
 const SmallVector<Home, 2> kShared = {Home::Shared};
 const SmallVector<Home, 2> kOperandA = {Home::OperandA};
-/// Scores and P may have their columns (keys) divided between groups;
+/// Scores and P may have their columns (keys) divided between groups, as
+/// may the backward's tiles on a warp grid (queries, head-dim columns);
 /// accumulators and running sums may be per-group summands.
 const SmallVector<ReplicaShare, 3> kKeysSplit = {ReplicaShare::Whole,
                                                  ReplicaShare::Columns};
