@@ -182,6 +182,12 @@ LogicalResult BackwardWarpMapper::check() {
   });
   if (failed(result))
     return failure();
+  // (Checked first: a count read from fa.dkdv_groups may be anything.)
+  if (columnGroups < 1 || columnGroups > 32 / numWarps)
+    return error() << "num-warps x dkdv-groups (" << numWarps << " x "
+                   << columnGroups
+                   << ") must be at most 32 warps a block, with at least "
+                      "one group";
   for (Value tile : warpSplitTiles(forall)) {
     int64_t r = rowsOf(tile);
     if (r % (16 * numWarps) != 0)
@@ -197,9 +203,6 @@ LogicalResult BackwardWarpMapper::check() {
                      << " columns: each group of warps owns whole 16-column "
                         "slices";
   }
-  if (numWarps * columnGroups > 32)
-    return error() << "num-warps x dkdv-groups (" << numWarps << " x "
-                   << columnGroups << ") must be at most 32 warps a block";
   return success();
 }
 

@@ -6,6 +6,7 @@
 // RUN: sed -e 's/x64xf16/x128xf16/g' %s | fa-opt --fa-tile-backward="chip=sm_90" | fa-opt --fa-map-warps="chip=sm_90" | FileCheck %s --check-prefix=RECORDED
 // RUN: sed -e 's/x64xf16/x128xf16/g' %s | fa-opt --fa-tile-backward="chip=sm_90" | fa-opt --fa-map-warps="chip=sm_90 dkdv-groups=1" 2>/dev/null | FileCheck %s --check-prefix=ROWWISE
 // RUN: sed -e 's/x64xf16/x128xf16/g' %s | fa-opt --fa-tile-backward="chip=sm_90" | fa-opt --fa-map-warps="chip=sm_90 dkdv-groups=1" 2>&1 >/dev/null | FileCheck %s --check-prefix=OVERRIDE
+// RUN: sed -e 's/x64xf16/x128xf16/g' %s | fa-opt --fa-tile-backward="chip=sm_90" | sed -e 's/fa.dkdv_groups = 2 : i64/fa.dkdv_groups = 4611686018427387904 : i64/' | not fa-opt --fa-map-warps="chip=sm_90" 2>&1 | FileCheck %s --check-prefix=HUGE
 // RUN: sed -e 's/x64xf16/x512xf16/g' %s | fa-opt --fa-tile-backward="block-m=128 block-n=128 dkdv-block-m=128 dq=atomic" | not fa-opt --fa-map-warps="num-warps=8 dkdv-groups=8" 2>&1 | FileCheck %s --check-prefix=TOO-MANY
 
 // --fa-map-warps{dkdv-groups=C} on the nests of --fa-tile-backward (input:
@@ -84,7 +85,8 @@
 
 // BAD-COLS: error: fa-map-warps: the dK/dV nest's tile 'tensor<128x16xf32>' must have a multiple of 16 * dkdv-groups = 32 columns: each group of warps owns whole 16-column slices
 // BAD-OPTION: error: fa-map-warps: option dkdv-groups must be 1, 2, 4 or 8 (or 0 for the tiling's choice), got 3
-// TOO-MANY: error: fa-map-warps: num-warps x dkdv-groups (8 x 8) must be at most 32 warps a block
+// TOO-MANY: error: fa-map-warps: num-warps x dkdv-groups (8 x 8) must be at most 32 warps a block, with at least one group
+// HUGE: error: fa-map-warps: num-warps x dkdv-groups (4 x 4611686018427387904) must be at most 32 warps a block, with at least one group
 
 func.func @mha_causal(%q: tensor<1x2x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>, %o: tensor<1x2x?x64xf16>, %do: tensor<1x2x?x64xf16>, %lse: tensor<1x2x?xf32>, %dq0: tensor<1x2x?x64xf16>, %dk0: tensor<1x2x?x64xf16>, %dv0: tensor<1x2x?x64xf16>) -> (tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>) {
   %dq, %dk, %dv = fa.attention_backward ins(%q, %k, %v, %o, %do, %lse : tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?xf32>)
