@@ -323,16 +323,9 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
       return false;
     };
     if (!checkCount("key-groups", keyGroups, "the tiling's choice") ||
-        !checkCount("num-warps", numWarps, "the atom's default"))
+        !checkCount("num-warps", numWarps, "the atom's default") ||
+        !checkCount("dkdv-groups", dkdvGroups, "the tiling's choice"))
       return signalPassFailure();
-    if (dkdvGroups != 0 && dkdvGroups != 1 && dkdvGroups != 2 &&
-        dkdvGroups != 4 && dkdvGroups != 8) {
-      mlir::emitError(getOperation()->getLoc())
-          << "fa-map-warps: option dkdv-groups must be 1, 2, 4 or 8 (or 0 "
-             "for the tiling's choice), got "
-          << static_cast<int64_t>(dkdvGroups);
-      return signalPassFailure();
-    }
     if (swizzleShared != "auto" && swizzleShared != "on" &&
         swizzleShared != "off") {
       mlir::emitError(getOperation()->getLoc())
@@ -341,13 +334,10 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
           << swizzleShared << "'";
       return signalPassFailure();
     }
-    const ChipInfo *chipInfo = lookupChip(chip);
-    if (!chipInfo) {
-      mlir::emitError(getOperation()->getLoc())
-          << "fa-map-warps: option chip must be one of "
-          << supportedChipNames() << ", got '" << chip << "'";
+    const ChipInfo *chipInfo =
+        lookupChipOption(chip, getOperation()->getLoc(), "fa-map-warps");
+    if (!chipInfo)
       return signalPassFailure();
-    }
     SmallVector<TiledAttention> nests;
     SmallVector<scf::ForallOp> backwardNests;
     getOperation()->walk([&](scf::ForallOp forall) {

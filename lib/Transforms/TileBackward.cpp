@@ -536,13 +536,10 @@ struct FATileBackwardPass : fa::impl::FATileBackwardBase<FATileBackwardPass> {
           << dqMode << "'";
       return signalPassFailure();
     }
-    const ChipInfo *chipInfo = lookupChip(chip);
-    if (!chipInfo) {
-      mlir::emitError(getOperation()->getLoc())
-          << "fa-tile-backward: option chip must be one of "
-          << supportedChipNames() << ", got '" << chip << "'";
+    const ChipInfo *chipInfo =
+        lookupChipOption(chip, getOperation()->getLoc(), "fa-tile-backward");
+    if (!chipInfo)
       return signalPassFailure();
-    }
     FailureOr<SmallVector<AttentionBackwardOp>> ops =
         collectTensorOps<AttentionBackwardOp>(getOperation(),
                                               "fa-tile-backward");

@@ -562,13 +562,10 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
       }
     }
 
-    const fa::ChipInfo *chipInfo = fa::lookupChip(chip);
-    if (!chipInfo) {
-      mlir::emitError(getOperation()->getLoc())
-          << "fa-tile-q-outer: option chip must be one of "
-          << fa::supportedChipNames() << ", got '" << chip.getValue() << "'";
+    const fa::ChipInfo *chipInfo = fa::lookupChipOption(
+        chip, getOperation()->getLoc(), "fa-tile-q-outer");
+    if (!chipInfo)
       return signalPassFailure();
-    }
 
     FailureOr<SmallVector<fa::AttentionOp>> ops =
         fa::collectTensorAttentionOps(getOperation(), "fa-tile-q-outer");

@@ -2,6 +2,9 @@
 
 #include "fa/Dialect/FA/IR/Chips.h"
 
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -34,6 +37,15 @@ const ChipInfo *fa::lookupChip(StringRef name) {
   const ChipInfo *it = llvm::find_if(
       kChips, [&](const ChipInfo &chip) { return chip.name == name; });
   return it == std::end(kChips) ? nullptr : it;
+}
+
+const ChipInfo *fa::lookupChipOption(StringRef name, Location loc,
+                                     StringRef pass) {
+  const ChipInfo *chip = lookupChip(name);
+  if (!chip)
+    mlir::emitError(loc) << pass << ": option chip must be one of "
+                         << supportedChipNames() << ", got '" << name << "'";
+  return chip;
 }
 
 std::string fa::supportedChipNames() {

@@ -10,6 +10,7 @@
 #ifndef FA_DIALECT_FA_IR_CHIPS_H
 #define FA_DIALECT_FA_IR_CHIPS_H
 
+#include "mlir/IR/Location.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -37,6 +38,12 @@ struct ChipInfo {
 
 /// The entry for `name`, or null for a chip the pipeline does not support.
 const ChipInfo *lookupChip(StringRef name);
+
+/// The entry for a pass's `chip` option; null, after the diagnostic
+/// "<pass>: option chip must be one of ..., got '<name>'" at `loc`, for an
+/// unsupported chip.
+const ChipInfo *lookupChipOption(StringRef name, Location loc,
+                                 StringRef pass);
 
 /// "sm_80, sm_86, ...": every supported chip, for diagnostics.
 std::string supportedChipNames();
