@@ -96,6 +96,7 @@ public:
       kvBlockM = std::max<int64_t>(
           (d > 64 && d <= 128) || wideKeyBlocks ? blockM / 2 : blockM / 4,
           std::min<int64_t>(blockM, 16));
+    padWorkspaces = atomicQueryGrad && blockM % kvBlockM == 0;
     // Above d = 192 the dQ nest's K/V ring does not fit 64-key blocks.
     if (this->blockN == 0)
       this->blockN = wideKeyBlocks || warpGrid ? 128 : d <= 192 ? 64 : 32;
@@ -174,6 +175,15 @@ private:
   bool atomicQueryGrad = false;
   /// Whether the dK/dV nest's tiles are sized for a [4, 2] warp grid.
   bool warpGrid = false;
+  /// Whether D and the dQ buffer are padded to whole D-nest blocks, which
+  /// the dK/dV nest's query tiles divide (FlashAttention-2's
+  /// seqlen_q_rounded): that nest then reads D and adds into the buffer by
+  /// whole tiles, with no bounds check (no per-element guards around its
+  /// atomics). Off when a query tile would straddle the padded end, and
+  /// for the deterministic dQ, which has no atomics to unguard (and whose
+  /// d = 128 soft-capped, windowed dK/dV kernel then spills 8 bytes:
+  /// scripts/spill-sweep.py).
+  bool padWorkspaces = false;
   Type f32, elemTy;
   Value numQueries, numKeys, numBatches;
   /// The softmax scale (folded into dS), the exp2 scale of the scores
@@ -255,8 +265,16 @@ std::pair<Value, Value> BackwardTiler::buildRowDot() {
   // Sizes from dO, which the nest reads (a kernel computes its bounds from
   // its own arguments).
   auto [numHeads, rowsTotal, batches] = rowSizesOf(op.getGradOut());
+  // With padded workspaces (padWorkspaces), D and the dQ buffer have
+  // ceil(Nq / block-m) * block-m rows, all written by this nest: D = 0 and
+  // dQ = 0 in the padding rows.
+  Value workspaceRows = rowsTotal;
+  if (padWorkspaces)
+    workspaceRows = arith::MulIOp::create(
+        b, loc, arith::CeilDivUIOp::create(b, loc, rowsTotal, index(blockM)),
+        index(blockM));
   SmallVector<OpFoldResult> sizes = {batches, b.getIndexAttr(numHeads),
-                                     rowsTotal};
+                                     workspaceRows};
   SmallVector<Value> inits = {tensor::EmptyOp::create(b, loc, sizes, f32)};
   if (atomicQueryGrad) {
     sizes.push_back(b.getIndexAttr(headDim));
@@ -270,20 +288,21 @@ std::pair<Value, Value> BackwardTiler::buildRowDot() {
   Value start = arith::MulIOp::create(b, loc, body->getArgument(2),
                                       index(blockM));
   Value rows = rowsOfBlock(blockM, rowsTotal, start);
+  Value stored = padWorkspaces ? index(blockM) : rows;
   Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elemTy));
   Value doTile =
       loadRows(op.getGradOut(), batch, head, start, rows, blockM, zero);
   Value oTile = loadRows(op.getOut(), batch, head, start, rows, blockM, zero);
   Value d = RowDotOp::create(b, loc, RankedTensorType::get({blockM}, f32),
                              doTile, oTile);
-  storeRows(d, forall.getRegionIterArgs()[0], batch, head, start, rows);
+  storeRows(d, forall.getRegionIterArgs()[0], batch, head, start, stored);
   if (!atomicQueryGrad)
     return {forall.getResult(0), Value()};
   // The same rows of the dQ buffer, zeroed: the K/V blocks add into them.
   auto zerosTy = RankedTensorType::get({blockM, headDim}, f32);
   Value zeros = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(zerosTy, APFloat(0.0f)));
-  storeRows(zeros, forall.getRegionIterArgs()[1], batch, head, start, rows);
+  storeRows(zeros, forall.getRegionIterArgs()[1], batch, head, start, stored);
   return {forall.getResult(0), forall.getResult(1)};
 }
 
@@ -349,8 +368,10 @@ std::pair<Value, Value> BackwardTiler::buildKeyValueNest(Value rowDot,
                                 kvBlockM, zero);
         Value lse = loadRows(op.getLse(), batch, head, qStart, qRows,
                              kvBlockM, negInf);
-        Value d =
-            loadRows(rowDot, batch, head, qStart, qRows, kvBlockM, zeroF32);
+        // Whole tiles of the padded workspaces: no bounds to check.
+        Value workspaceTileRows = padWorkspaces ? index(kvBlockM) : qRows;
+        Value d = loadRows(rowDot, batch, head, qStart, workspaceTileRows,
+                           kvBlockM, zeroF32);
         // Key rows, query columns. (Issuing dP^T right after S^T, for the
         // overlap of their MMA chains, measured 0-7 % slower on the H200.)
         auto tileTy = RankedTensorType::get({blockN, kvBlockM}, f32);
@@ -376,7 +397,7 @@ std::pair<Value, Value> BackwardTiler::buildKeyValueNest(Value rowDot,
               b, loc, DenseElementsAttr::get(dqTTy, APFloat(0.0f)));
           Value dqT = PVOp::create(b, loc, dqTTy, kT, dsTRounded, zeros);
           auto accumulate = AccumulateRowsOp::create(
-              b, loc, dqT, dqBuffer, batch, head, qStart, qRows);
+              b, loc, dqT, dqBuffer, batch, head, qStart, workspaceTileRows);
           accumulate.setTransposed(true);
         }
         scf::YieldOp::create(b, loc, ValueRange{dk, dv});

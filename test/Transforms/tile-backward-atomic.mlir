@@ -6,34 +6,46 @@
 // RUN: fa-opt %s -split-input-file --fa-tile-backward="chip=sm_90a" | FileCheck %s --check-prefix=HOPPER
 // RUN: fa-opt %s -split-input-file --fa-tile-backward="chip=sm_90 dq=deterministic" | FileCheck %s --check-prefix=DET
 // RUN: not fa-opt %s --fa-tile-backward="chip=sm_70" 2>&1 | FileCheck %s --check-prefix=BAD-CHIP
+// RUN: fa-opt %s -split-input-file --fa-tile-backward="block-m=32 block-n=16 dkdv-block-m=64 dq=atomic" | FileCheck %s --check-prefix=UNPADDED
 
 // FlashAttention-2's dQ (dq=atomic): the D nest also zeroes an f32
-// [B, Hq, Nq, D] buffer (its second shared output); the dK/dV nest, after
+// [B, Hq, Nq', D] buffer (its second shared output), D and the buffer
+// padded to Nq' = ceil(Nq / block-m) * block-m rows, all written (whole
+// blocks; FlashAttention-2's seqlen_q_rounded); the dK/dV nest, after
 // dK += dS^T Q, multiplies dQ^T = K^T dS^T (fa.transpose of the K tile) and
 // adds it into the buffer's rows of the Q block, through the memref of
-// bufferization.to_buffer; a last nest over (batch, query head, Q block)
-// reads the sums (bufferization.to_tensor) and rounds them into dQ.
+// bufferization.to_buffer, all the tile's rows (the padding takes them: no
+// bounds to check), and reads D by whole tiles too; a last nest over
+// (batch, query head, Q block) reads the valid rows of the sums
+// (bufferization.to_tensor) and rounds them into dQ.
 
 // CHECK-LABEL: func @gqa_causal
-// CHECK-SAME: %[[Q:[^:]*]]: tensor<2x4x?x16xf16>, %[[K:[^:]*]]: tensor<2x2x?x16xf16>
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<2x4x?x16xf16>, %[[K:[^:]*]]: tensor<2x2x?x16xf16>, %{{[^:]*}}: tensor<2x2x?x16xf16>, %{{[^:]*}}: tensor<2x4x?x16xf16>, %[[DO:[^:]*]]: tensor<2x4x?x16xf16>
 // CHECK-SAME: %[[DQ0:[^:]*]]: tensor<2x4x?x16xf16>, %[[DK0:[^:]*]]: tensor<2x2x?x16xf16>, %[[DV0:[^:]*]]: tensor<2x2x?x16xf16>)
-// CHECK: %[[DINIT:.*]] = tensor.empty({{.*}}) : tensor<?x4x?xf32>
-// CHECK: %[[SINIT:.*]] = tensor.empty({{.*}}) : tensor<?x4x?x16xf32>
-// CHECK: %[[D:.*]]:2 = scf.forall ({{.*}}) shared_outs(%{{.*}} = %[[DINIT]], %[[SOUT:.*]] = %[[SINIT]])
-// CHECK: fa.row_dot
+// CHECK: %[[NQ:.*]] = tensor.dim %[[DO]], %{{.*}}
+// CHECK: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: %[[NQB:.*]] = arith.ceildivui %[[NQ]], %{{.*}} : index
+// CHECK: %[[PAD:.*]] = arith.muli %[[NQB]], %[[C32]] : index
+// CHECK: %[[DINIT:.*]] = tensor.empty(%{{.*}}, %[[PAD]]) : tensor<?x4x?xf32>
+// CHECK: %[[SINIT:.*]] = tensor.empty(%{{.*}}, %[[PAD]]) : tensor<?x4x?x16xf32>
+// CHECK: %[[D:.*]]:2 = scf.forall ({{.*}}) shared_outs(%[[DOUT:.*]] = %[[DINIT]], %[[SOUT:.*]] = %[[SINIT]])
+// CHECK: %[[DOT:.*]] = fa.row_dot
+// CHECK: %[[DROWS:.*]] = tensor.extract_slice %[[DOT]][0] [%[[WHOLE:.*]]] [1]
 // CHECK: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : tensor<32x16xf32>
-// CHECK: %[[ZROWS:.*]] = tensor.extract_slice %[[ZEROS]][0, 0] [%[[N:.*]], 16] [1, 1]
+// CHECK: %[[ZROWS:.*]] = tensor.extract_slice %[[ZEROS]][0, 0] [%[[WHOLE]], 16] [1, 1]
+// CHECK: tensor.parallel_insert_slice %[[DROWS]] into %[[DOUT]]{{.*}} [1, 1, %[[WHOLE]]]
 // CHECK: tensor.parallel_insert_slice %[[ZROWS]] into %[[SOUT]]
 // CHECK: %[[BUF:.*]] = bufferization.to_buffer %[[D]]#1 : tensor<?x4x?x16xf32> to memref<?x4x?x16xf32>
 // CHECK: scf.forall ({{.*}}) shared_outs(%{{.*}} = %[[DK0]], %{{.*}} = %[[DV0]])
 // CHECK: %[[KT:.*]] = tensor.pad
 // CHECK: scf.for
+// CHECK: %[[DT:.*]] = tensor.extract_slice %[[D]]#0[{{.*}}] [1, 1, %[[C16:.*]]] [1, 1, 1] : tensor<?x4x?xf32> to tensor<?xf32>
 // CHECK: %[[DS:.*]] = fa.score_grad {{.*}} {transposed}
 // CHECK: %[[DS16:.*]] = arith.truncf %[[DS]] : tensor<16x16xf32> to tensor<16x16xf16>
 // CHECK: fa.pv %[[DS16]], %{{.*}}, %{{.*}} : tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>
 // CHECK: %[[KTR:.*]] = fa.transpose %[[KT]] : tensor<16x16xf16> -> tensor<16x16xf16>
 // CHECK: %[[DQT:.*]] = fa.pv %[[KTR]], %[[DS16]], %{{.*}} : tensor<16x16xf16>, tensor<16x16xf16>, tensor<16x16xf32>
-// CHECK: fa.accumulate_rows %[[DQT]] into %[[BUF]][%{{.*}}, %[[HEAD:.*]], %[[QSTART:.*]]] rows(%[[QROWS:.*]]) {transposed} : tensor<16x16xf32>, memref<?x4x?x16xf32>
+// CHECK: fa.accumulate_rows %[[DQT]] into %[[BUF]][%{{.*}}, %[[HEAD:.*]], %[[QSTART:.*]]] rows(%[[C16]]) {transposed} : tensor<16x16xf32>, memref<?x4x?x16xf32>
 // CHECK: scf.yield
 // CHECK: %[[SUMS:.*]] = bufferization.to_tensor %[[BUF]] restrict writable : memref<?x4x?x16xf32> to tensor<?x4x?x16xf32>
 // CHECK: scf.forall ({{.*}}) shared_outs(%[[OUT:.*]] = %[[DQ0]])
@@ -45,6 +57,16 @@
 // CHECK: tensor.parallel_insert_slice {{.*}} into %[[OUT]]
 // CHECK-NOT: fa.qk
 // CHECK: return
+
+// Query tiles (64) that do not divide the D nest's blocks (32) would
+// straddle the padded end: D and the buffer keep Nq rows, and each tile
+// adds its valid rows only.
+// UNPADDED-LABEL: func @gqa_causal
+// UNPADDED-SAME: %{{[^:]*}}: tensor<2x4x?x16xf16>, %{{[^:]*}}: tensor<2x2x?x16xf16>, %{{[^:]*}}: tensor<2x2x?x16xf16>, %{{[^:]*}}: tensor<2x4x?x16xf16>, %[[DO:[^:]*]]: tensor<2x4x?x16xf16>
+// UNPADDED: %[[NQ:.*]] = tensor.dim %[[DO]]
+// UNPADDED: tensor.empty(%{{.*}}, %[[NQ]]) : tensor<?x4x?xf32>
+// UNPADDED: tensor.empty(%{{.*}}, %[[NQ]]) : tensor<?x4x?x16xf32>
+// UNPADDED: fa.accumulate_rows {{.*}} rows(%{{[0-9]+}}) {transposed} : tensor<16x64xf32>
 
 // Head dim 16 is not a multiple of 64: dq=auto keeps the deterministic
 // Q-outer dQ nest (no buffer).

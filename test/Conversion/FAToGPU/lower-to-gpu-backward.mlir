@@ -171,16 +171,27 @@ func.func @probs_columns(%lse: tensor<1x1x?xf32>, %d: tensor<1x1x?xf32>, %o: ten
 
 // -----
 
-// fa.row_dot: per row value, dO * O over the columns of the thread's acc
-// positions (2 t, 2 t + 1, 8 + 2 t, 9 + 2 t), padding rows read as 0, then
-// the sum over the 4 lanes of the row (two shuffles); the rows are stored
-// like an LSE.
+// fa.row_dot: per row value, dO * O over the thread's share of the row,
+// one vector of at most 16 bytes from column 4 t (16 f16 columns over the
+// 4 lanes of the row), padding rows read as 0; then the sum over the 4
+// lanes (two shuffles); the rows are stored like an LSE.
 // CHECK-LABEL: gpu.func @row_dot_kernel
-// CHECK-SAME: (%[[DO:[^:]*]]: memref<?x?x?x16xf16, {{.*}}>, %[[O:[^:]*]]: memref<?x?x?x16xf16, {{.*}}>, %[[DD:[^:]*]]: memref<?x?x?xf32, {{.*}}>)
-// CHECK: %[[A:.*]] = memref.load %{{.*}}[%block_id_z, %block_id_y, %[[R:.*]], %[[C:.*]]] : memref<?x?x?x16xf16
-// CHECK: arith.extf %[[A]] : f16 to f32
-// CHECK: math.fma
-// CHECK-COUNT-7: math.fma
+// CHECK-SAME: (%[[O:[^:]*]]: memref<?x?x?x16xf16, {{.*}}>, %[[DO:[^:]*]]: memref<?x?x?x16xf16, {{.*}}>, %[[DD:[^:]*]]: memref<?x?x?xf32, {{.*}}>)
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c4 : index
+// CHECK: %[[COL:.*]] = arith.muli %[[LANE]], %c4 : index
+// CHECK: %[[A:.*]] = vector.load %[[DO]][%block_id_z, %block_id_y, %[[R:.*]], %[[COL]]] {alignment = 8 : i64} : memref<?x?x?x16xf16, {{.*}}>, vector<4xf16>
+// CHECK: %[[AF:.*]] = arith.extf %[[A]] : vector<4xf16> to vector<4xf32>
+// CHECK: %[[IN:.*]] = arith.cmpi ult
+// CHECK: arith.select %[[IN]], %[[AF]], %cst : vector<4xf32>
+// CHECK: vector.load %[[O]][%block_id_z, %block_id_y, %[[R]], %[[COL]]] {alignment = 8 : i64}
+// CHECK-COUNT-4: math.fma
+// CHECK-NOT: math.fma
+// CHECK: gpu.shuffle  xor
+// CHECK: gpu.shuffle  xor
+// CHECK: vector.load %[[DO]][%block_id_z, %block_id_y, %{{.*}}, %[[COL]]]
+// CHECK: vector.load %[[O]][%block_id_z, %block_id_y, %{{.*}}, %[[COL]]]
+// CHECK-COUNT-4: math.fma
+// CHECK-NOT: math.fma
 // CHECK: gpu.shuffle  xor
 // CHECK: gpu.shuffle  xor
 // CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<?xf32
@@ -212,6 +223,47 @@ func.func @row_dot(%do: tensor<1x1x?x16xf16>, %o: tensor<1x1x?x16xf16>, %d: tens
     %ts = tensor.extract_slice %t[0] [%qn] [1] : tensor<32xf32, #rows> to tensor<?xf32>
     scf.forall.in_parallel {
       tensor.parallel_insert_slice %ts into %dd[%b, %h, %q0] [1, 1, %qn] [1, 1, 1] : tensor<?xf32> into tensor<1x1x?xf32>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?xf32>
+}
+
+// -----
+
+// fa.row_dot of whole tiles (static rows, no padding: no clamp, no select),
+// 64 bf16 columns over the 4 lanes of a row: two 16-byte vectors a lane,
+// from columns 8 t and 8 t + 32 (the lanes of a row read 64 contiguous
+// bytes a load).
+// CHECK-LABEL: gpu.func @row_dot_whole_kernel
+// CHECK-NOT: arith.minui
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c4 : index
+// CHECK: %[[COL:.*]] = arith.muli %[[LANE]], %c8 : index
+// CHECK: %[[ROW:.*]] = arith.addi
+// CHECK: vector.load %[[A:.*]][%block_id_z, %block_id_y, %[[ROW]], %[[COL]]] {alignment = 16 : i64} : {{.*}}, vector<8xbf16>
+// CHECK: vector.load %[[B:.*]][%block_id_z, %block_id_y, %[[ROW]], %[[COL]]] {alignment = 16 : i64} : {{.*}}, vector<8xbf16>
+// CHECK-COUNT-8: math.fma
+// CHECK: %[[LANE2:.*]] = arith.addi %[[LANE]], %c4 : index
+// CHECK: %[[COL2:.*]] = arith.muli %[[LANE2]], %c8 : index
+// CHECK: vector.load %[[A]][%block_id_z, %block_id_y, %[[ROW]], %[[COL2]]] {alignment = 16 : i64}
+// CHECK: vector.load %[[B]][%block_id_z, %block_id_y, %[[ROW]], %[[COL2]]]
+// CHECK-COUNT-8: math.fma
+// CHECK: gpu.shuffle  xor
+// CHECK-NOT: arith.select
+// CHECK: gpu.return
+#rows = #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>
+func.func @row_dot_whole(%do: tensor<1x1x?x64xbf16>, %o: tensor<1x1x?x64xbf16>, %d: tensor<1x1x?xf32>) -> tensor<1x1x?xf32> {
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %nq0 = tensor.dim %o, %c2 : tensor<1x1x?x64xbf16>
+  %nqb = arith.ceildivui %nq0, %c16 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%dd = %d) -> (tensor<1x1x?xf32>) {
+    %q0 = arith.muli %qb, %c16 : index
+    %dot = tensor.extract_slice %do[%b, %h, %q0, 0] [1, 1, 16, 64] [1, 1, 1, 1] : tensor<1x1x?x64xbf16> to tensor<16x64xbf16>
+    %ot = tensor.extract_slice %o[%b, %h, %q0, 0] [1, 1, 16, 64] [1, 1, 1, 1] : tensor<1x1x?x64xbf16> to tensor<16x64xbf16>
+    %t = fa.row_dot %dot, %ot : tensor<16x64xbf16>, tensor<16x64xbf16> -> tensor<16xf32, #rows>
+    %ts = tensor.extract_slice %t[0] [16] [1] : tensor<16xf32, #rows> to tensor<16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ts into %dd[%b, %h, %q0] [1, 1, 16] [1, 1, 1] : tensor<16xf32> into tensor<1x1x?xf32>
     }
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x1x?xf32>
@@ -288,6 +340,63 @@ func.func @dq_step(%k: tensor<1x1x?x32xf16>, %q: tensor<1x1x?x32xf16>, %ws: memr
     %z = arith.constant dense<0.0> : tensor<32x16xf32, #acc>
     %dqt = fa.pv %ktt, %sts, %z : tensor<32x32xf16, #shared_t>, tensor<32x16xf16, #shared>, tensor<32x16xf32, #acc>
     fa.accumulate_rows %dqt into %ws[%b, %h, %k0] rows(%qn) {transposed} : tensor<32x16xf32, #acc>, memref<1x1x?x32xf32>
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf16>
+}
+
+// -----
+
+// The same step into a buffer padded to whole query tiles (rows(16), a
+// constant that covers the tile: what --fa-tile-backward emits with its
+// padded workspaces): the 8 atomic adds without a guard.
+// CHECK-LABEL: gpu.func @dq_step_whole_kernel
+// CHECK-SAME: %[[WS:[^:]*]]: memref<?x?x?x32xf32, {{.*}}>, %{{[^:]*}}: memref<?x?x?x32xf16
+// CHECK-COUNT-4: nvgpu.mma.sync
+// CHECK-NOT: scf.if
+// CHECK-COUNT-8: memref.atomic_rmw addf %{{.*}}, %[[WS]][%block_id_z, %block_id_y, %{{.*}}, %{{.*}}]
+// CHECK-NOT: memref.atomic_rmw
+// CHECK-NOT: scf.if
+// CHECK: gpu.return
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+#shared_t = #fa.block_shared<atom = #fa.mma_sync, transposed = true>
+func.func @dq_step_whole(%k: tensor<1x1x?x32xf16>, %q: tensor<1x1x?x32xf16>, %ws: memref<1x1x?x32xf32>,
+                   %dk: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nk = tensor.dim %k, %c2 : tensor<1x1x?x32xf16>
+  %nkb = arith.ceildivui %nk, %c32 : index
+  %r = scf.forall (%b, %h, %kb) in (1, 1, %nkb) shared_outs(%out = %dk) -> (tensor<1x1x?x32xf16>) {
+    %c16 = arith.constant 16 : index
+    %zero = arith.constant 0.0 : f16
+    %k0 = arith.muli %kb, %c32 : index
+    %kleft = arith.subi %nk, %k0 : index
+    %kn = arith.minsi %kleft, %c32 : index
+    %kpad = arith.subi %c32, %kn : index
+    %ks = tensor.extract_slice %k[%b, %h, %k0, 0] [1, 1, %kn, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf16> to tensor<?x32xf16>
+    %kt = tensor.pad %ks low[0, 0] high[%kpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x32xf16> to tensor<32x32xf16, #shared>
+    %nq = tensor.dim %q, %c2 : tensor<1x1x?x32xf16>
+    %qleft = arith.subi %nq, %k0 : index
+    %qn = arith.minsi %qleft, %c16 : index
+    %qpad = arith.subi %c16, %qn : index
+    %qs = tensor.extract_slice %q[%b, %h, %k0, 0] [1, 1, %qn, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf16> to tensor<?x32xf16>
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x32xf16> to tensor<16x32xf16, #shared>
+    %st = fa.qk %kt, %qt : tensor<32x32xf16, #shared>, tensor<16x32xf16, #shared> -> tensor<32x16xf32, #acc>
+    %st16 = arith.truncf %st : tensor<32x16xf32, #acc> to tensor<32x16xf16, #acc>
+    %sts = fa.convert_layout %st16 : tensor<32x16xf16, #acc> -> tensor<32x16xf16, #shared>
+    %ktt = fa.transpose %kt : tensor<32x32xf16, #shared> -> tensor<32x32xf16, #shared_t>
+    %z = arith.constant dense<0.0> : tensor<32x16xf32, #acc>
+    %dqt = fa.pv %ktt, %sts, %z : tensor<32x32xf16, #shared_t>, tensor<32x16xf16, #shared>, tensor<32x16xf32, #acc>
+    fa.accumulate_rows %dqt into %ws[%b, %h, %k0] rows(%c16) {transposed} : tensor<32x16xf32, #acc>, memref<1x1x?x32xf32>
     scf.forall.in_parallel {
     }
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}

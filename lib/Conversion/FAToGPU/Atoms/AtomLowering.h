@@ -103,6 +103,10 @@ public:
   /// Max or sum of a per-row value over the lanes that hold parts of the row.
   virtual Value reduceAcrossRowLanes(OpBuilder &b, Location loc, Value v,
                                      bool isMax) = 0;
+  /// How many lanes hold parts of each acc row (those reduceAcrossRowLanes
+  /// combines), and the executing lane's index among them.
+  virtual int64_t lanesPerRow() const = 0;
+  virtual Value laneInRow(OpBuilder &b, Location loc) = 0;
   /// True in every lane of the warp if `pred` is true in any (warp-uniform).
   virtual Value anyInWarp(OpBuilder &b, Location loc, Value pred) = 0;
 

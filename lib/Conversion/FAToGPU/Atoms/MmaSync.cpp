@@ -368,8 +368,12 @@ void MmaSyncLowering::accumulateAccTile(OpBuilder &b, Location loc,
                                         const TileRows &rows,
                                         bool transposed) {
   // One red.global.add.f32 per element (sm_80 has no vector f32 form); an
-  // element outside the valid rows (columns) is skipped. Group 0 adds, or
-  // each group its columns.
+  // element outside the valid rows (columns) is skipped, unless the count
+  // is a constant that covers the tile (a buffer padded to whole tiles: no
+  // guard at all). Group 0 adds, or each group its columns.
+  std::optional<int64_t> count = getConstantIntValue(rows.count);
+  bool wholeTile =
+      count && *count >= acc.getDimSize(transposed ? 1 : 0);
   withFreshGeometry(b, loc, acc, [&] {
     Value mine = groupsHoldColumns(acc) ? Value() : firstReplicaFlag(b, loc);
     for (auto [f, frag] : llvm::enumerate(frags))
@@ -381,18 +385,31 @@ void MmaSyncLowering::accumulateAccTile(OpBuilder &b, Location loc,
                         : col0;
           Value destRow = transposed ? col : row;
           Value destCol = transposed ? row : col;
-          Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                              destRow, rows.count);
-          if (mine)
-            valid = arith::AndIOp::create(b, loc, valid, mine);
           Value v = vector::ExtractOp::create(b, loc, frag,
                                               ArrayRef<int64_t>{h, e});
-          scf::IfOp::create(b, loc, valid, [&](OpBuilder &nb, Location l) {
+          auto add = [&](OpBuilder &nb, Location l) {
             memref::AtomicRMWOp::create(
                 nb, l, arith::AtomicRMWKind::addf, v, dest,
                 ValueRange{rows.batch, rows.head,
                            arith::AddIOp::create(nb, l, rows.row, destRow),
                            destCol});
+          };
+          Value valid =
+              wholeTile ? Value()
+                        : arith::CmpIOp::create(b, loc,
+                                                arith::CmpIPredicate::ult,
+                                                destRow, rows.count)
+                              .getResult();
+          if (mine)
+            valid = valid ? arith::AndIOp::create(b, loc, valid, mine)
+                                .getResult()
+                          : mine;
+          if (!valid) {
+            add(b, loc);
+            continue;
+          }
+          scf::IfOp::create(b, loc, valid, [&](OpBuilder &nb, Location l) {
+            add(nb, l);
             scf::YieldOp::create(nb, l);
           });
         }

@@ -101,6 +101,10 @@ public:
                              bool isMax) override {
     return fragments->quadReduce(b, v, isMax);
   }
+  int64_t lanesPerRow() const override { return 4; }
+  Value laneInRow(OpBuilder &b, Location loc) override {
+    return fragments->threadInGroup();
+  }
   Value anyInWarp(OpBuilder &b, Location loc, Value pred) override {
     return NVVM::VoteSyncOp::create(
         b, loc, b.getI1Type(),
