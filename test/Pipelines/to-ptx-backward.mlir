@@ -1,6 +1,7 @@
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/backward_kernel.json
 // RUN: ls %t | FileCheck %s --check-prefix=FILES
+// RUN: FileCheck %s --input-file=%t/backward_kernel_1.ptx --check-prefix=ATOMS
 // RUN: rm -rf %t.det && fa-opt %s --fa-to-ptx="output-dir=%t.det dq=deterministic" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.det/backward_kernel.json --check-prefix=DET
 // RUN: fa-opt %s --fa-to-ptx --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=L3
@@ -62,9 +63,9 @@
 
 // --fa-to-ptx compiles fa.attention_backward into one launch plan of three
 // kernels, run in order. At d = 64 the default dQ is FlashAttention-2's
-// atomic one: (1) D = rowsum(dO * O) into a workspace ([B, Hq, Nq] f32, in
-// the sizes of do), which also zeroes the dq_accum workspace ([B, Hq, Nq,
-// 64] f32); (2) dK/dV, one thread block per batch, key/value head and
+// atomic one: (1) D = rowsum(dO * O) into a workspace ([B, Hq, Nq'] f32, in
+// the sizes of do, Nq' = ceil(Nq / 64) * 64), which also zeroes the
+// dq_accum workspace ([B, Hq, Nq', 64] f32); (2) dK/dV, one thread block per batch, key/value head and
 // 128-key block, which also adds every block's dS K into dq_accum; (3) dQ =
 // dq_accum rounded, one thread block per batch, query head and 64-query
 // block. (The dK/dV kernel's blocks are 128 keys by 32 query columns:
@@ -118,10 +119,35 @@
 // CHECK-NEXT: "do",
 // CHECK-NEXT: 0
 // CHECK: 4,
-// CHECK: "do",
+// CHECK-NEXT: {
+// CHECK-NEXT: "args": [
+// CHECK-NEXT: {
+// CHECK-NEXT: "args": [
+// CHECK-NEXT: {
+// CHECK-NEXT: "dim": [
+// CHECK-NEXT: "do",
 // CHECK-NEXT: 2
-// CHECK: 64
 // CHECK-NEXT: ]
+// CHECK-NEXT: },
+// CHECK-NEXT: 64
+// CHECK-NEXT: ],
+// CHECK-NEXT: "op": "ceildivui"
+// CHECK-NEXT: },
+// CHECK-NEXT: 64
+// CHECK-NEXT: ],
+// CHECK-NEXT: "op": "mul"
+// CHECK-NEXT: },
+// CHECK-NEXT: 64
+// CHECK-NEXT: ]
+
+// The dK/dV kernel's 16 atomic adds a step (a 64 x 32 dQ^T tile on 4 warps)
+// into the padded, contiguous dq_accum: no guard, one address, the rest
+// immediate offsets (row stride 64 f32 = 256 bytes, 8 columns = 32 bytes).
+// ATOMS: atom.global.add.f32 %r{{[0-9]+}}, [%[[BASE:rd[0-9]+]]], %r
+// ATOMS-NEXT: atom.global.add.f32 %r{{[0-9]+}}, [%[[BASE]]+256], %r
+// ATOMS-NEXT: atom.global.add.f32 %r{{[0-9]+}}, [%[[BASE]]+32], %r
+// ATOMS-COUNT-13: atom.global.add.f32 %r{{[0-9]+}}, [%[[BASE]]+{{[0-9]+}}], %r
+// ATOMS-NOT: atom.global
 
 // dq=deterministic: the dK/dV kernel leaves dQ alone; the third kernel
 // computes it Q-outer (recomputing S and dP), no dq_accum.

@@ -47,6 +47,25 @@ MemRefType kernelArgType(RankedTensorType tensorTy) {
                                                 strides));
 }
 
+/// The kernel parameter type for a buffer the launch plan allocates (a
+/// workspace: contiguous, row-major): dynamic sizes but the static trailing
+/// ones, and the identity layout, whose strides over static dims are
+/// constants (the atomics into the backward's dq_accum then address a row
+/// from one base with immediate offsets).
+MemRefType contiguousArgType(RankedTensorType tensorTy) {
+  SmallVector<int64_t> shape(tensorTy.getShape());
+  for (int64_t i = 0, e = shape.size(); i + 1 < e; ++i)
+    shape[i] = ShapedType::kDynamic;
+  return MemRefType::get(shape, tensorTy.getElementType());
+}
+
+/// Whether a memref the nest reads or writes in place is the buffer of a
+/// tensor.empty of the host code: a workspace the runtime allocates itself,
+/// contiguous (docs/launch-plan.md).
+bool isWorkspaceBuffer(Value m) {
+  return launchTensorRoot(m).getDefiningOp<tensor::EmptyOp>() != nullptr;
+}
+
 /// Follows a tile value through the score ops and layout changes to the
 /// backward op that consumes it: the fa.probs_from_lse of a score product,
 /// the fa.score_grad (as dP) of a gradient product, or null (a forward
@@ -525,7 +544,10 @@ LogicalResult Outliner::buildKernel() {
     tensorNames[m] = name;
     nest.plan.tensors.push_back(
         LaunchPlan::Tensor{name, cast<RankedTensorType>(type), true});
-    argTypes.push_back(kernelArgType(cast<RankedTensorType>(type)));
+    argTypes.push_back(
+        isWorkspaceBuffer(m)
+            ? contiguousArgType(cast<RankedTensorType>(type))
+            : kernelArgType(cast<RankedTensorType>(type)));
     nest.hostArgs.push_back(m);
   }
   nest.outputBase = nest.hostArgs.size();

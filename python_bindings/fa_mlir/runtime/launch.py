@@ -242,6 +242,8 @@ class LoadedPlan:
         # and from the graph's pool under CUDA-graph capture); freed when
         # this call returns, they are reused only by work ordered after the
         # kernels on the current stream, or on `stream` once recorded there.
+        # Contiguous: a kernel may take a workspace with constant strides
+        # (docs/launch-plan.md).
         workspaces = []
         for name, shape in workspace_shapes.items():
             dtype = self.plan.workspaces[name]["dtype"]
