@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -170,7 +171,7 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
       auto tile = dyn_cast<RankedTensorType>(slice.getSource().getType());
       auto rows =
           tile ? dyn_cast_or_null<WarpRowsAttr>(tile.getEncoding()) : nullptr;
-      if (rows && rows.getRole() == FragmentRole::Acc)
+      if (rows && rows.getRole() == FragmentRole::Acc && !storedSplat(slice))
         stagingBytes = std::max(stagingBytes, atom.sharedTileBytes(tile));
     }
     return WalkResult::advance();
@@ -178,6 +179,17 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
   if (keyGroupExchangeBytes)
     keyGroupExchange = newRing(keyGroupExchangeBytes, 1);
   return failure(walk.wasInterrupted());
+}
+
+Attribute mlir::fa::storedSplat(tensor::ExtractSliceOp slice) {
+  auto tile = dyn_cast<RankedTensorType>(slice.getSource().getType());
+  auto rows =
+      tile ? dyn_cast_or_null<WarpRowsAttr>(tile.getEncoding()) : nullptr;
+  SplatElementsAttr splat;
+  if (!rows || rows.getRole() != FragmentRole::Acc || tile.getRank() != 2 ||
+      !matchPattern(slice.getSource(), m_Constant(&splat)))
+    return {};
+  return splat.getSplatValue<Attribute>();
 }
 
 TileOperand mlir::fa::tileOperand(Value original, ValueRange converted) {

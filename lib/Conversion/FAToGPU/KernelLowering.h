@@ -137,6 +137,10 @@ void populateMemoryPatterns(const TypeConverter &converter,
 /// tile as the part of it the executing group holds, groupTile).
 TileOperand tileOperand(Value original, ValueRange converted);
 
+/// The element of a splat constant acc tile that a tensor.extract_slice
+/// stores (AtomLowering::storeSplatTile, with no staging tile), or null.
+Attribute storedSplat(tensor::ExtractSliceOp slice);
+
 /// The part of a tile held by warps that one group of warps holds, as a
 /// tile of its own: `[M, N / C]` for `share = columns` (the group's keys),
 /// else the tile itself. The atom's fragment geometry is asked about this.

@@ -391,3 +391,47 @@ func.func @along_heads(%q: tensor<1x8x1x16xf16>, %k: tensor<1x2x16x16xf16>, %s: 
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x8x1x16xf16>
 }
+
+// -----
+
+// A splat constant acc tile (the backward's zeroed dq_accum rows) is stored
+// without fragments or a staging tile: the kernel has no shared memory and
+// no barrier; each of the 64 threads stores 16-byte vectors of the value,
+// 8 a row of 32 f32, consecutive threads along a row (rows 0-7, then 8-15,
+// 16-23 and 24-31), the valid rows only.
+// CHECK-LABEL: func.func @zeros
+// CHECK: gpu.launch_func {{.*}} dynamic_shared_memory_size %c0_i32
+// CHECK-LABEL: gpu.func @zeros_kernel
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: workgroup
+// CHECK-DAG: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
+// CHECK-DAG: %[[T:.*]] = gpu.thread_id  x
+// CHECK: %[[LINE:.*]] = memref.subview %arg0
+// CHECK: %[[ROW:.*]] = arith.divui %[[T]], %c8 : index
+// CHECK: %[[CHUNK:.*]] = arith.remui %[[T]], %c8 : index
+// CHECK: %[[COL:.*]] = arith.muli %[[CHUNK]], %c4 : index
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %[[N:.*]] : index
+// CHECK: scf.if %[[IN]]
+// CHECK: vector.store %[[Z]], %[[LINE]][%{{.*}}, %[[COL]]] {alignment = 16 : i64}
+// CHECK: arith.addi %[[T]], %c64
+// CHECK-COUNT-3: vector.store %[[Z]], %[[LINE]]
+// CHECK-NOT: vector.store
+// CHECK: gpu.return
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @zeros(%buf: tensor<1x1x?x32xf32>) -> tensor<1x1x?x32xf32> {
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 32 : index
+  %n = tensor.dim %buf, %c2 : tensor<1x1x?x32xf32>
+  %nb = arith.ceildivui %n, %c16 : index
+  %r = scf.forall (%b, %h, %blk) in (1, 1, %nb) shared_outs(%o = %buf) -> (tensor<1x1x?x32xf32>) {
+    %r0 = arith.muli %blk, %c16 : index
+    %left = arith.subi %n, %r0 : index
+    %rows = arith.minsi %left, %c16 : index
+    %z = arith.constant dense<0.0> : tensor<32x32xf32, #acc>
+    %zs = tensor.extract_slice %z[0, 0] [%rows, 32] [1, 1] : tensor<32x32xf32, #acc> to tensor<?x32xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %zs into %o[%b, %h, %r0, 0] [1, 1, %rows, 32] [1, 1, 1, 1] : tensor<?x32xf32> into tensor<1x1x?x32xf32>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf32>
+}

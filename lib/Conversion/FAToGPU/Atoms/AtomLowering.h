@@ -196,6 +196,13 @@ public:
   virtual void storeAccTile(OpBuilder &b, Location loc, RankedTensorType acc,
                             ValueRange frags, Value dest, const TileRows &rows,
                             Value stagingOffset) = 0;
+  /// Stores rows [0, rows.count) of a tile whose every element is `value`
+  /// (a splat constant: the backward's zeroed dq_accum) to the rows `rows`
+  /// of `dest`: no fragments and no staging, every thread of the block
+  /// stores vectors of it along the rows.
+  virtual void storeSplatTile(OpBuilder &b, Location loc,
+                              RankedTensorType tile, Value value, Value dest,
+                              const TileRows &rows) = 0;
   /// Every warp's acc fragments (16-bit) of a tile written into the shared
   /// tile at `sharedOffset`, which every thread then reads: barriers before
   /// (the tile's previous readers are done) and after.

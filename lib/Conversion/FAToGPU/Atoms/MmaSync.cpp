@@ -317,6 +317,47 @@ void MmaSyncLowering::storeAccTile(OpBuilder &b, Location loc,
   });
 }
 
+void MmaSyncLowering::storeSplatTile(OpBuilder &b, Location loc,
+                                     RankedTensorType tile, Value value,
+                                     Value dest, const TileRows &rows) {
+  // Vectors of up to 16 bytes, consecutive threads along a row, then the
+  // next rows (as the staged stores of storeTileRows). Rows are 16-byte
+  // aligned (the launch record requires it); a column offset may not be.
+  auto [view, first] = rowsView(b, loc, dest, rows);
+  int64_t tileRows = tile.getDimSize(0), cols = tile.getDimSize(1);
+  Type elemTy = tile.getElementType();
+  int64_t elemBytes = elemTy.getIntOrFloatBitWidth() / 8;
+  int64_t width = 16 / elemBytes;
+  while (width > 1 && cols % width != 0)
+    width /= 2;
+  auto vecTy = VectorType::get({width}, elemTy);
+  Value splat = vector::BroadcastOp::create(b, loc, vecTy, value);
+  llvm::MaybeAlign align(rows.col ? elemBytes : width * elemBytes);
+  int64_t perRow = cols / width, total = tileRows * perRow;
+  for (int64_t start = 0; start < total; start += numThreads()) {
+    Value linear =
+        arith::AddIOp::create(b, loc, threadId, cidx(b, loc, start));
+    Value row = arith::DivUIOp::create(b, loc, linear, cidx(b, loc, perRow));
+    Value col = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, linear, cidx(b, loc, perRow)),
+        cidx(b, loc, width));
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        row, rows.count);
+    if (start + numThreads() > total)
+      valid = arith::AndIOp::create(
+          b, loc, valid,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
+                                cidx(b, loc, total)));
+    scf::IfOp::create(b, loc, valid, [&](OpBuilder &nb, Location l) {
+      vector::StoreOp::create(
+          nb, l, splat, view,
+          ValueRange{arith::AddIOp::create(nb, l, first, row), col},
+          /*nontemporal=*/false, align);
+      scf::YieldOp::create(nb, l);
+    });
+  }
+}
+
 void MmaSyncLowering::storeRows(OpBuilder &b, Location loc,
                                 RankedTensorType rowsTy, ValueRange values,
                                 Value dest, const TileRows &rows) {

@@ -174,6 +174,8 @@ public:
   void storeAccTile(OpBuilder &b, Location loc, RankedTensorType acc,
                     ValueRange frags, Value dest, const TileRows &rows,
                     Value stagingOffset) override;
+  void storeSplatTile(OpBuilder &b, Location loc, RankedTensorType tile,
+                      Value value, Value dest, const TileRows &rows) override;
   void storeRows(OpBuilder &b, Location loc, RankedTensorType rowsTy,
                  ValueRange values, Value dest, const TileRows &rows) override;
   void storeAccToShared(OpBuilder &b, Location loc, RankedTensorType acc,

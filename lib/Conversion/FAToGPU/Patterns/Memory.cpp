@@ -174,8 +174,9 @@ struct LowerAwait : OpConversionPattern<AwaitOp> {
 
 /// Pattern: tensor.extract_slice of rows [0, n) of a tile held by warps,
 /// materialized into a subview of a kernel argument => the atom's store of
-/// those rows (acc tiles through a shared staging tile, per-row vectors by
-/// one lane per row).
+/// those rows (acc tiles through a shared staging tile, or, for a splat
+/// constant, straight from every thread; per-row vectors by one lane per
+/// row).
 struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
   LowerTileStore(const TypeConverter &converter, MLIRContext *ctx,
                  KernelContext &kernel)
@@ -239,9 +240,15 @@ struct LowerTileStore : OpConversionPattern<tensor::ExtractSliceOp> {
         return op.emitOpError("fa-lower-to-gpu: output tiles are stored as "
                               "f16, bf16 or f32, got ")
                << tile.getElementType();
-      kernel.atom.storeAccTile(b, loc, tile, adaptor.getSource(),
-                               dest.getSource(), destRows,
-                               cidx(b, loc, kernel.plan.stagingOffset()));
+      if (Attribute splat = storedSplat(op))
+        kernel.atom.storeSplatTile(
+            b, loc, tile,
+            arith::ConstantOp::create(b, loc, cast<TypedAttr>(splat)),
+            dest.getSource(), destRows);
+      else
+        kernel.atom.storeAccTile(b, loc, tile, adaptor.getSource(),
+                                 dest.getSource(), destRows,
+                                 cidx(b, loc, kernel.plan.stagingOffset()));
     } else if (rows.getRole() == FragmentRole::Rows) {
       kernel.atom.storeRows(b, loc, tile, adaptor.getSource(),
                             dest.getSource(), destRows);
