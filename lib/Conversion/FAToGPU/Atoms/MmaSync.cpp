@@ -333,29 +333,15 @@ void MmaSyncLowering::storeSplatTile(OpBuilder &b, Location loc,
   auto vecTy = VectorType::get({width}, elemTy);
   Value splat = vector::BroadcastOp::create(b, loc, vecTy, value);
   llvm::MaybeAlign align(rows.col ? elemBytes : width * elemBytes);
-  int64_t perRow = cols / width, total = tileRows * perRow;
-  for (int64_t start = 0; start < total; start += numThreads()) {
-    Value linear =
-        arith::AddIOp::create(b, loc, threadId, cidx(b, loc, start));
-    Value row = arith::DivUIOp::create(b, loc, linear, cidx(b, loc, perRow));
-    Value col = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, linear, cidx(b, loc, perRow)),
-        cidx(b, loc, width));
-    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        row, rows.count);
-    if (start + numThreads() > total)
-      valid = arith::AndIOp::create(
-          b, loc, valid,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear,
-                                cidx(b, loc, total)));
-    scf::IfOp::create(b, loc, valid, [&](OpBuilder &nb, Location l) {
-      vector::StoreOp::create(
-          nb, l, splat, view,
-          ValueRange{arith::AddIOp::create(nb, l, first, row), col},
-          /*nontemporal=*/false, align);
-      scf::YieldOp::create(nb, l);
-    });
-  }
+  forEachThreadChunk(b, loc, tileRows, cols, width, rows.count, threadId,
+                     numThreads(),
+                     [&](OpBuilder &nb, Location l, Value row, Value col) {
+                       vector::StoreOp::create(
+                           nb, l, splat, view,
+                           ValueRange{arith::AddIOp::create(nb, l, first, row),
+                                      col},
+                           /*nontemporal=*/false, align);
+                     });
 }
 
 void MmaSyncLowering::storeRows(OpBuilder &b, Location loc,

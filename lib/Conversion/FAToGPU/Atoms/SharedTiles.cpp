@@ -153,36 +153,48 @@ SmallVector<Value> mlir::fa::copyTileAsync(OpBuilder &b, Location loc,
   return tokens;
 }
 
-void mlir::fa::storeTileRows(OpBuilder &b, Location loc,
-                             const SharedTile &tile, Value dst, Value rowStart,
-                             Value validRows, Value threadId,
-                             int64_t numThreads) {
-  int64_t perRow = tile.chunksPerRow();
-  auto chunkTy = VectorType::get(
-      {kChunkElems}, cast<MemRefType>(tile.buffer.getType()).getElementType());
-  for (int64_t first = 0; first < tile.rows * perRow; first += numThreads) {
+void mlir::fa::forEachThreadChunk(
+    OpBuilder &b, Location loc, int64_t rows, int64_t cols,
+    int64_t chunkElems, Value validRows, Value threadId, int64_t numThreads,
+    function_ref<void(OpBuilder &, Location, Value, Value)> body) {
+  int64_t perRow = cols / chunkElems;
+  for (int64_t first = 0; first < rows * perRow; first += numThreads) {
     Value linear =
         arith::AddIOp::create(b, loc, threadId, cidx(b, loc, first));
     Value row = arith::DivUIOp::create(b, loc, linear, cidx(b, loc, perRow));
     Value col = arith::MulIOp::create(
         b, loc, arith::RemUIOp::create(b, loc, linear, cidx(b, loc, perRow)),
-        cidx(b, loc, kChunkElems));
+        cidx(b, loc, chunkElems));
     Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                         row, validRows);
     scf::IfOp::create(b, loc, valid, [&](OpBuilder &nb, Location l) {
-      // 16-byte aligned on both sides: padded shared rows are multiples of
-      // 16 bytes, and global rows too (the launch record requires it).
-      Value sharedCol = tile.swizzled ? swizzledColumn(nb, l, col, row) : col;
-      Value chunk = vector::LoadOp::create(nb, l, chunkTy, tile.buffer,
-                                           ValueRange{row, sharedCol},
-                                           /*nontemporal=*/false,
-                                           llvm::MaybeAlign(16));
-      Value dstRow = arith::AddIOp::create(nb, l, rowStart, row);
-      vector::StoreOp::create(nb, l, chunk, dst, ValueRange{dstRow, col},
-                              /*nontemporal=*/false, llvm::MaybeAlign(16));
+      body(nb, l, row, col);
       scf::YieldOp::create(nb, l);
     });
   }
+}
+
+void mlir::fa::storeTileRows(OpBuilder &b, Location loc,
+                             const SharedTile &tile, Value dst, Value rowStart,
+                             Value validRows, Value threadId,
+                             int64_t numThreads) {
+  auto chunkTy = VectorType::get(
+      {kChunkElems}, cast<MemRefType>(tile.buffer.getType()).getElementType());
+  forEachThreadChunk(
+      b, loc, tile.rows, tile.cols, kChunkElems, validRows, threadId,
+      numThreads, [&](OpBuilder &nb, Location l, Value row, Value col) {
+        // 16-byte aligned on both sides: padded shared rows are multiples
+        // of 16 bytes, and global rows too (the launch record requires it).
+        Value sharedCol =
+            tile.swizzled ? swizzledColumn(nb, l, col, row) : col;
+        Value chunk = vector::LoadOp::create(nb, l, chunkTy, tile.buffer,
+                                             ValueRange{row, sharedCol},
+                                             /*nontemporal=*/false,
+                                             llvm::MaybeAlign(16));
+        Value dstRow = arith::AddIOp::create(nb, l, rowStart, row);
+        vector::StoreOp::create(nb, l, chunk, dst, ValueRange{dstRow, col},
+                                /*nontemporal=*/false, llvm::MaybeAlign(16));
+      });
 }
 
 void mlir::fa::commitAsyncGroup(OpBuilder &b, Location loc) {

@@ -82,6 +82,15 @@ SmallVector<Value> copyTileAsync(OpBuilder &b, Location loc, Value src,
                                  int64_t numThreads,
                                  int64_t l2PrefetchBytes);
 
+/// Runs `body(row, col)` for each chunk of `chunkElems` columns of a
+/// `rows` x `cols` tile that thread `threadId` of `numThreads` takes
+/// (consecutive threads along a row, then the next rows: coalesced), inside
+/// an scf.if on `row < validRows` (validRows <= rows).
+void forEachThreadChunk(
+    OpBuilder &b, Location loc, int64_t rows, int64_t cols,
+    int64_t chunkElems, Value validRows, Value threadId, int64_t numThreads,
+    function_ref<void(OpBuilder &, Location, Value row, Value col)> body);
+
 /// All `numThreads` threads of the block store rows [0, validRows) of `tile`
 /// to rows [rowStart, rowStart + validRows) of `dst` (a 2-D [N, cols] memref
 /// in global memory), 16 bytes per thread and store, coalesced.

@@ -78,59 +78,49 @@ struct MemoryRows {
   /// are 16-byte aligned: the launch record requires it), as f32.
   Value loadVector(OpBuilder &b, Location loc, Value row, Value col,
                    VectorType type) const {
-    Value at = whole ? row
-                     : arith::MinUIOp::create(
-                           b, loc, row,
-                           arith::SubIOp::create(b, loc, valid, cidx(b, loc, 1)))
-                           .getResult();
     int64_t bytes = type.getNumElements() *
                     type.getElementType().getIntOrFloatBitWidth() / 8;
     Value v = vector::LoadOp::create(
         b, loc, type, buffer,
-        ValueRange{batch, head, arith::AddIOp::create(b, loc, start, at), col},
+        ValueRange{batch, head, rowToRead(b, loc, row), col},
         /*nontemporal=*/false, llvm::MaybeAlign(bytes));
     auto f32Ty = VectorType::get(type.getShape(), b.getF32Type());
     if (type != f32Ty)
       v = arith::ExtFOp::create(b, loc, f32Ty, v);
+    return padded(b, loc, v, row);
+  }
+
+  /// Element (row, col) of the tile (col ignored for vectors), as f32.
+  Value load(OpBuilder &b, Location loc, Value row, Value col = {}) const {
+    SmallVector<Value> at = {batch, head, rowToRead(b, loc, row)};
+    if (col)
+      at.push_back(col);
+    Value v = memref::LoadOp::create(b, loc, buffer, at);
+    if (!v.getType().isF32())
+      v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+    return padded(b, loc, v, row);
+  }
+
+private:
+  /// The buffer row that tile row `row` reads: past the valid rows, the
+  /// last valid one (replaced by the pad value, padded()).
+  Value rowToRead(OpBuilder &b, Location loc, Value row) const {
+    if (!whole)
+      row = arith::MinUIOp::create(
+          b, loc, row, arith::SubIOp::create(b, loc, valid, cidx(b, loc, 1)));
+    return arith::AddIOp::create(b, loc, start, row);
+  }
+  /// `v` (f32 or a vector of f32) read for tile row `row`, or the pad value
+  /// if that is a padding row.
+  Value padded(OpBuilder &b, Location loc, Value v, Value row) const {
     if (whole || !pad)
       return v;
     Value padF32 = pad.getType().isF32()
                        ? pad
                        : arith::ExtFOp::create(b, loc, b.getF32Type(), pad)
                              .getResult();
-    Value inside =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, valid);
-    return arith::SelectOp::create(
-        b, loc, inside, v, vector::BroadcastOp::create(b, loc, f32Ty, padF32));
-  }
-
-  /// Element (row, col) of the tile (col ignored for vectors), as f32.
-  Value load(OpBuilder &b, Location loc, Value row, Value col = {}) const {
-    if (whole) {
-      SmallVector<Value> at = {batch, head,
-                               arith::AddIOp::create(b, loc, start, row)};
-      if (col)
-        at.push_back(col);
-      Value v = memref::LoadOp::create(b, loc, buffer, at);
-      return v.getType().isF32()
-                 ? v
-                 : arith::ExtFOp::create(b, loc, b.getF32Type(), v).getResult();
-    }
-    Value last = arith::SubIOp::create(b, loc, valid, cidx(b, loc, 1));
-    Value clamped = arith::MinUIOp::create(b, loc, row, last);
-    SmallVector<Value> at = {batch, head,
-                             arith::AddIOp::create(b, loc, start, clamped)};
-    if (col)
-      at.push_back(col);
-    Value v = memref::LoadOp::create(b, loc, buffer, at);
-    if (!v.getType().isF32())
-      v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
-    if (!pad)
-      return v;
-    Value padF32 = pad.getType().isF32()
-                       ? pad
-                       : arith::ExtFOp::create(b, loc, b.getF32Type(), pad)
-                             .getResult();
+    if (auto vecTy = dyn_cast<VectorType>(v.getType()))
+      padF32 = vector::BroadcastOp::create(b, loc, vecTy, padF32);
     Value inside =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, valid);
     return arith::SelectOp::create(b, loc, inside, v, padF32);
