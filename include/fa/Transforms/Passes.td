@@ -337,13 +337,14 @@ def FATileBackward : Pass<"fa-tile-backward"> {
          (every K/V block adds into the same rows: atomics, sums in an
          unspecified order). The D nest zeroes the buffer (a second shared
          output); a last nest over (batch, query head, Q block) rounds it to
-         dQ. When the dK/dV nest's query tiles divide `block-m` (the
-         defaults), D and the buffer have `ceil(Nq / block-m) * block-m`
-         rows, every one written by the D nest (0 in the padding), and the
-         dK/dV nest reads D and adds into the buffer by whole tiles (a
-         constant `rows`: no bounds check on the GPU). 5 matmuls per tile pair. The buffer is a plan workspace on the
+         dQ. 5 matmuls per tile pair. The buffer is a plan workspace on the
          GPU; the nest reads and writes it through
-         `bufferization.to_buffer` / `to_tensor`.
+         `bufferization.to_buffer` / `to_tensor`. When the dK/dV nest's
+         query tiles divide `block-m` (the defaults), D and the buffer have
+         `ceil(Nq / block-m) * block-m` rows, every one written by the D
+         nest (0 in the padding), and the dK/dV nest reads D and adds into
+         the buffer by whole tiles (a constant `rows`: no bounds check on
+         the GPU).
        * `deterministic`: a Q-outer nest like the forward's: over (batch,
          query head, Q block), the K/V blocks the rows can see: `S =
          fa.qk(Q, K)`, mask, P, `dP = fa.qk(dO, V)`, dS, `dQ += fa.pv(dS,
