@@ -88,6 +88,31 @@ func.func @row_dot_without_layout(%do: tensor<1x1x?x16xf16>, %o: tensor<1x1x?x16
 
 // -----
 
+// Each lane of a row reads an equal share of its columns: 6 columns do not
+// split among the 4 lanes of an mma.sync row.
+#rows = #fa.warp_rows<rows, num_warps = 2, atom = #fa.mma_sync>
+func.func @row_dot_columns_not_split(%do: tensor<1x1x?x6xf16>, %o: tensor<1x1x?x6xf16>, %d: tensor<1x1x?xf32>) -> tensor<1x1x?xf32> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nq0 = tensor.dim %o, %c2 : tensor<1x1x?x6xf16>
+  %nqb = arith.ceildivui %nq0, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%dd = %d) -> (tensor<1x1x?xf32>) {
+    %q0 = arith.muli %qb, %c32 : index
+    %dot = tensor.extract_slice %do[%b, %h, %q0, 0] [1, 1, 32, 6] [1, 1, 1, 1] : tensor<1x1x?x6xf16> to tensor<32x6xf16>
+    %ot = tensor.extract_slice %o[%b, %h, %q0, 0] [1, 1, 32, 6] [1, 1, 1, 1] : tensor<1x1x?x6xf16> to tensor<32x6xf16>
+    // expected-error @+2 {{fa-lower-to-gpu: fa.row_dot's columns (6) must divide among the 4 lanes of a row}}
+    // expected-error @+1 {{failed to legalize operation 'fa.row_dot' that was explicitly marked illegal}}
+    %t = fa.row_dot %dot, %ot : tensor<32x6xf16>, tensor<32x6xf16> -> tensor<32xf32, #rows>
+    %ts = tensor.extract_slice %t[0] [32] [1] : tensor<32xf32, #rows> to tensor<32xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ts into %dd[%b, %h, %q0] [1, 1, 32] [1, 1, 1] : tensor<32xf32> into tensor<1x1x?xf32>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?xf32>
+}
+
+// -----
+
 // The atomic dQ's buffer must be something the launch plan can name: an
 // argument, or the buffer of a tensor (a workspace); not host memory the
 // function allocates.
