@@ -59,11 +59,28 @@ MemRefType contiguousArgType(RankedTensorType tensorTy) {
   return MemRefType::get(shape, tensorTy.getElementType());
 }
 
-/// Whether a memref the nest reads or writes in place is the buffer of a
-/// tensor.empty of the host code: a workspace the runtime allocates itself,
-/// contiguous (docs/launch-plan.md).
-bool isWorkspaceBuffer(Value m) {
-  return launchTensorRoot(m).getDefiningOp<tensor::EmptyOp>() != nullptr;
+/// Whether a memref the nest reads and writes in place will be a workspace
+/// of the launch plan, which the runtime allocates itself, contiguous
+/// (docs/launch-plan.md): the buffer of a tensor.empty of the host code
+/// that a later loop nest of the same block reads (through
+/// bufferization.to_tensor of it). A buffer the caller could pass in, with
+/// any strides, keeps the general parameter type.
+bool isWorkspaceBuffer(Value m, scf::ForallOp nest) {
+  if (!launchTensorRoot(m).getDefiningOp<tensor::EmptyOp>())
+    return false;
+  while (auto cast = m.getDefiningOp<memref::CastOp>())
+    m = cast.getSource();
+  auto readLater = [&](Operation *reader) {
+    Operation *loop = reader;
+    while (loop && !isa<scf::ForallOp>(loop))
+      loop = loop->getParentOp();
+    return loop && loop != nest && loop->getBlock() == nest->getBlock() &&
+           nest->isBeforeInBlock(loop);
+  };
+  return llvm::any_of(m.getUsers(), [&](Operation *user) {
+    auto toTensor = dyn_cast<bufferization::ToTensorOp>(user);
+    return toTensor && llvm::any_of(toTensor->getUsers(), readLater);
+  });
 }
 
 /// Follows a tile value through the score ops and layout changes to the
@@ -545,7 +562,7 @@ LogicalResult Outliner::buildKernel() {
     nest.plan.tensors.push_back(
         LaunchPlan::Tensor{name, cast<RankedTensorType>(type), true});
     argTypes.push_back(
-        isWorkspaceBuffer(m)
+        isWorkspaceBuffer(m, forall)
             ? contiguousArgType(cast<RankedTensorType>(type))
             : kernelArgType(cast<RankedTensorType>(type)));
     nest.hostArgs.push_back(m);

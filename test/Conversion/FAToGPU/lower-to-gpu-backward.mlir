@@ -405,6 +405,134 @@ func.func @dq_step_whole(%k: tensor<1x1x?x32xf16>, %q: tensor<1x1x?x32xf16>, %ws
 
 // -----
 
+// The buffer the step adds into is a workspace (the buffer of a
+// tensor.empty that a later loop nest reads): the runtime allocates it
+// contiguous, and the kernel takes it with the identity layout (constant
+// row stride: one address for the tile's atomics, docs/launch-plan.md).
+// CHECK-LABEL: gpu.func @dq_workspace_kernel
+// CHECK-SAME: %{{[^:]*}}: memref<?x?x?x32xf32>,
+// CHECK-LABEL: gpu.func @dq_workspace_kernel_1
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+#shared_t = #fa.block_shared<atom = #fa.mma_sync, transposed = true>
+func.func @dq_workspace(%k: tensor<1x1x?x32xf16>, %q: tensor<1x1x?x32xf16>, %dk: tensor<1x1x?x32xf16>, %dq: tensor<1x1x?x32xf16>) -> (tensor<1x1x?x32xf16>, tensor<1x1x?x32xf32>, tensor<1x1x?x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nk = tensor.dim %k, %c2 : tensor<1x1x?x32xf16>
+  %nkb = arith.ceildivui %nk, %c32 : index
+  %nqo = tensor.dim %q, %c2 : tensor<1x1x?x32xf16>
+  %e = tensor.empty(%nqo) : tensor<1x1x?x32xf32>
+  %ws = bufferization.to_buffer %e : tensor<1x1x?x32xf32> to memref<1x1x?x32xf32>
+  %r = scf.forall (%b, %h, %kb) in (1, 1, %nkb) shared_outs(%out = %dk) -> (tensor<1x1x?x32xf16>) {
+    %c16 = arith.constant 16 : index
+    %zero = arith.constant 0.0 : f16
+    %k0 = arith.muli %kb, %c32 : index
+    %kleft = arith.subi %nk, %k0 : index
+    %kn = arith.minsi %kleft, %c32 : index
+    %kpad = arith.subi %c32, %kn : index
+    %ks = tensor.extract_slice %k[%b, %h, %k0, 0] [1, 1, %kn, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf16> to tensor<?x32xf16>
+    %kt = tensor.pad %ks low[0, 0] high[%kpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x32xf16> to tensor<32x32xf16, #shared>
+    %nq = tensor.dim %q, %c2 : tensor<1x1x?x32xf16>
+    %qleft = arith.subi %nq, %k0 : index
+    %qn = arith.minsi %qleft, %c16 : index
+    %qpad = arith.subi %c16, %qn : index
+    %qs = tensor.extract_slice %q[%b, %h, %k0, 0] [1, 1, %qn, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf16> to tensor<?x32xf16>
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x32xf16> to tensor<16x32xf16, #shared>
+    %st = fa.qk %kt, %qt : tensor<32x32xf16, #shared>, tensor<16x32xf16, #shared> -> tensor<32x16xf32, #acc>
+    %st16 = arith.truncf %st : tensor<32x16xf32, #acc> to tensor<32x16xf16, #acc>
+    %sts = fa.convert_layout %st16 : tensor<32x16xf16, #acc> -> tensor<32x16xf16, #shared>
+    %ktt = fa.transpose %kt : tensor<32x32xf16, #shared> -> tensor<32x32xf16, #shared_t>
+    %z = arith.constant dense<0.0> : tensor<32x16xf32, #acc>
+    %dqt = fa.pv %ktt, %sts, %z : tensor<32x32xf16, #shared_t>, tensor<32x16xf16, #shared>, tensor<32x16xf32, #acc>
+    fa.accumulate_rows %dqt into %ws[%b, %h, %k0] rows(%c16) {transposed} : tensor<32x16xf32, #acc>, memref<1x1x?x32xf32>
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  %sums = bufferization.to_tensor %ws restrict writable : memref<1x1x?x32xf32> to tensor<1x1x?x32xf32>
+  %nqd = tensor.dim %dq, %c2 : tensor<1x1x?x32xf16>
+  %nqb2 = arith.ceildivui %nqd, %c32 : index
+  %r2 = scf.forall (%b_r, %h_r, %qb_r) in (1, 1, %nqb2) shared_outs(%out_r = %dq) -> (tensor<1x1x?x32xf16>) {
+    %zero_r = arith.constant 0.0 : f32
+    %q0_r = arith.muli %qb_r, %c32 : index
+    %left_r = arith.subi %nqd, %q0_r : index
+    %n_r = arith.minsi %left_r, %c32 : index
+    %pad_r = arith.subi %c32, %n_r : index
+    %s_r = tensor.extract_slice %sums[%b_r, %h_r, %q0_r, 0] [1, 1, %n_r, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf32> to tensor<?x32xf32>
+    %t_r = tensor.pad %s_r low[0, 0] high[%pad_r, 0] {
+    ^bb0(%i_r: index, %j_r: index):
+      tensor.yield %zero_r : f32
+    } : tensor<?x32xf32> to tensor<32x32xf32, #acc>
+    %t16_r = arith.truncf %t_r : tensor<32x32xf32, #acc> to tensor<32x32xf16, #acc>
+    %os_r = tensor.extract_slice %t16_r[0, 0] [%n_r, 32] [1, 1] : tensor<32x32xf16, #acc> to tensor<?x32xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os_r into %out_r[%b_r, %h_r, %q0_r, 0] [1, 1, %n_r, 32] [1, 1, 1, 1] : tensor<?x32xf16> into tensor<1x1x?x32xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r, %sums, %r2 : tensor<1x1x?x32xf16>, tensor<1x1x?x32xf32>, tensor<1x1x?x32xf16>
+}
+
+// -----
+
+// No later nest reads it: it stays a buffer of the plan that the caller
+// could pass with any strides, and keeps the general parameter type.
+// CHECK-LABEL: gpu.func @dq_unread_kernel
+// CHECK-SAME: %{{[^:]*}}: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>,
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+#shared_t = #fa.block_shared<atom = #fa.mma_sync, transposed = true>
+func.func @dq_unread(%k: tensor<1x1x?x32xf16>, %q: tensor<1x1x?x32xf16>, %dk: tensor<1x1x?x32xf16>, %dq: tensor<1x1x?x32xf16>) -> (tensor<1x1x?x32xf16>, tensor<1x1x?x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nk = tensor.dim %k, %c2 : tensor<1x1x?x32xf16>
+  %nkb = arith.ceildivui %nk, %c32 : index
+  %nqo = tensor.dim %q, %c2 : tensor<1x1x?x32xf16>
+  %e = tensor.empty(%nqo) : tensor<1x1x?x32xf32>
+  %ws = bufferization.to_buffer %e : tensor<1x1x?x32xf32> to memref<1x1x?x32xf32>
+  %r = scf.forall (%b, %h, %kb) in (1, 1, %nkb) shared_outs(%out = %dk) -> (tensor<1x1x?x32xf16>) {
+    %c16 = arith.constant 16 : index
+    %zero = arith.constant 0.0 : f16
+    %k0 = arith.muli %kb, %c32 : index
+    %kleft = arith.subi %nk, %k0 : index
+    %kn = arith.minsi %kleft, %c32 : index
+    %kpad = arith.subi %c32, %kn : index
+    %ks = tensor.extract_slice %k[%b, %h, %k0, 0] [1, 1, %kn, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf16> to tensor<?x32xf16>
+    %kt = tensor.pad %ks low[0, 0] high[%kpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x32xf16> to tensor<32x32xf16, #shared>
+    %nq = tensor.dim %q, %c2 : tensor<1x1x?x32xf16>
+    %qleft = arith.subi %nq, %k0 : index
+    %qn = arith.minsi %qleft, %c16 : index
+    %qpad = arith.subi %c16, %qn : index
+    %qs = tensor.extract_slice %q[%b, %h, %k0, 0] [1, 1, %qn, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf16> to tensor<?x32xf16>
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x32xf16> to tensor<16x32xf16, #shared>
+    %st = fa.qk %kt, %qt : tensor<32x32xf16, #shared>, tensor<16x32xf16, #shared> -> tensor<32x16xf32, #acc>
+    %st16 = arith.truncf %st : tensor<32x16xf32, #acc> to tensor<32x16xf16, #acc>
+    %sts = fa.convert_layout %st16 : tensor<32x16xf16, #acc> -> tensor<32x16xf16, #shared>
+    %ktt = fa.transpose %kt : tensor<32x32xf16, #shared> -> tensor<32x32xf16, #shared_t>
+    %z = arith.constant dense<0.0> : tensor<32x16xf32, #acc>
+    %dqt = fa.pv %ktt, %sts, %z : tensor<32x32xf16, #shared_t>, tensor<32x16xf16, #shared>, tensor<32x16xf32, #acc>
+    fa.accumulate_rows %dqt into %ws[%b, %h, %k0] rows(%c16) {transposed} : tensor<32x16xf32, #acc>, memref<1x1x?x32xf32>
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  %sums = bufferization.to_tensor %ws restrict writable : memref<1x1x?x32xf32> to tensor<1x1x?x32xf32>
+  return %r, %sums : tensor<1x1x?x32xf16>, tensor<1x1x?x32xf32>
+}
+
+// -----
+
 // The rounding nest of the atomic dQ: the f32 sums are read straight into
 // acc fragments, two neighbouring f32 per vector.load, at the clamped row
 // (a row past the valid ones reads the last one and is replaced by the
