@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BackwardBuilders.h"
 #include "EraseLayouts.h"
 #include "LinalgBuilders.h"
 #include "fa/Dialect/FA/Semantics/AttentionMath.h"
@@ -509,6 +510,24 @@ struct LowerAccumulateRows : OpRewritePattern<AccumulateRowsOp> {
   }
 };
 
+/// Pattern: fa.read_rows => tensor.pad of tensor.extract_slice (rows
+/// [row_start, row_start + rows) of sums[batch, head], zeros below). The
+/// fragment order is a GPU storage order: on the CPU both ends use rows.
+struct LowerReadRows : OpRewritePattern<ReadRowsOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReadRowsOp op,
+                                PatternRewriter &rw) const override {
+    Location loc = op.getLoc();
+    Value zero = arith::ConstantOp::create(rw, loc, rw.getF32FloatAttr(0.0f));
+    rw.replaceOp(op, loadPaddedRows(rw, loc, op.getSums(), op.getBatch(),
+                                    op.getHead(), op.getRowStart(),
+                                    op.getRows(),
+                                    op.getTile().getType().getDimSize(0),
+                                    zero));
+    return success();
+  }
+};
+
 /// Pattern: fa.varlen_block => the walk over the sequences
 /// (AttentionMath.h, varlenBlock), reading cu_seqlens with tensor.extract.
 struct LowerVarlenBlock : OpRewritePattern<VarlenBlockOp> {
@@ -545,7 +564,7 @@ struct FADecomposeTilesPass
     patterns.add<LowerQK, LowerSoftcap, LowerMask, LowerRunningMax, LowerSoftmaxExp,
                  LowerRescale, LowerPV, LowerFinalize, LowerCombineSplits,
                  LowerProbsFromLse, LowerScoreGrad, LowerRowDot, LowerTranspose,
-                 LowerAccumulateRows, LowerVarlenBlock>(
+                 LowerAccumulateRows, LowerReadRows, LowerVarlenBlock>(
         &getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }

@@ -56,27 +56,37 @@ int64_t rowsOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getDimSize(0);
 }
 
-/// Whether the tile `pad` loads is read from sums an fa.accumulate_rows
-/// made (a bufferization.to_tensor of the buffer it adds into).
-bool isAccumulatedSums(tensor::PadOp pad) {
-  FailureOr<TileLoad> load = matchTileLoad(pad.getResult());
-  if (failed(load))
-    return false;
-  auto sums = load->source().getDefiningOp<bufferization::ToTensorOp>();
-  return sums && llvm::any_of(sums.getBuffer().getUsers(), [](Operation *u) {
-           return isa<AccumulateRowsOp>(u);
-         });
+/// The fa.accumulate_rows that adds into the buffer whose sums `read`
+/// reads (bufferization.to_tensor of it), or null.
+AccumulateRowsOp writerOf(ReadRowsOp read) {
+  auto sums = read.getSums().getDefiningOp<bufferization::ToTensorOp>();
+  if (!sums)
+    return {};
+  for (Operation *user : sums.getBuffer().getUsers())
+    if (auto writer = dyn_cast<AccumulateRowsOp>(user))
+      return writer;
+  return {};
 }
 
-/// A tile load that no fa op reads: the rounding nest's f32 sums of the
-/// atomic dQ, which it rounds and stores.
-bool isRoundedSumsLoad(tensor::PadOp pad) {
-  auto ty = dyn_cast<RankedTensorType>(pad.getResult().getType());
-  if (!ty || ty.getRank() != 2 || failed(matchTileLoad(pad.getResult())))
+/// Whether `read` can take its writer's layout and read the block in
+/// fragment order: a writer of query rows (not transposed) with a layout
+/// whose threads hold distinct elements, the same tile shape, both whole
+/// tiles, and a static row width (fa.accumulate_rows' rule).
+bool canReadInFragmentOrder(ReadRowsOp read, AccumulateRowsOp writer) {
+  if (!writer || writer.getTransposed())
     return false;
-  return llvm::none_of(pad->getUsers(), [](Operation *user) {
-    return isa<FADialect>(user->getDialect());
-  });
+  auto tile = cast<RankedTensorType>(writer.getTile().getType());
+  auto layout = dyn_cast_or_null<WarpRowsAttr>(tile.getEncoding());
+  auto whole = [&](Value rows) {
+    std::optional<int64_t> n = getConstantIntValue(rows);
+    return n && *n == tile.getDimSize(0);
+  };
+  return layout &&
+         (layout.getReplicas() == 1 ||
+          layout.getShare() == ReplicaShare::Columns) &&
+         tile.getShape() == read.getTile().getType().getShape() &&
+         whole(writer.getRows()) && whole(read.getRows()) &&
+         !cast<ShapedType>(writer.getBuffer().getType()).isDynamicDim(3);
 }
 
 class BackwardWarpMapper {
@@ -140,9 +150,8 @@ SmallVector<Value> warpSplitTiles(scf::ForallOp forall) {
       tiles.push_back(op->getResult(0));
     else if (auto pv = dyn_cast<PVOp>(op))
       tiles.push_back(pv.getAcc());
-    else if (auto pad = dyn_cast<tensor::PadOp>(op);
-             pad && isRoundedSumsLoad(pad))
-      tiles.push_back(pad.getResult());
+    else if (auto read = dyn_cast<ReadRowsOp>(op))
+      tiles.push_back(read.getTile());
   });
   return tiles;
 }
@@ -291,9 +300,19 @@ void BackwardWarpMapper::mapOp(Operation *op) {
                   BlockSharedAttr::get(ctx, shared.getAtom(),
                                        !shared.getTransposed(),
                                        shared.getSwizzled()));
-  } else if (auto pad = dyn_cast<tensor::PadOp>(op)) {
-    if (isRoundedSumsLoad(pad))
-      setEncoding(pad.getResult(), rows(FragmentRole::Acc));
+  } else if (auto read = dyn_cast<ReadRowsOp>(op)) {
+    // The rounding nest's f32 sums: in the writer's layout and fragment
+    // order where it can (each warp's 32 atomics of an element index then
+    // add into 128 contiguous bytes: one L1 wavefront instead of 4-8),
+    // else the nest's own acc layout, by rows.
+    AccumulateRowsOp writer = writerOf(read);
+    if (canReadInFragmentOrder(read, writer)) {
+      setEncoding(read.getTile(), encodingOf(writer.getTile()));
+      read.setFragmentOrder(true);
+      writer.setFragmentOrder(true);
+    } else {
+      setEncoding(read.getTile(), rows(FragmentRole::Acc));
+    }
   } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
     // The D nest's zero rows of the dQ buffer, stored.
     if (slice.getSourceType().getRank() == 2)
@@ -357,6 +376,19 @@ void BackwardWarpMapper::run() {
   forall.getBody()->walk([&](scf::ForOp loop) { mapLoop(loop); });
   forall.getBody()->walk([&](Operation *op) { mapOp(op); });
 
+  // A transpose of a computed tile (dS^T, for the atomic dQ = dS K) reads
+  // it through shared memory: the transposed view of its shared copy.
+  forall.getBody()->walk([&](TransposeOp transpose) {
+    if (isa_and_nonnull<BlockSharedAttr>(encodingOf(transpose.getSource())))
+      return;
+    convertOperand(transpose.getSourceMutable(),
+                   BlockSharedAttr::get(ctx, atom));
+    auto shared = cast<BlockSharedAttr>(encodingOf(transpose.getSource()));
+    setEncoding(transpose.getResult(),
+                BlockSharedAttr::get(ctx, shared.getAtom(),
+                                     !shared.getTransposed(),
+                                     shared.getSwizzled()));
+  });
   bool rowTilesInRegisters = keepRowTilesInRegisters();
   forall.getBody()->walk([&](Operation *op) {
     if (auto qk = dyn_cast<QKOp>(op)) {
@@ -387,10 +419,7 @@ void BackwardWarpMapper::run() {
 bool mlir::fa::isBackwardLoopNest(scf::ForallOp forall) {
   return forall.getBody()
       ->walk([](Operation *op) {
-        auto pad = dyn_cast<tensor::PadOp>(op);
-        return isa<RowDotOp, ProbsFromLseOp, ScoreGradOp>(op) ||
-                       (pad && isRoundedSumsLoad(pad) &&
-                        isAccumulatedSums(pad))
+        return isa<RowDotOp, ProbsFromLseOp, ScoreGradOp, ReadRowsOp>(op)
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })

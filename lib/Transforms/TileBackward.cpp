@@ -97,6 +97,7 @@ public:
           (d > 64 && d <= 128) || wideKeyBlocks ? blockM / 2 : blockM / 4,
           std::min<int64_t>(blockM, 16));
     padWorkspaces = atomicQueryGrad && blockM % kvBlockM == 0;
+    queryRowsDq = atomicQueryGrad && kvBlockM % 64 == 0;
     // Above d = 192 the dQ nest's K/V ring does not fit 64-key blocks.
     if (this->blockN == 0)
       this->blockN = wideKeyBlocks || warpGrid ? 128 : d <= 192 ? 64 : 32;
@@ -184,6 +185,12 @@ private:
   /// d = 128 soft-capped, windowed dK/dV kernel then spills 8 bytes:
   /// scripts/spill-sweep.py).
   bool padWorkspaces = false;
+  /// Whether the atomic dQ's tile has query rows (dQ = dS K) rather than
+  /// head-dim rows (dQ^T = K^T dS^T): when the dK/dV nest's query tiles
+  /// have a multiple of 64 rows, 16 for each of 4 warps (the [4, 2] grid
+  /// at d = 128). Its rows are then whole rows of the buffer, which the
+  /// layouts can store in fragment order (fa.accumulate_rows).
+  bool queryRowsDq = false;
   Type f32, elemTy;
   Value numQueries, numKeys, numBatches;
   /// The softmax scale (folded into dS), the exp2 scale of the scores
@@ -387,18 +394,30 @@ std::pair<Value, Value> BackwardTiler::buildKeyValueNest(Value rowDot,
         Value dsTRounded = rounded(dsT);
         Value dk = PVOp::create(b, loc, dkTy, dsTRounded, qTile, st[0]);
         if (dqBuffer) {
-          // dQ^T = K^T dS^T: the K/V block's share of dQ for these queries,
-          // added into the buffer (transposed: its rows are queries).
-          Value kT = TransposeOp::create(
-              b, loc, RankedTensorType::get({headDim, blockN}, elemTy),
-              kTile);
-          auto dqTTy = RankedTensorType::get({headDim, kvBlockM}, f32);
+          // The K/V block's share of dQ for these queries, added into the
+          // buffer: dQ = dS K, dS the transpose of dS^T, a tile of query
+          // rows (FlashAttention-2's form); or dQ^T = K^T dS^T on the key
+          // rows' tiles, added transposed (the buffer's rows are its
+          // columns).
+          Value lhs = queryRowsDq ? dsTRounded : kTile;
+          Value rhs = queryRowsDq ? kTile : dsTRounded;
+          auto lhsTy = cast<RankedTensorType>(lhs.getType());
+          Value lhsT = TransposeOp::create(
+              b, loc,
+              RankedTensorType::get({lhsTy.getDimSize(1), lhsTy.getDimSize(0)},
+                                    elemTy),
+              lhs);
+          auto productTy = RankedTensorType::get(
+              {lhsTy.getDimSize(1),
+               cast<RankedTensorType>(rhs.getType()).getDimSize(1)},
+              f32);
           Value zeros = arith::ConstantOp::create(
-              b, loc, DenseElementsAttr::get(dqTTy, APFloat(0.0f)));
-          Value dqT = PVOp::create(b, loc, dqTTy, kT, dsTRounded, zeros);
+              b, loc, DenseElementsAttr::get(productTy, APFloat(0.0f)));
+          Value product = PVOp::create(b, loc, productTy, lhsT, rhs, zeros);
           auto accumulate = AccumulateRowsOp::create(
-              b, loc, dqT, dqBuffer, batch, head, qStart, workspaceTileRows);
-          accumulate.setTransposed(true);
+              b, loc, product, dqBuffer, batch, head, qStart,
+              workspaceTileRows);
+          accumulate.setTransposed(!queryRowsDq);
         }
         scf::YieldOp::create(b, loc, ValueRange{dk, dv});
       });
@@ -486,8 +505,12 @@ Value BackwardTiler::buildRoundingNest(Value dqSums) {
   Value start = arith::MulIOp::create(b, loc, body->getArgument(2),
                                       index(blockM));
   Value rows = rowsOfBlock(blockM, rowsTotal, start);
-  Value sums = loadRows(dqSums, batch, head, start, rows, blockM,
-                        f32Constant(0.0));
+  // The padded buffer has whole blocks: read them whole (the rows past
+  // dQ's are never stored).
+  auto sumsTy = cast<RankedTensorType>(dqSums.getType());
+  Value sums = ReadRowsOp::create(
+      b, loc, RankedTensorType::get({blockM, sumsTy.getDimSize(3)}, f32),
+      dqSums, batch, head, start, padWorkspaces ? index(blockM) : rows);
   storeRows(rounded(sums), forall.getRegionIterArgs()[0], batch, head, start,
             rows);
   return forall.getResult(0);

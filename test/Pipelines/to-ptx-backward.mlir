@@ -10,6 +10,8 @@
 // RUN: not fa-opt %s --fa-to-ptx="splits=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-SPLITS
 // RUN: rm -rf %t.grid && sed -e 's/x64xbf16/x128xbf16/g' %s | fa-opt --fa-to-ptx="output-dir=%t.grid chip=sm_90" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.grid/backward_kernel.json --check-prefix=GRID
+// RUN: FileCheck %s --input-file=%t.grid/backward_kernel_1.ptx --check-prefix=GRID-ATOMS
+// RUN: FileCheck %s --input-file=%t.grid/backward_kernel_2.ptx --check-prefix=GRID-SUMS
 // RUN: rm -rf %t.rows && sed -e 's/x64xbf16/x128xbf16/g' %s | fa-opt --fa-to-ptx="output-dir=%t.rows chip=sm_80" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.rows/backward_kernel.json --check-prefix=ROWS128
 
@@ -34,10 +36,28 @@
 // GRID-NEXT: },
 // GRID-NEXT: 128
 // GRID: "name": "backward_kernel_1",
+//     The rounding kernel runs on the dK/dV kernel's [4, 2] grid: it reads
+//     the sums in that kernel's fragment order.
+// GRID: "block": [
+// GRID-NEXT: 256,
 // GRID: "name": "backward_kernel_2",
 // GRID-NEXT: "params": [
 // GRID-NEXT: "dq_accum",
 // GRID-NEXT: "dq"
+
+//     dQ's 32 adds a thread makes per step are in fragment order: element i
+//     of the 256 threads at i * 256 + t of the 64 x 128 block, 1024 bytes
+//     apart (each warp's 32 adds of one i are 128 contiguous bytes), from
+//     one base; the rounding kernel reads them back the same way.
+// GRID-ATOMS: atom.global.add.f32 %r{{[0-9]+}}, [%[[BASE:rd[0-9]+]]], %r
+// GRID-ATOMS-NEXT: atom.global.add.f32 %r{{[0-9]+}}, [%[[BASE]]+1024], %r
+// GRID-ATOMS-NEXT: atom.global.add.f32 %r{{[0-9]+}}, [%[[BASE]]+2048], %r
+// GRID-ATOMS-COUNT-29: atom.global.add.f32 %r{{[0-9]+}}, [%[[BASE]]+{{[0-9]+}}], %r
+// GRID-ATOMS-NOT: atom.global
+// GRID-SUMS: ld.global.b32 %r{{[0-9]+}}, [%[[BASE:rd[0-9]+]]+1024];
+// GRID-SUMS-NEXT: ld.global.b32 %r{{[0-9]+}}, [%[[BASE]]+2048];
+// GRID-SUMS-COUNT-29: ld.global.b32 %r{{[0-9]+}}, [%[[BASE]]+{{[0-9]+}}];
+// GRID-SUMS-NOT: ld.global
 // ROWS128: "name": "backward_kernel",
 // ROWS128: "block": [
 // ROWS128-NEXT: 128,
@@ -53,7 +73,7 @@
 // BLOCKS: fa.qk {{.*}} -> tensor<32x64xf32>
 // BLOCKS: fa.pv {{.*}} : tensor<64x32xbf16>, tensor<32x64xbf16>, tensor<64x64xf32>
 // BLOCKS-NOT: fa.qk
-// BLOCKS: } : tensor<?x64xf32> to tensor<128x64xf32>
+// BLOCKS: fa.read_rows {{.*}} -> tensor<128x64xf32>
 
 // BAD-DQ: error: fa-tile-backward: option dq must be 'auto', 'atomic' or 'deterministic', got 'sometimes'
 
@@ -223,8 +243,7 @@
 // L3: %[[DQT:.*]] = fa.pv %[[KT]], %[[DSS]], %{{.*}} : tensor<64x128xbf16, #shared_t>, tensor<128x32xbf16, #shared>, tensor<64x32xf32, #acc_w4>
 // L3: fa.accumulate_rows %[[DQT]] into %[[BUF]][{{.*}}] rows(%{{.*}}) {transposed} : tensor<64x32xf32, #acc_w4>
 // L3: %[[SUMS:.*]] = bufferization.to_tensor %[[BUF]]
-// L3: tensor.extract_slice %[[SUMS]]
-// L3: } : tensor<?x64xf32> to tensor<64x64xf32, #acc_w4>
+// L3: fa.read_rows %[[SUMS]][{{.*}}] rows(%{{.*}}) : tensor<?x4x?x64xf32> -> tensor<64x64xf32, #acc_w4>
 // L3-NOT: fa.qk
 // L3: return
 func.func @backward(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>,

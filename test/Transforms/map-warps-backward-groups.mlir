@@ -47,13 +47,18 @@
 // CHECK: %[[DS16:.*]] = arith.truncf
 // CHECK: %[[DSS:.*]] = fa.convert_layout %[[DS16]] : tensor<128x64xf16, #[[COLS]]> -> tensor<128x64xf16, #[[SH]]>
 // CHECK: fa.pv %[[DSS]], %[[Q]], %{{.*}} : tensor<128x64xf16, #[[SH]]>, tensor<64x64xf16, #[[SH]]>, tensor<128x64xf32, #[[COLS]]>
-// CHECK: %[[KT:.*]] = fa.transpose %[[K]] : tensor<128x64xf16, #[[SH]]> -> tensor<64x128xf16, #[[SHT]]>
+//    dQ = dS K (64 query rows): dS is the transposed view of dS^T's shared
+//    tile, K the shared K tile.
+// CHECK: %[[DS:.*]] = fa.transpose %[[DSS]] : tensor<128x64xf16, #[[SH]]> -> tensor<64x128xf16, #[[SHT]]>
 // CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[COLS]]>
-// CHECK: %[[DQT:.*]] = fa.pv %[[KT]], %[[DSS]], %[[Z]] : tensor<64x128xf16, #[[SHT]]>, tensor<128x64xf16, #[[SH]]>, tensor<64x64xf32, #[[COLS]]>
-// CHECK: fa.accumulate_rows %[[DQT]] into {{.*}} {transposed} : tensor<64x64xf32, #[[COLS]]>
+// CHECK: %[[DQ:.*]] = fa.pv %[[DS]], %[[K]], %[[Z]] : tensor<64x128xf16, #[[SHT]]>, tensor<128x64xf16, #[[SH]]>, tensor<64x64xf32, #[[COLS]]>
+// CHECK: fa.accumulate_rows %[[DQ]] into {{.*}} rows(%c64{{(_[0-9]+)?}}) : tensor<64x64xf32, #[[COLS]]>
 // CHECK: } {mapping
-//     3. The dQ rounding nest: warps on rows.
-// CHECK: } : tensor<?x64xf32> to tensor<128x64xf32, #[[ACC]]>
+//     3. The dQ rounding nest: its 128-row blocks are not the writer's
+//        64-row tiles, so it reads by rows, warps on rows (no fragment
+//        order).
+// CHECK-NOT: fragment_order
+// CHECK: fa.read_rows {{.*}} -> tensor<128x64xf32, #[[ACC]]>
 // CHECK: } {mapping
 
 //     The deterministic form: the dK/dV nest takes the grid, the dQ nest
@@ -71,14 +76,20 @@
 //     dkdv-groups=0 (the default) takes the grid --fa-tile-backward
 //     recorded (fa.dkdv_groups: chip=sm_90, head dim 128, dq=auto); its
 //     streamed Q and dO tiles are swizzled for sm_90 (swizzle-shared=auto).
+//     The rounding nest's 64-row blocks are the dQ tiles of the dK/dV nest,
+//     whole (padded buffer): it reads them in the writer's layout, and both
+//     ends take the fragment order (fa.accumulate_rows).
 // RECORDED-DAG: #[[SWZ:.*]] = #fa.block_shared<atom = #fa.mma_sync, swizzled = true>
 // RECORDED-LABEL: func.func @mha_causal
 // RECORDED: } : tensor<?x128xf16> to tensor<64x128xf16, #[[SWZ]]>
 // RECORDED: fa.qk {{.*}} -> tensor<128x64xf32, #acc_w4x2_cols>
-// RECORDED: fa.accumulate_rows {{.*}} : tensor<128x64xf32, #acc_w4x2_cols>
+// RECORDED: fa.accumulate_rows {{.*}} rows(%c64{{(_[0-9]+)?}}) {fragment_order} : tensor<64x128xf32, #acc_w4x2_cols>
+// RECORDED: %[[SUMS:.*]] = fa.read_rows {{.*}} rows(%c64{{(_[0-9]+)?}}) {fragment_order} : tensor<?x2x?x128xf32> -> tensor<64x128xf32, #acc_w4x2_cols>
+// RECORDED-NEXT: arith.truncf %[[SUMS]] : tensor<64x128xf32, #acc_w4x2_cols> to tensor<64x128xf16, #acc_w4x2_cols>
 // ROWWISE-LABEL: func.func @mha_causal
 // ROWWISE-NOT: _cols
-// ROWWISE: fa.accumulate_rows {{.*}} : tensor<128x64xf32, #acc_w4>
+// ROWWISE: fa.accumulate_rows {{.*}} {fragment_order} : tensor<64x128xf32, #acc_w4>
+// ROWWISE: fa.read_rows {{.*}} {fragment_order} : tensor<?x2x?x128xf32> -> tensor<64x128xf32, #acc_w4>
 // ROWWISE-NOT: _cols
 
 // OVERRIDE: warning: fa-map-warps: dkdv-groups=1 overrides the 2 groups --fa-tile-backward sized this dK/dV nest's tiles for (fa.dkdv_groups); the kernel may spill (give --fa-tile-backward block-n and dkdv-block-m for it)

@@ -128,7 +128,8 @@
 // shared tile, the B operand of dQ^T = K^T dS^T, whose A operand is the
 // transposed view of the shared K tile (K itself stays in A registers for
 // S^T = K Q^T); the dQ^T accumulator is an acc constant; the rounding nest
-// loads the f32 sums into acc fragments.
+// reads the f32 sums into acc fragments, by rows (a transposed writer has
+// no fragment order a reader could share).
 // ATOMIC: #shared_t = #fa.block_shared<atom = #fa.mma_sync, transposed = true>
 // ATOMIC-LABEL: func.func @gqa_causal
 // ATOMIC: %[[Z:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #acc_w4>
@@ -145,8 +146,9 @@
 // ATOMIC: %[[Z2:.*]] = arith.constant dense<0.000000e+00> : tensor<64x16xf32, #acc_w4>
 // ATOMIC: %[[DQT:.*]] = fa.pv %[[KT]], %[[DSS]], %[[Z2]] : tensor<64x64xf16, #shared_t>, tensor<64x16xf16, #shared>, tensor<64x16xf32, #acc_w4>
 // ATOMIC: fa.accumulate_rows %[[DQT]] into {{.*}} {transposed} : tensor<64x16xf32, #acc_w4>
-// ATOMIC: } : tensor<?x64xf32> to tensor<64x64xf32, #acc_w4>
-// ATOMIC-NEXT: arith.truncf {{.*}} : tensor<64x64xf32, #acc_w4> to tensor<64x64xf16, #acc_w4>
+// ATOMIC-NOT: fragment_order
+// ATOMIC: %[[SUMS:.*]] = fa.read_rows {{.*}} : tensor<?x2x?x64xf32> -> tensor<64x64xf32, #acc_w4>
+// ATOMIC-NEXT: arith.truncf %[[SUMS]] : tensor<64x64xf32, #acc_w4> to tensor<64x64xf16, #acc_w4>
 
 // At head dim 16 the dQ^T tile has 16 rows: one warp's worth.
 // ATOMIC-ROWS: error: fa-map-warps: the nest's tile 'tensor<16x16xf32>' has 16 rows, which must be a multiple of 16 * num-warps = 64: each warp owns whole 16-row tiles

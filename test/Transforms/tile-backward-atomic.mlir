@@ -16,8 +16,9 @@
 // adds it into the buffer's rows of the Q block, through the memref of
 // bufferization.to_buffer, all the tile's rows (the padding takes them: no
 // bounds to check), and reads D by whole tiles too; a last nest over
-// (batch, query head, Q block) reads the valid rows of the sums
-// (bufferization.to_tensor) and rounds them into dQ.
+// (batch, query head, Q block) reads whole blocks of the sums
+// (fa.read_rows of bufferization.to_tensor) and rounds their valid rows
+// into dQ.
 
 // CHECK-LABEL: func @gqa_causal
 // CHECK-SAME: %[[Q:[^:]*]]: tensor<2x4x?x16xf16>, %[[K:[^:]*]]: tensor<2x2x?x16xf16>, %{{[^:]*}}: tensor<2x2x?x16xf16>, %{{[^:]*}}: tensor<2x4x?x16xf16>, %[[DO:[^:]*]]: tensor<2x4x?x16xf16>
@@ -49,9 +50,7 @@
 // CHECK: scf.yield
 // CHECK: %[[SUMS:.*]] = bufferization.to_tensor %[[BUF]] restrict writable : memref<?x4x?x16xf32> to tensor<?x4x?x16xf32>
 // CHECK: scf.forall ({{.*}}) shared_outs(%[[OUT:.*]] = %[[DQ0]])
-// CHECK: %[[ROWS:.*]] = tensor.extract_slice %[[SUMS]]
-// CHECK: %[[TILE:.*]] = tensor.pad %[[ROWS]]
-// CHECK: } : tensor<?x16xf32> to tensor<32x16xf32>
+// CHECK: %[[TILE:.*]] = fa.read_rows %[[SUMS]][%{{.*}}, %{{.*}}, %{{.*}}] rows(%c32{{(_[0-9]+)?}}) : tensor<?x4x?x16xf32> -> tensor<32x16xf32>
 // CHECK: %[[DQ:.*]] = arith.truncf %[[TILE]] : tensor<32x16xf32> to tensor<32x16xf16>
 // CHECK: tensor.extract_slice %[[DQ]]
 // CHECK: tensor.parallel_insert_slice {{.*}} into %[[OUT]]
@@ -66,7 +65,8 @@
 // UNPADDED: %[[NQ:.*]] = tensor.dim %[[DO]]
 // UNPADDED: tensor.empty(%{{.*}}, %[[NQ]]) : tensor<?x4x?xf32>
 // UNPADDED: tensor.empty(%{{.*}}, %[[NQ]]) : tensor<?x4x?x16xf32>
-// UNPADDED: fa.accumulate_rows {{.*}} rows(%{{[0-9]+}}) {transposed} : tensor<16x64xf32>
+// UNPADDED: fa.accumulate_rows {{.*}} rows(%{{[0-9]+}}) : tensor<64x16xf32>
+// UNPADDED: fa.read_rows {{.*}} rows(%{{[0-9]+}}) : tensor<?x4x?x16xf32> -> tensor<32x16xf32>
 
 // Head dim 16 is not a multiple of 64: dq=auto keeps the deterministic
 // Q-outer dQ nest (no buffer).
@@ -117,12 +117,19 @@ func.func @gqa_causal(%q: tensor<2x4x?x16xf16>, %k: tensor<2x2x?x16xf16>, %v: te
 //     On Hopper (chip=sm_90, sm_90a) auto takes the atomic form on
 //     FlashAttention-2's d = 128 tiles: 128 keys by 64 query columns in
 //     the dK/dV nest, which records the [4, 2] warp grid they are sized for
-//     (fa.dkdv_groups, for --fa-map-warps).
+//     (fa.dkdv_groups, for --fa-map-warps). Its 64-row query tiles give
+//     4 warps 16 rows each: dQ = dS K is a tile of query rows (the
+//     transpose of dS^T times the K tile), added into the buffer by rows.
 // HOPPER-LABEL: func @mha_128
 // HOPPER: fa.row_dot
 // HOPPER: bufferization.to_buffer
 // HOPPER: fa.qk {{.*}} : tensor<128x128xf16>, tensor<64x128xf16> -> tensor<128x64xf32>
-// HOPPER: fa.accumulate_rows {{.*}} {transposed} : tensor<128x64xf32>, memref<?x8x?x128xf32>
+// HOPPER: fa.score_grad
+// HOPPER: %[[DST:.*]] = arith.truncf %{{.*}} : tensor<128x64xf32> to tensor<128x64xf16>
+// HOPPER: %[[KEYS:.*]] = fa.pv %[[DST]], %{{.*}}, %{{.*}} : tensor<128x64xf16>, tensor<64x128xf16>, tensor<128x128xf32>
+// HOPPER: %[[DS:.*]] = fa.transpose %[[DST]] : tensor<128x64xf16> -> tensor<64x128xf16>
+// HOPPER: %[[DQ:.*]] = fa.pv %[[DS]], %[[K:.*]], %{{.*}} : tensor<64x128xf16>, tensor<128x128xf16>, tensor<64x128xf32>
+// HOPPER: fa.accumulate_rows %[[DQ]] into %{{.*}} rows(%c64{{(_[0-9]+)?}}) : tensor<64x128xf32>, memref<?x8x?x128xf32>
 // HOPPER: } {fa.dkdv_groups = 2 : i64}
 // HOPPER-NOT: fa.qk
 // HOPPER: return

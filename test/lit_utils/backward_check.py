@@ -123,6 +123,8 @@ def main():
                    help="tile with --fa-tile-backward (the three loop nests the GPU runs)")
     p.add_argument("--dq", choices=["auto", "atomic", "deterministic"],
                    help="--fa-tile-backward's dq option (how dQ is accumulated)")
+    p.add_argument("--dkdv-block-m", type=int,
+                   help="--fa-tile-backward's dkdv-block-m (query rows of the dK/dV nest's tiles)")
     p.add_argument("--map-warps", action="store_true",
                    help="then --fa-map-warps (stage L3; the CPU erases the layouts)")
     p.add_argument("--against", choices=["reference", "naive"], default="reference")
@@ -140,6 +142,10 @@ def main():
         if not (a.gpu_form and a.tile):
             p.error("--dq needs --gpu-form and --tile")
         passes[0] += " dq=" + a.dq
+    if a.dkdv_block_m:
+        if not (a.gpu_form and a.tile):
+            p.error("--dkdv-block-m needs --gpu-form and --tile")
+        passes[0] += " dkdv-block-m=%d" % a.dkdv_block_m
     if a.map_warps:
         passes.append("--fa-map-warps")
     runs = run_module(module, [passes] + ([[]] if a.against == "naive" else []),

@@ -335,16 +335,21 @@ def FATileBackward : Pass<"fa-tile-backward"> {
          `dQ^T = fa.pv(fa.transpose(K), dS^T)` and adds it into an f32
          `[B, Hq, Nq, D]` buffer with `fa.accumulate_rows ... transposed`
          (every K/V block adds into the same rows: atomics, sums in an
-         unspecified order). The D nest zeroes the buffer (a second shared
-         output); a last nest over (batch, query head, Q block) rounds it to
-         dQ. 5 matmuls per tile pair. The buffer is a plan workspace on the
+         unspecified order); when the query tiles have a multiple of 64
+         rows (16 for each of 4 warps: the [4, 2] grid at d = 128) it
+         multiplies `dQ = fa.pv(fa.transpose(dS^T), K)` instead, a tile of
+         query rows added by rows (FlashAttention-2's form; --fa-map-warps
+         can then store it in fragment order). The D nest zeroes the
+         buffer (a second shared output); a last nest over (batch, query
+         head, Q block) reads it (`fa.read_rows`) and rounds it to dQ. 5
+         matmuls per tile pair. The buffer is a plan workspace on the
          GPU; the nest reads and writes it through
          `bufferization.to_buffer` / `to_tensor`. When the dK/dV nest's
          query tiles divide `block-m` (the defaults), D and the buffer have
          `ceil(Nq / block-m) * block-m` rows, every one written by the D
          nest (0 in the padding), and the dK/dV nest reads D and adds into
          the buffer by whole tiles (a constant `rows`: no bounds check on
-         the GPU).
+         the GPU), and the rounding nest reads whole blocks.
        * `deterministic`: a Q-outer nest like the forward's: over (batch,
          query head, Q block), the K/V blocks the rows can see: `S =
          fa.qk(Q, K)`, mask, P, `dP = fa.qk(dO, V)`, dS, `dQ += fa.pv(dS,
@@ -940,8 +945,18 @@ def FAMapWarps : Pass<"fa-map-warps"> {
     multiple of `16 * C` columns. `dkdv-groups=0` (the default) takes the
     count `--fa-tile-backward` recorded on the nest (`fa.dkdv_groups`:
     2 for the atomic dQ at head dim 128 on Hopper), else 1 (warps on
-    rows); the D and dQ nests keep warps on rows. Before (128 keys x 64
-    queries, head dim 128):
+    rows); the D and dQ nests keep warps on rows.
+
+    The atomic dQ's rounding nest reads the buffer (`fa.read_rows`) in the
+    layout of the dK/dV nest's dQ tile, and both ends take
+    `fragment_order`, when that tile has query rows (not transposed), a
+    layout whose threads hold distinct elements, the shape of the rounding
+    nest's blocks, and both are whole (padded buffer): the block then
+    holds element `i` of thread `t` at `i * T + t`, so a warp's 32 atomics
+    of one `i` add into 128 contiguous bytes (one L1 wavefront instead of
+    4-8; FlashAttention-2's dQaccum order). The rounding kernel then runs
+    on the dK/dV kernel's warp grid. Otherwise it reads by rows on its
+    own rows of warps. Before (128 keys x 64 queries, head dim 128):
 
     ```mlir
         %st = fa.qk %k, %q ... -> tensor<128x64xf32>

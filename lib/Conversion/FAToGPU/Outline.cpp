@@ -83,6 +83,16 @@ bool isWorkspaceBuffer(Value m, scf::ForallOp nest) {
   });
 }
 
+/// Whether a tensor a nest reads is the sums of a workspace (the
+/// bufferization.to_tensor of a buffer isWorkspaceBuffer would call one:
+/// the atomic dQ's rounding nest reading dq_accum), which the runtime
+/// allocates contiguous, so it can take the identity layout too.
+bool isWorkspaceSums(Value t) {
+  auto toTensor = t.getDefiningOp<bufferization::ToTensorOp>();
+  return toTensor &&
+         launchTensorRoot(toTensor.getBuffer()).getDefiningOp<tensor::EmptyOp>();
+}
+
 /// Follows a tile value through the score ops and layout changes to the
 /// backward op that consumes it: the fa.probs_from_lse of a score product,
 /// the fa.score_grad (as dP) of a gradient product, or null (a forward
@@ -244,10 +254,9 @@ std::optional<StringRef> outputRole(scf::ForallOp forall, unsigned i,
     if (auto trunc = source.getDefiningOp<arith::TruncFOp>())
       source = trunc.getIn();
     // The atomic dQ's rounding nest: dQ is its f32 sums, rounded.
-    if (auto pad = source.getDefiningOp<tensor::PadOp>())
-      if (auto slice = pad.getSource().getDefiningOp<tensor::ExtractSliceOp>())
-        if (isAccumulatedBuffer(slice.getSource(), accumulated))
-          return StringRef("dq");
+    if (auto read = source.getDefiningOp<ReadRowsOp>())
+      if (isAccumulatedBuffer(read.getSums(), accumulated))
+        return StringRef("dq");
     while (auto result = dyn_cast<OpResult>(source)) {
       auto loop = dyn_cast<scf::ForOp>(result.getOwner());
       if (!loop)
@@ -552,7 +561,8 @@ LogicalResult Outliner::buildKernel() {
     tensorNames[t] = name;
     auto type = cast<RankedTensorType>(t.getType());
     nest.plan.tensors.push_back(LaunchPlan::Tensor{name, type, false});
-    argTypes.push_back(kernelArgType(type));
+    argTypes.push_back(isWorkspaceSums(t) ? contiguousArgType(type)
+                                          : kernelArgType(type));
     nest.hostArgs.push_back(t);
   }
   for (Value m : memrefParams) {

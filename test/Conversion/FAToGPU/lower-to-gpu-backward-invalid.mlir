@@ -213,3 +213,55 @@ func.func @transpose_without_layout(%ws: memref<1x1x?x32xf32>, %out: tensor<1x1x
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x1x?x32xf16>
 }
+
+// -----
+
+// A nest with layouts whose fa.read_rows has none.
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @read_rows_no_layout(%sums: tensor<1x1x?x32xf32>, %dq: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nq = tensor.dim %dq, %c2 : tensor<1x1x?x32xf16>
+  %nqb = arith.ceildivui %nq, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%out = %dq) -> (tensor<1x1x?x32xf16>) {
+    %q0 = arith.muli %qb, %c32 : index
+    %left = arith.subi %nq, %q0 : index
+    %n = arith.minsi %left, %c32 : index
+    // expected-error @+2 {{'fa.read_rows' op fa-lower-to-gpu: reads into an acc tile held by warps, got 'tensor<32x32xf32>'}}
+    // expected-error @+1 {{failed to legalize operation 'fa.read_rows'}}
+    %t = fa.read_rows %sums[%b, %h, %q0] rows(%n) : tensor<1x1x?x32xf32> -> tensor<32x32xf32>
+    %t16 = arith.truncf %t : tensor<32x32xf32> to tensor<32x32xf16>
+    %z = arith.constant dense<0.0> : tensor<32x32xf16, #acc>
+    %os = tensor.extract_slice %t16[0, 0] [%n, 32] [1, 1] : tensor<32x32xf16> to tensor<?x32xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os into %out[%b, %h, %q0, 0] [1, 1, %n, 32] [1, 1, 1, 1] : tensor<?x32xf16> into tensor<1x1x?x32xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf16>
+}
+
+// -----
+
+// Sums that are no kernel argument's (a constant).
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @read_rows_constant_sums(%sums: tensor<1x1x?x32xf32>, %dq: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nq = tensor.dim %dq, %c2 : tensor<1x1x?x32xf16>
+  %nqb = arith.ceildivui %nq, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%out = %dq) -> (tensor<1x1x?x32xf16>) {
+    %q0 = arith.muli %qb, %c32 : index
+    %left = arith.subi %nq, %q0 : index
+    %n = arith.minsi %left, %c32 : index
+    %z = arith.constant dense<1.0> : tensor<1x1x64x32xf32>
+    // expected-error @+2 {{'fa.read_rows' op fa-lower-to-gpu: reads the sums of a kernel argument (bufferization.to_tensor of it)}}
+    // expected-error @+1 {{failed to legalize operation 'fa.read_rows'}}
+    %t = fa.read_rows %z[%b, %h, %q0] rows(%n) : tensor<1x1x64x32xf32> -> tensor<32x32xf32, #acc>
+    %t16 = arith.truncf %t : tensor<32x32xf32, #acc> to tensor<32x32xf16, #acc>
+    %os = tensor.extract_slice %t16[0, 0] [%n, 32] [1, 1] : tensor<32x32xf16, #acc> to tensor<?x32xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os into %out[%b, %h, %q0, 0] [1, 1, %n, 32] [1, 1, 1, 1] : tensor<?x32xf16> into tensor<1x1x?x32xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf16>
+}

@@ -576,3 +576,124 @@ func.func @round_sums(%sums: tensor<1x1x?x32xf32>, %dq: tensor<1x1x?x32xf16>) ->
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x1x?x32xf16>
 }
+
+// -----
+
+// The atomic dQ in fragment order (what --fa-map-warps gives a dK/dV nest
+// whose dQ tiles are the rounding nest's blocks): element i of thread t's
+// fragments is added at position i * 64 + t of the 32 x 32 block (2 warps,
+// 64 threads: row (i * 64 + t) / 32, column (i * 64 + t) % 32), the 16 adds
+// with no guard (whole tiles); the rounding nest reads the same positions
+// into the same fragments. The workspace is contiguous on both sides.
+// CHECK-LABEL: gpu.func @fragment_order_kernel(
+// CHECK-SAME: %{{[^:]*}}: memref<?x?x?x32xf16, {{.*}}>, %[[WS:[^:]*]]: memref<?x?x?x32xf32>,
+// CHECK: %[[T:.*]] = gpu.thread_id x
+// CHECK: %[[LANE:.*]] = arith.remui %[[T]], %c32 : index
+// CHECK: %[[WROW:.*]] = arith.divui %[[T]], %c32 : index
+// CHECK: %[[R0:.*]] = arith.addi %[[Q0:.*]], %[[WROW]] : index
+// CHECK: memref.atomic_rmw addf %{{.*}}, %[[WS]][%block_id_z, %block_id_y, %[[R0]], %[[LANE]]]
+// CHECK: %[[AT1:.*]] = arith.addi %[[T]], %c64 : index
+// CHECK: %[[ROW1:.*]] = arith.divui %[[AT1]], %c32 : index
+// CHECK: %[[COL1:.*]] = arith.remui %[[AT1]], %c32 : index
+// CHECK: %[[R1:.*]] = arith.addi %[[Q0]], %[[ROW1]] : index
+// CHECK: memref.atomic_rmw addf %{{.*}}, %[[WS]][%block_id_z, %block_id_y, %[[R1]], %[[COL1]]]
+// CHECK: arith.addi %[[T]], %c128 : index
+// CHECK-COUNT-14: memref.atomic_rmw addf
+// CHECK-NOT: memref.atomic_rmw
+// CHECK-NOT: scf.if
+// CHECK: gpu.return
+// CHECK-LABEL: gpu.func @fragment_order_kernel_1(
+// CHECK-SAME: %[[SUMS:[^:]*]]: memref<?x?x?x32xf32>,
+// CHECK: %[[T:.*]] = gpu.thread_id x
+// CHECK: %[[LANE:.*]] = arith.remui %[[T]], %c32 : index
+// CHECK: %[[WROW:.*]] = arith.divui %[[T]], %c32 : index
+// CHECK: %[[R0:.*]] = arith.addi %[[Q0:.*]], %[[WROW]] : index
+// CHECK: memref.load %[[SUMS]][%block_id_z, %block_id_y, %[[R0]], %[[LANE]]]
+// CHECK: %[[AT1:.*]] = arith.addi %[[T]], %c64 : index
+// CHECK: %[[ROW1:.*]] = arith.divui %[[AT1]], %c32 : index
+// CHECK: %[[COL1:.*]] = arith.remui %[[AT1]], %c32 : index
+// CHECK: %[[R1:.*]] = arith.addi %[[Q0]], %[[ROW1]] : index
+// CHECK: memref.load %[[SUMS]][%block_id_z, %block_id_y, %[[R1]], %[[COL1]]]
+// CHECK-COUNT-14: memref.load %[[SUMS]]
+// CHECK-NOT: memref.load %[[SUMS]]
+// CHECK: arith.truncf
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+func.func @fragment_order(%k: tensor<1x1x?x32xf16>, %q: tensor<1x1x?x32xf16>, %dk: tensor<1x1x?x32xf16>, %dq: tensor<1x1x?x32xf16>) -> (tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16>) {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nq = tensor.dim %q, %c2 : tensor<1x1x?x32xf16>
+  %nqb = arith.ceildivui %nq, %c32 : index
+  %rows = arith.muli %nqb, %c32 : index
+  %e = tensor.empty(%rows) : tensor<1x1x?x32xf32>
+  %ws = bufferization.to_buffer %e : tensor<1x1x?x32xf32> to memref<1x1x?x32xf32>
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%out = %dk) -> (tensor<1x1x?x32xf16>) {
+    %zero = arith.constant 0.0 : f16
+    %q0 = arith.muli %qb, %c32 : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qn = arith.minsi %qleft, %c32 : index
+    %qpad = arith.subi %c32, %qn : index
+    %qs = tensor.extract_slice %q[%b, %h, %q0, 0] [1, 1, %qn, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf16> to tensor<?x32xf16>
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x32xf16> to tensor<32x32xf16, #shared>
+    %s = fa.qk %qt, %qt : tensor<32x32xf16, #shared>, tensor<32x32xf16, #shared> -> tensor<32x32xf32, #acc>
+    fa.accumulate_rows %s into %ws[%b, %h, %q0] rows(%c32) {fragment_order} : tensor<32x32xf32, #acc>, memref<1x1x?x32xf32>
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  %sums = bufferization.to_tensor %ws restrict writable : memref<1x1x?x32xf32> to tensor<1x1x?x32xf32>
+  %nqd = tensor.dim %dq, %c2 : tensor<1x1x?x32xf16>
+  %nqb2 = arith.ceildivui %nqd, %c32 : index
+  %r2 = scf.forall (%b_r, %h_r, %qb_r) in (1, 1, %nqb2) shared_outs(%out_r = %dq) -> (tensor<1x1x?x32xf16>) {
+    %q0_r = arith.muli %qb_r, %c32 : index
+    %left_r = arith.subi %nqd, %q0_r : index
+    %n_r = arith.minsi %left_r, %c32 : index
+    %t_r = fa.read_rows %sums[%b_r, %h_r, %q0_r] rows(%c32) {fragment_order} : tensor<1x1x?x32xf32> -> tensor<32x32xf32, #acc>
+    %t16_r = arith.truncf %t_r : tensor<32x32xf32, #acc> to tensor<32x32xf16, #acc>
+    %os_r = tensor.extract_slice %t16_r[0, 0] [%n_r, 32] [1, 1] : tensor<32x32xf16, #acc> to tensor<?x32xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os_r into %out_r[%b_r, %h_r, %q0_r, 0] [1, 1, %n_r, 32] [1, 1, 1, 1] : tensor<?x32xf16> into tensor<1x1x?x32xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r, %r2 : tensor<1x1x?x32xf16>, tensor<1x1x?x32xf16>
+}
+
+// -----
+
+// fa.read_rows without fragment_order reads by rows, as a padded tile load
+// does (@round_sums): neighbouring f32 pairs at the clamped row, rows past
+// the valid ones replaced by zeros.
+// CHECK-LABEL: gpu.func @read_rows_by_rows_kernel
+// CHECK-SAME: (%[[SUMS:[^:]*]]: memref<?x?x?x32xf32
+// CHECK: %[[LINE:.*]] = memref.subview %[[SUMS]][%block_id_z, %block_id_y, 0, 0]
+// CHECK: %[[LAST:.*]] = arith.subi %[[N:.*]], %c1
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: %[[CL:.*]] = arith.minui %[[ROW]], %[[LAST]]
+// CHECK: %[[AT:.*]] = arith.addi %{{.*}}, %[[CL]]
+// CHECK: %[[V:.*]] = vector.load %[[LINE]][%[[AT]], %{{.*}}] : {{.*}}, vector<2xf32>
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[ROW]], %[[N]]
+// CHECK: arith.select %[[IN]], %[[V]], %cst
+// CHECK-COUNT-7: vector.load %[[LINE]]
+// CHECK-NOT: vector.load %[[LINE]]
+// CHECK: arith.truncf
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @read_rows_by_rows(%sums: tensor<1x1x?x32xf32>, %dq: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nq = tensor.dim %dq, %c2 : tensor<1x1x?x32xf16>
+  %nqb = arith.ceildivui %nq, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%out = %dq) -> (tensor<1x1x?x32xf16>) {
+    %q0 = arith.muli %qb, %c32 : index
+    %left = arith.subi %nq, %q0 : index
+    %n = arith.minsi %left, %c32 : index
+    %t = fa.read_rows %sums[%b, %h, %q0] rows(%n) : tensor<1x1x?x32xf32> -> tensor<32x32xf32, #acc>
+    %t16 = arith.truncf %t : tensor<32x32xf32, #acc> to tensor<32x32xf16, #acc>
+    %os = tensor.extract_slice %t16[0, 0] [%n, 32] [1, 1] : tensor<32x32xf16, #acc> to tensor<?x32xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os into %out[%b, %h, %q0, 0] [1, 1, %n, 32] [1, 1, 1, 1] : tensor<?x32xf16> into tensor<1x1x?x32xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf16>
+}

@@ -8,7 +8,11 @@
 // the GPU's atomics. Configurations as in backward-gpu-form.mlir (ragged N,
 // Nq != Nk both ways, GQA/MQA, causal, windows, softcap, f32/f16/bf16,
 // dynamic shapes), and two at head dim 64 with --fa-map-warps first (the
-// layouts of the atomic dQ, which the CPU lowering erases).
+// layouts of the atomic dQ, which the CPU lowering erases). Two with 64-row
+// query tiles in the dK/dV nest, whose dQ = dS K has query rows (the
+// transpose of dS^T times K); the second with layouts, where the rounding
+// nest's blocks are those tiles and both ends take the fragment order
+// (a GPU storage order: the CPU adds and reads by rows).
 //
 // Tolerances as in backward-gpu-form.mlir: f32 1e-5 + 1e-5 |x|; f16 1e-3 +
 // 1e-3 |x|; bf16 8e-3 + 8e-3 |x|.
@@ -29,3 +33,5 @@
 // RUN: %{bw} %{bf16} --dynamic --Hq 2 --Hkv 1 --Nq 16 --Nk 16 --D 8 --window 2 2 --softcap 1.5 --tile 4 4
 // RUN: %{bw} %{f16} --Hq 4 --Hkv 2 --Nq 37 --Nk 70 --D 64 --causal --tile 64 64 --map-warps
 // RUN: %{bw} %{bf16} --Hq 2 --Hkv 1 --Nq 81 --Nk 40 --D 64 --softcap 3.0 --tile 64 64 --map-warps
+// RUN: %{bw} %{f16} --Hq 2 --Hkv 1 --Nq 70 --Nk 45 --D 16 --causal --tile 128 32
+// RUN: %{bw} %{bf16} --Hq 4 --Hkv 1 --Nq 77 --Nk 50 --D 32 --tile 64 64 --dkdv-block-m 64 --map-warps

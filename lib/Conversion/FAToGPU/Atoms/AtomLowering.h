@@ -212,16 +212,21 @@ public:
   /// Adds, atomically, the elements of an f32 acc tile in tile rows
   /// [0, rows.count) (tile columns, when `transposed`) into the rows `rows`
   /// of `dest` (4-D f32 memref), element (r, c) at column c (at row c and
-  /// column r, when `transposed`).
+  /// column r, when `transposed`). With `fragmentOrder` (whole tiles that
+  /// span dest's last dimension) element i of thread t's fragments goes to
+  /// position i * T + t of the block of rows instead (fa.accumulate_rows).
   virtual void accumulateAccTile(OpBuilder &b, Location loc,
                                  RankedTensorType acc, ValueRange frags,
                                  Value dest, const TileRows &rows,
-                                 bool transposed) = 0;
+                                 bool transposed, bool fragmentOrder) = 0;
   /// The acc fragments of rows `rows` of `source` (4-D f32 memref), rows
   /// past `rows.count` equal to `pad`: a tile read straight into registers.
+  /// With `fragmentOrder`, a whole block that accumulateAccTile wrote in
+  /// fragment order with the same layout (`pad` unused).
   virtual SmallVector<Value> loadAccTile(OpBuilder &b, Location loc,
                                          Value source, const TileRows &rows,
-                                         RankedTensorType acc, Value pad) = 0;
+                                         RankedTensorType acc, Value pad,
+                                         bool fragmentOrder) = 0;
   /// Stores rows [0, rows.count) of a per-row vector to the rows `rows` of
   /// `dest` (3-D memref).
   virtual void storeRows(OpBuilder &b, Location loc, RankedTensorType rowsTy,

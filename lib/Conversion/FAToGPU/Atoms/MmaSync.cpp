@@ -117,9 +117,15 @@ std::pair<Value, Value> MmaSyncLowering::rowsView(OpBuilder &b, Location loc,
   auto viewTy =
       MemRefType::get(shape, argTy.getElementType(),
                       StridedLayoutAttr::get(b.getContext(), dyn, strides));
-  Value view = memref::SubViewOp::create(
-      b, loc, viewTy, arg, offsets, sizes,
-      SmallVector<OpFoldResult>(rank, one));
+  // A parameter in the identity layout (a contiguous workspace) gives a
+  // view with static strides: cast to the general view every user takes.
+  SmallVector<OpFoldResult> unit(rank, one);
+  MemRefType inferred = memref::SubViewOp::inferRankReducedResultType(
+      shape, argTy, offsets, sizes, unit);
+  Value view =
+      memref::SubViewOp::create(b, loc, inferred, arg, offsets, sizes, unit);
+  if (inferred != viewTy)
+    view = memref::CastOp::create(b, loc, viewTy, view);
   return {view, rows.alongHeads ? rows.head : rows.row};
 }
 
@@ -392,15 +398,18 @@ void MmaSyncLowering::storeAccToShared(OpBuilder &b, Location loc,
 void MmaSyncLowering::accumulateAccTile(OpBuilder &b, Location loc,
                                         RankedTensorType acc,
                                         ValueRange frags, Value dest,
-                                        const TileRows &rows,
-                                        bool transposed) {
+                                        const TileRows &rows, bool transposed,
+                                        bool fragmentOrder) {
   // One red.global.add.f32 per element (sm_80 has no vector f32 form); an
   // element outside the valid rows (columns) is skipped, unless the count
   // is a constant that covers the tile (a buffer padded to whole tiles: no
-  // guard at all). Group 0 adds, or each group its columns.
+  // guard at all). Group 0 adds, or each group its columns. In fragment
+  // order (whole tiles: the verifier's rule) each warp's 32 adds of one
+  // element index are 128 contiguous bytes.
   std::optional<int64_t> count = getConstantIntValue(rows.count);
   bool wholeTile =
-      count && *count >= acc.getDimSize(transposed ? 1 : 0);
+      fragmentOrder || (count && *count >= acc.getDimSize(transposed ? 1 : 0));
+  int64_t cols = acc.getDimSize(1);
   withFreshGeometry(b, loc, acc, [&] {
     Value mine = groupsHoldColumns(acc) ? Value() : firstReplicaFlag(b, loc);
     for (auto [f, frag] : llvm::enumerate(frags))
@@ -412,6 +421,9 @@ void MmaSyncLowering::accumulateAccTile(OpBuilder &b, Location loc,
                         : col0;
           Value destRow = transposed ? col : row;
           Value destCol = transposed ? row : col;
+          if (fragmentOrder)
+            std::tie(destRow, destCol) = fragmentOrderPosition(
+                b, loc, (int64_t(f) * 2 + h) * 2 + e, cols);
           Value v = vector::ExtractOp::create(b, loc, frag,
                                               ArrayRef<int64_t>{h, e});
           auto add = [&](OpBuilder &nb, Location l) {
@@ -448,15 +460,39 @@ SmallVector<Value> MmaSyncLowering::loadAccTile(OpBuilder &b, Location loc,
                                                 Value source,
                                                 const TileRows &rows,
                                                 RankedTensorType acc,
-                                                Value pad) {
+                                                Value pad,
+                                                bool fragmentOrder) {
+  // A group that holds a column share holds the fragments of its columns.
+  SmallVector<int64_t> groupShape(acc.getShape());
+  if (groupsHoldColumns(acc))
+    groupShape[1] /= replicas;
+  SmallVector<Type> fragTypes = warpRows(acc).getAtom().getFragmentTypes(
+      FragmentRole::Acc, groupShape, acc.getElementType(), numWarps);
+  if (fragmentOrder) {
+    // Element e of the thread's fragments at position e * T + t of the
+    // block: each warp's 32 loads of one e are 128 contiguous bytes.
+    SmallVector<Value> frags;
+    for (auto [f, fragTy] : llvm::enumerate(fragTypes)) {
+      SmallVector<Value> elems;
+      for (int64_t e = 0; e < elementsPerAccFragment(); ++e) {
+        auto [row, col] = fragmentOrderPosition(
+            b, loc, int64_t(f) * elementsPerAccFragment() + e,
+            acc.getDimSize(1));
+        elems.push_back(memref::LoadOp::create(
+            b, loc, source,
+            ValueRange{rows.batch, rows.head,
+                       arith::AddIOp::create(b, loc, rows.row, row), col}));
+      }
+      frags.push_back(buildAccFragment(b, loc, fragTy, elems));
+    }
+    return frags;
+  }
   // Two neighbouring f32 per load (8 bytes); rows past the valid ones read
   // the last valid row and are replaced by the pad value.
   auto [line, first] = rowsView(b, loc, source, rows);
   Value last = arith::SubIOp::create(b, loc, rows.count, cidx(b, loc, 1));
   auto pairTy = VectorType::get({2}, acc.getElementType());
   Value padPair = vector::BroadcastOp::create(b, loc, pairTy, pad);
-  SmallVector<Type> fragTypes = warpRows(acc).getAtom().getFragmentTypes(
-      FragmentRole::Acc, acc.getShape(), acc.getElementType(), numWarps);
   SmallVector<Value> frags;
   for (auto [f, fragTy] : llvm::enumerate(fragTypes)) {
     Value frag = arith::ConstantOp::create(b, loc, b.getZeroAttr(fragTy));

@@ -182,12 +182,23 @@ public:
                         ValueRange frags, Value sharedOffset) override;
   void accumulateAccTile(OpBuilder &b, Location loc, RankedTensorType acc,
                          ValueRange frags, Value dest, const TileRows &rows,
-                         bool transposed) override;
+                         bool transposed, bool fragmentOrder) override;
   SmallVector<Value> loadAccTile(OpBuilder &b, Location loc, Value source,
                                  const TileRows &rows, RankedTensorType acc,
-                                 Value pad) override;
+                                 Value pad, bool fragmentOrder) override;
 
 protected:
+  /// Row and column, in a block of rows `cols` wide, of element `e`
+  /// (fragment by fragment, pair by pair, element by element) of this
+  /// thread's acc fragments in fragment order: position e * T + t of the
+  /// block, T the block's threads (fa.accumulate_rows {fragment_order}).
+  std::pair<Value, Value> fragmentOrderPosition(OpBuilder &b, Location loc,
+                                                int64_t e, int64_t cols) {
+    Value at = arith::AddIOp::create(b, loc, threadId,
+                                     cidx(b, loc, e * numThreads()));
+    return {arith::DivUIOp::create(b, loc, at, cidx(b, loc, cols)),
+            arith::RemUIOp::create(b, loc, at, cidx(b, loc, cols))};
+  }
   /// Row of element pair h (h = 0, 1: rows g, g + 8) of acc fragment f, and
   /// the column of its first element.
   /// For a tile whose groups hold column shares (`share = columns`), the

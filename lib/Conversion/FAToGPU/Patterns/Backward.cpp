@@ -349,8 +349,43 @@ struct LowerAccumulateRows : OpConversionPattern<AccumulateRowsOp> {
         b, op.getLoc(), tile, adaptor.getTile(), op.getBuffer(),
         TileRows{adaptor.getBatch().front(), adaptor.getHead().front(),
                  adaptor.getRowStart().front(), adaptor.getRows().front()},
-        op.getTransposed());
+        op.getTransposed(), op.getFragmentOrder());
     b.eraseOp(op);
+    return success();
+  }
+  KernelContext &kernel;
+};
+
+/// Pattern: fa.read_rows (sums of a kernel argument) => the tile's acc
+/// fragments, loaded in the writer's fragment order or by rows (zeros past
+/// the valid ones).
+struct LowerReadRows : OpConversionPattern<ReadRowsOp> {
+  LowerReadRows(const TypeConverter &converter, MLIRContext *ctx,
+                KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(ReadRowsOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    RankedTensorType tile = op.getTile().getType();
+    auto rows = dyn_cast_or_null<WarpRowsAttr>(tile.getEncoding());
+    if (!rows || rows.getRole() != FragmentRole::Acc)
+      return op.emitOpError("fa-lower-to-gpu: reads into an acc tile held "
+                            "by warps, got ")
+             << tile;
+    Value source = kernelBuffer(op.getSums());
+    if (!source)
+      return op.emitOpError("fa-lower-to-gpu: reads the sums of a kernel "
+                            "argument (bufferization.to_tensor of it)");
+    Location loc = op.getLoc();
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    b.replaceOpWithMultiple(
+        op, {kernel.atom.loadAccTile(
+                b, loc, source,
+                TileRows{adaptor.getBatch().front(), adaptor.getHead().front(),
+                         adaptor.getRowStart().front(),
+                         adaptor.getRows().front()},
+                tile, zero, op.getFragmentOrder())});
     return success();
   }
   KernelContext &kernel;
@@ -362,6 +397,6 @@ void mlir::fa::populateBackwardPatterns(const TypeConverter &converter,
                                         KernelContext &kernel,
                                         RewritePatternSet &patterns) {
   patterns.add<LowerProbsFromLse, LowerScoreGrad, LowerRowDot,
-               LowerAccumulateRows>(
+               LowerAccumulateRows, LowerReadRows>(
       converter, patterns.getContext(), kernel);
 }

@@ -79,7 +79,7 @@ struct LowerSyncTileLoad : OpConversionPattern<tensor::PadOp> {
                   TileRows{index(load->batch()), index(load->head()),
                            index(load->rowStart()), index(load->rows()),
                            load->alongHeads},
-                  tile, pad)});
+                  tile, pad, /*fragmentOrder=*/false)});
       return success();
     }
     Value offset = cidx(b, loc, kernel.plan.ring(op).base);

@@ -10,6 +10,8 @@
 
 #include "fa/Dialect/FA/IR/FA.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
 using namespace mlir;
 using namespace mlir::fa;
 
@@ -650,6 +652,32 @@ LogicalResult TransposeOp::verify() {
   return success();
 }
 
+/// fa.accumulate_rows / fa.read_rows with `fragment_order`: whole tiles
+/// (a constant row count, the tile's), spanning the buffer's last
+/// dimension (a static one: the block is rows x D), in a layout whose
+/// threads hold distinct elements (one group of warps, or groups that
+/// divide the columns).
+LogicalResult checkFragmentOrder(Operation *op, Value tile, Value rows,
+                                 ShapedType buffer) {
+  std::optional<int64_t> count = getConstantIntValue(rows);
+  if (!count || *count != dim(tile, 0))
+    return op->emitOpError("with fragment_order, rows must be the constant ")
+           << dim(tile, 0) << " (whole tiles: the tile's rows)";
+  if (buffer.isDynamicDim(3))
+    return op->emitOpError("with fragment_order, the buffer's last "
+                           "dimension must be static, got ")
+           << buffer;
+  if (auto layout = dyn_cast_or_null<WarpRowsAttr>(
+          getTileEncoding(tile.getType()));
+      layout && layout.getReplicas() > 1 &&
+      layout.getShare() != ReplicaShare::Columns)
+    return op->emitOpError("with fragment_order, the tile's threads must "
+                           "hold distinct elements (one group of warps, or "
+                           "share = columns), got ")
+           << tile.getType();
+  return success();
+}
+
 LogicalResult AccumulateRowsOp::verify() {
   if (failed(checkTile(*this, getTile().getType(), "tile", 2, true)))
     return failure();
@@ -662,5 +690,29 @@ LogicalResult AccumulateRowsOp::verify() {
     return emitOpError("the tile's ")
            << (getTransposed() ? "rows" : "columns") << " (" << cols
            << ") must be the buffer's last dimension, got " << buffer;
+  if (getFragmentOrder()) {
+    if (getTransposed())
+      return emitOpError("fragment_order and transposed exclude each other "
+                         "(fa.read_rows reads the block back as rows)");
+    if (failed(checkFragmentOrder(*this, getTile(), getRows(), buffer)))
+      return failure();
+  }
+  return checkLayouts(*this, {{getTile(), "tile", kAcc, kKeysSplit}});
+}
+
+LogicalResult ReadRowsOp::verify() {
+  auto sums = cast<RankedTensorType>(getSums().getType());
+  if (sums.getRank() != 4 || !sums.getElementType().isF32())
+    return emitOpError("sums must be a rank-4 [B, H, N, D] f32 tensor, got ")
+           << sums;
+  if (failed(checkTile(*this, getTile().getType(), "tile", 2, true)))
+    return failure();
+  int64_t cols = dim(getTile(), 1);
+  if (!sums.isDynamicDim(3) && sums.getDimSize(3) != cols)
+    return emitOpError("the tile's columns (")
+           << cols << ") must be the last dimension of sums, got " << sums;
+  if (getFragmentOrder() &&
+      failed(checkFragmentOrder(*this, getTile(), getRows(), sums)))
+    return failure();
   return checkLayouts(*this, {{getTile(), "tile", kAcc, kKeysSplit}});
 }

@@ -170,3 +170,89 @@ func.func @accumulate_columns(%t: tensor<16x8xf32>, %ws: memref<1x1x?x8xf32>, %i
   fa.accumulate_rows %t into %ws[%i, %i, %i] rows(%i) {transposed} : tensor<16x8xf32>, memref<1x1x?x8xf32>
   return
 }
+
+// -----
+
+func.func @fragment_order_rows(%t: tensor<16x8xf32>, %ws: memref<1x1x?x8xf32>, %i: index) {
+  // expected-error @+1 {{'fa.accumulate_rows' op with fragment_order, rows must be the constant 16 (whole tiles: the tile's rows)}}
+  fa.accumulate_rows %t into %ws[%i, %i, %i] rows(%i) {fragment_order} : tensor<16x8xf32>, memref<1x1x?x8xf32>
+  return
+}
+
+// -----
+
+func.func @fragment_order_partial(%t: tensor<16x8xf32>, %ws: memref<1x1x?x8xf32>, %i: index) {
+  %c8 = arith.constant 8 : index
+  // expected-error @+1 {{'fa.accumulate_rows' op with fragment_order, rows must be the constant 16 (whole tiles: the tile's rows)}}
+  fa.accumulate_rows %t into %ws[%i, %i, %i] rows(%c8) {fragment_order} : tensor<16x8xf32>, memref<1x1x?x8xf32>
+  return
+}
+
+// -----
+
+func.func @fragment_order_transposed(%t: tensor<8x16xf32>, %ws: memref<1x1x?x8xf32>, %i: index) {
+  %c16 = arith.constant 16 : index
+  // expected-error @+1 {{'fa.accumulate_rows' op fragment_order and transposed exclude each other (fa.read_rows reads the block back as rows)}}
+  fa.accumulate_rows %t into %ws[%i, %i, %i] rows(%c16) {transposed, fragment_order} : tensor<8x16xf32>, memref<1x1x?x8xf32>
+  return
+}
+
+// -----
+
+func.func @fragment_order_width(%t: tensor<16x8xf32>, %ws: memref<1x1x?x?xf32>, %i: index) {
+  %c16 = arith.constant 16 : index
+  // expected-error @+1 {{'fa.accumulate_rows' op with fragment_order, the buffer's last dimension must be static, got 'memref<1x1x?x?xf32>'}}
+  fa.accumulate_rows %t into %ws[%i, %i, %i] rows(%c16) {fragment_order} : tensor<16x8xf32>, memref<1x1x?x?xf32>
+  return
+}
+
+// -----
+
+#whole = #fa.warp_rows<acc, num_warps = 1, replicas = 2, atom = #fa.mma_sync>
+func.func @fragment_order_replicated(%t: tensor<16x8xf32, #whole>, %ws: memref<1x1x?x8xf32>, %i: index) {
+  %c16 = arith.constant 16 : index
+  // expected-error @+1 {{'fa.accumulate_rows' op with fragment_order, the tile's threads must hold distinct elements (one group of warps, or share = columns), got 'tensor<16x8xf32, #fa.warp_rows<acc, num_warps = 1, replicas = 2, atom = #fa.mma_sync>>'}}
+  fa.accumulate_rows %t into %ws[%i, %i, %i] rows(%c16) {fragment_order} : tensor<16x8xf32, #whole>, memref<1x1x?x8xf32>
+  return
+}
+
+// -----
+
+func.func @read_rows_sums_rank(%s: tensor<?x8xf32>, %i: index) -> tensor<16x8xf32> {
+  // expected-error @+1 {{'fa.read_rows' op sums must be a rank-4 [B, H, N, D] f32 tensor, got 'tensor<?x8xf32>'}}
+  %t = fa.read_rows %s[%i, %i, %i] rows(%i) : tensor<?x8xf32> -> tensor<16x8xf32>
+  return %t : tensor<16x8xf32>
+}
+
+// -----
+
+func.func @read_rows_f16(%s: tensor<1x1x?x8xf32>, %i: index) -> tensor<16x8xf16> {
+  // expected-error @+1 {{'fa.read_rows' op tile must have f32 elements, got 'tensor<16x8xf16>'}}
+  %t = fa.read_rows %s[%i, %i, %i] rows(%i) : tensor<1x1x?x8xf32> -> tensor<16x8xf16>
+  return %t : tensor<16x8xf16>
+}
+
+// -----
+
+func.func @read_rows_columns(%s: tensor<1x1x?x8xf32>, %i: index) -> tensor<16x16xf32> {
+  // expected-error @+1 {{'fa.read_rows' op the tile's columns (16) must be the last dimension of sums, got 'tensor<1x1x?x8xf32>'}}
+  %t = fa.read_rows %s[%i, %i, %i] rows(%i) : tensor<1x1x?x8xf32> -> tensor<16x16xf32>
+  return %t : tensor<16x16xf32>
+}
+
+// -----
+
+func.func @read_rows_fragment_order(%s: tensor<1x1x?x8xf32>, %i: index) -> tensor<16x8xf32> {
+  // expected-error @+1 {{'fa.read_rows' op with fragment_order, rows must be the constant 16 (whole tiles: the tile's rows)}}
+  %t = fa.read_rows %s[%i, %i, %i] rows(%i) {fragment_order} : tensor<1x1x?x8xf32> -> tensor<16x8xf32>
+  return %t : tensor<16x8xf32>
+}
+
+// -----
+
+#summands = #fa.warp_rows<acc, num_warps = 1, replicas = 2, share = sum, atom = #fa.mma_sync>
+func.func @read_rows_summands(%s: tensor<1x1x?x8xf32>, %i: index) -> tensor<16x8xf32, #summands> {
+  // expected-error @+1 {{'fa.read_rows' op tile must have share = whole or columns, got 'tensor<16x8xf32, #fa.warp_rows<acc, num_warps = 1, replicas = 2, share = sum, atom = #fa.mma_sync>>'}}
+  %t = fa.read_rows %s[%i, %i, %i] rows(%i) : tensor<1x1x?x8xf32> -> tensor<16x8xf32, #summands>
+  return %t : tensor<16x8xf32, #summands>
+}

@@ -93,3 +93,26 @@ func.func @column_groups(%s: tensor<128x64xf32, #cols>, %dp: tensor<128x64xf32, 
   fa.accumulate_rows %dqt into %ws[%i, %i, %i] rows(%i) {transposed} : tensor<128x64xf32, #cols>, memref<?x4x?x128xf32>
   return %ds, %dv2 : tensor<128x64xf32, #cols>, tensor<128x128xf32, #cols>
 }
+
+// -----
+
+// The atomic dQ's sums in fragment order: fa.accumulate_rows of a whole
+// tile of query rows and fa.read_rows of the same block back into the same
+// layout (a [4, 2] grid, column shares); fa.read_rows by rows, without
+// layouts.
+// CHECK-LABEL: func @fragment_order
+// CHECK-SAME: %[[DQ:[^:]*]]: tensor<64x128xf32, #acc_w4x2_cols>, %[[WS:[^:]*]]: memref<?x8x?x128xf32>, %[[SUMS:[^:]*]]: tensor<?x8x?x128xf32>
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: fa.accumulate_rows %[[DQ]] into %[[WS]][%{{.*}}, %{{.*}}, %{{.*}}] rows(%[[C64]]) {fragment_order} : tensor<64x128xf32, #acc_w4x2_cols>, memref<?x8x?x128xf32>
+// CHECK: fa.read_rows %[[SUMS]][%{{.*}}, %{{.*}}, %{{.*}}] rows(%[[C64]]) {fragment_order} : tensor<?x8x?x128xf32> -> tensor<64x128xf32, #acc_w4x2_cols>
+// CHECK: fa.read_rows %[[SUMS]][%{{.*}}, %{{.*}}, %{{.*}}] rows(%[[N:.*]]) : tensor<?x8x?x128xf32> -> tensor<32x128xf32>
+#cols = #fa.warp_rows<acc, num_warps = 4, replicas = 2, share = columns, atom = #fa.mma_sync>
+func.func @fragment_order(%dq: tensor<64x128xf32, #cols>, %ws: memref<?x8x?x128xf32>,
+                          %sums: tensor<?x8x?x128xf32>, %i: index, %n: index)
+    -> (tensor<64x128xf32, #cols>, tensor<32x128xf32>) {
+  %c64 = arith.constant 64 : index
+  fa.accumulate_rows %dq into %ws[%i, %i, %i] rows(%c64) {fragment_order} : tensor<64x128xf32, #cols>, memref<?x8x?x128xf32>
+  %t = fa.read_rows %sums[%i, %i, %i] rows(%c64) {fragment_order} : tensor<?x8x?x128xf32> -> tensor<64x128xf32, #cols>
+  %r = fa.read_rows %sums[%i, %i, %i] rows(%n) : tensor<?x8x?x128xf32> -> tensor<32x128xf32>
+  return %t, %r : tensor<64x128xf32, #cols>, tensor<32x128xf32>
+}

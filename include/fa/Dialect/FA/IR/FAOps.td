@@ -770,17 +770,60 @@ def FA_AccumulateRowsOp : FA_Op<"accumulate_rows",
     to dQ. On the GPU one `red.global.add.f32` per element the thread holds
     (`#fa.warp_rows<acc>` tile); on the CPU a loop of `memref.atomic_rmw`.
 
+    With `fragment_order` the buffer is private to this op and the
+    `fa.read_rows` that reads it back, and the block of rows the tile
+    covers (`rows` is the tile's row count, the tile spans the buffer's
+    last dimension) holds the tile in the order of its fragments rather
+    than row by row: with layouts, element `i` of thread `t`'s fragments
+    (fragment by fragment, in the atom's element order) goes to position
+    `i * T + t` of the block, `T` the threads of the block. The 32 lanes of
+    a warp then add into 128 contiguous bytes (one L1 wavefront, where rows
+    of the accumulator layout touch four to eight lines); only a reader
+    with the same layout can make sense of the block. Without layouts (the
+    CPU) the order is the rows'.
+
     ```mlir
     fa.accumulate_rows %dqt into %ws[%b, %h, %q0] rows(%n) {transposed}
         : tensor<64x16xf32>, memref<?x4x?x64xf32>
+    fa.accumulate_rows %dq into %ws[%b, %h, %q0] rows(%c64) {fragment_order}
+        : tensor<64x128xf32, #acc>, memref<?x4x?x128xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$tile, AnyMemRef:$buffer,
                        Index:$batch, Index:$head, Index:$row_start,
-                       Index:$rows, UnitAttr:$transposed);
+                       Index:$rows, UnitAttr:$transposed,
+                       UnitAttr:$fragment_order);
   let assemblyFormat = [{
     $tile `into` $buffer `[` $batch `,` $head `,` $row_start `]`
     `rows` `(` $rows `)` attr-dict `:` type($tile) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_ReadRowsOp : FA_TileOp<"read_rows"> {
+  let summary = "rows of an f32 buffer that fa.accumulate_rows added into, "
+                "as a tile";
+  let description = [{
+    `tile[r, c] = r < rows ? sums[batch, head, row_start + r, c] : 0`: the
+    reading side of `fa.accumulate_rows` (the atomic dQ's rounding nest
+    reads the sums through it). With `fragment_order` the block was written
+    in the order of the writer's fragments (see `fa.accumulate_rows`): the
+    tile must then have the writer's type, layout included, and be whole
+    (`rows` its row count); thread `t` reads its element `i` at position
+    `i * T + t` of the block, coalesced.
+
+    ```mlir
+    %t = fa.read_rows %sums[%b, %h, %q0] rows(%n)
+        : tensor<?x4x?x64xf32> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$sums, Index:$batch, Index:$head,
+                       Index:$row_start, Index:$rows,
+                       UnitAttr:$fragment_order);
+  let results = (outs AnyRankedTensor:$tile);
+  let assemblyFormat = [{
+    $sums `[` $batch `,` $head `,` $row_start `]` `rows` `(` $rows `)`
+    attr-dict `:` type($sums) `->` type($tile)
   }];
   let hasVerifier = 1;
 }
