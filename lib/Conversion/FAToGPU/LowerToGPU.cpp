@@ -66,6 +66,71 @@ int64_t fragmentRegisters(gpu::GPUFuncOp kernel) {
   return scores + acc;
 }
 
+/// A block fa.accumulate_rows writes in fragment order means something
+/// only to a reader of the same layout: every reader of such a buffer (its
+/// bufferization.to_tensor) must be an fa.read_rows {fragment_order} of
+/// the writer's tile type, and such a read must have such a writer (the
+/// kernels live in different functions once outlined: checked here).
+LogicalResult checkFragmentOrderPairs(ModuleOp module) {
+  auto writersOf = [](Value buffer) {
+    SmallVector<AccumulateRowsOp> writers;
+    while (auto cast = buffer.getDefiningOp<memref::CastOp>())
+      buffer = cast.getSource();
+    for (Operation *user : buffer.getUsers())
+      if (auto writer = dyn_cast<AccumulateRowsOp>(user))
+        writers.push_back(writer);
+    return writers;
+  };
+  auto matches = [](AccumulateRowsOp writer, ReadRowsOp read) {
+    return writer.getFragmentOrder() && read.getFragmentOrder() &&
+           writer.getTile().getType() == read.getTile().getType();
+  };
+  WalkResult result = module.walk([&](Operation *op) {
+    if (auto read = dyn_cast<ReadRowsOp>(op); read && read.getFragmentOrder()) {
+      auto sums = read.getSums().getDefiningOp<bufferization::ToTensorOp>();
+      SmallVector<AccumulateRowsOp> writers =
+          sums ? writersOf(sums.getBuffer()) : SmallVector<AccumulateRowsOp>();
+      if (writers.empty() ||
+          llvm::any_of(writers, [&](AccumulateRowsOp w) {
+            return !matches(w, read);
+          })) {
+        read.emitOpError("fa-lower-to-gpu: reads in fragment order, which "
+                         "needs every fa.accumulate_rows into the buffer to "
+                         "write in fragment order a tile of its type, ")
+            << read.getTile().getType();
+        return WalkResult::interrupt();
+      }
+    }
+    auto writer = dyn_cast<AccumulateRowsOp>(op);
+    if (!writer || !writer.getFragmentOrder())
+      return WalkResult::advance();
+    Value buffer = writer.getBuffer();
+    while (auto cast = buffer.getDefiningOp<memref::CastOp>())
+      buffer = cast.getSource();
+    for (Operation *user : buffer.getUsers()) {
+      if (isa<AccumulateRowsOp, memref::CastOp>(user))
+        continue;
+      auto sums = dyn_cast<bufferization::ToTensorOp>(user);
+      bool readInOrder =
+          sums && llvm::all_of(sums->getUsers(), [&](Operation *reader) {
+            auto read = dyn_cast<ReadRowsOp>(reader);
+            return read && matches(writer, read);
+          });
+      if (!readInOrder) {
+        InFlightDiagnostic diag = writer.emitOpError(
+            "fa-lower-to-gpu: writes in fragment order, which only an "
+            "fa.read_rows {fragment_order} of the same tile type can read; "
+            "the buffer is also used by '")
+            << user->getName() << "'";
+        diag.attachNote(user->getLoc()) << "the use";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 class KernelLowering {
 public:
   KernelLowering(ModuleOp module, StringRef chip, int64_t maxShared,
@@ -271,6 +336,8 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
       return WalkResult::interrupt();
     });
     if (combine.wasInterrupted())
+      return signalPassFailure();
+    if (failed(checkFragmentOrderPairs(module)))
       return signalPassFailure();
     SmallVector<scf::ForallOp> nests;
     module.walk([&](scf::ForallOp forall) {

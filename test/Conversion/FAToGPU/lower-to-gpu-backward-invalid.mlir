@@ -265,3 +265,62 @@ func.func @read_rows_constant_sums(%sums: tensor<1x1x?x32xf32>, %dq: tensor<1x1x
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x1x?x32xf16>
 }
+
+// -----
+
+// A read in fragment order with no writer in fragment order.
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @fragment_read_without_writer(%sums: tensor<1x1x?x32xf32>, %dq: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nq = tensor.dim %dq, %c2 : tensor<1x1x?x32xf16>
+  %nqb = arith.ceildivui %nq, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%out = %dq) -> (tensor<1x1x?x32xf16>) {
+    %q0 = arith.muli %qb, %c32 : index
+    %left = arith.subi %nq, %q0 : index
+    %n = arith.minsi %left, %c32 : index
+    // expected-error @+1 {{'fa.read_rows' op fa-lower-to-gpu: reads in fragment order, which needs every fa.accumulate_rows into the buffer to write in fragment order a tile of its type, 'tensor<32x32xf32, #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>>'}}
+    %t = fa.read_rows %sums[%b, %h, %q0] rows(%c32) {fragment_order} : tensor<1x1x?x32xf32> -> tensor<32x32xf32, #acc>
+    %t16 = arith.truncf %t : tensor<32x32xf32, #acc> to tensor<32x32xf16, #acc>
+    %os = tensor.extract_slice %t16[0, 0] [%n, 32] [1, 1] : tensor<32x32xf16, #acc> to tensor<?x32xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os into %out[%b, %h, %q0, 0] [1, 1, %n, 32] [1, 1, 1, 1] : tensor<?x32xf16> into tensor<1x1x?x32xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf16>
+}
+
+// -----
+
+// A block written in fragment order that leaves the function.
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+func.func @fragment_sums_returned(%k: tensor<1x1x?x32xf16>, %q: tensor<1x1x?x32xf16>, %dk: tensor<1x1x?x32xf16>, %dq: tensor<1x1x?x32xf16>) -> (tensor<1x1x?x32xf16>, tensor<1x1x?x32xf32>) {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nq = tensor.dim %q, %c2 : tensor<1x1x?x32xf16>
+  %nqb = arith.ceildivui %nq, %c32 : index
+  %rows = arith.muli %nqb, %c32 : index
+  %e = tensor.empty(%rows) : tensor<1x1x?x32xf32>
+  %ws = bufferization.to_buffer %e : tensor<1x1x?x32xf32> to memref<1x1x?x32xf32>
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%out = %dk) -> (tensor<1x1x?x32xf16>) {
+    %zero = arith.constant 0.0 : f16
+    %q0 = arith.muli %qb, %c32 : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qn = arith.minsi %qleft, %c32 : index
+    %qpad = arith.subi %c32, %qn : index
+    %qs = tensor.extract_slice %q[%b, %h, %q0, 0] [1, 1, %qn, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf16> to tensor<?x32xf16>
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x32xf16> to tensor<32x32xf16, #shared>
+    %s = fa.qk %qt, %qt : tensor<32x32xf16, #shared>, tensor<32x32xf16, #shared> -> tensor<32x32xf32, #acc>
+    // expected-error @+1 {{'fa.accumulate_rows' op fa-lower-to-gpu: writes in fragment order, which only an fa.read_rows {fragment_order} of the same tile type can read; the buffer is also used by 'bufferization.to_tensor'}}
+    fa.accumulate_rows %s into %ws[%b, %h, %q0] rows(%c32) {fragment_order} : tensor<32x32xf32, #acc>, memref<1x1x?x32xf32>
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  // expected-note @+1 {{the use}}
+  %sums = bufferization.to_tensor %ws restrict writable : memref<1x1x?x32xf32> to tensor<1x1x?x32xf32>
+  return %r, %sums : tensor<1x1x?x32xf16>, tensor<1x1x?x32xf32>
+}

@@ -779,8 +779,9 @@ def FA_AccumulateRowsOp : FA_Op<"accumulate_rows",
     `i * T + t` of the block, `T` the threads of the block. The 32 lanes of
     a warp then add into 128 contiguous bytes (one L1 wavefront, where rows
     of the accumulator layout touch four to eight lines); only a reader
-    with the same layout can make sense of the block. Without layouts (the
-    CPU) the order is the rows'.
+    with the same layout can make sense of the block (--fa-lower-to-gpu
+    rejects a buffer used otherwise). Without layouts (the CPU) the order
+    is the rows'.
 
     ```mlir
     fa.accumulate_rows %dqt into %ws[%b, %h, %q0] rows(%n) {transposed}
