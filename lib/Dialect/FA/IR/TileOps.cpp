@@ -678,6 +678,19 @@ LogicalResult checkFragmentOrder(Operation *op, Value tile, Value rows,
   return success();
 }
 
+/// A constant row count of fa.accumulate_rows / fa.read_rows: at most the
+/// tile's rows (the ops touch tile rows [0, rows)).
+LogicalResult checkRowCount(Operation *op, Value tile, Value rows,
+                            bool transposed) {
+  std::optional<int64_t> count = getConstantIntValue(rows);
+  int64_t tileRows = dim(tile, transposed ? 1 : 0);
+  if (count && (*count < 0 || *count > tileRows))
+    return op->emitOpError("rows must be in [0, ")
+           << tileRows << "] (the tile's " << (transposed ? "columns" : "rows")
+           << "), got " << *count;
+  return success();
+}
+
 LogicalResult AccumulateRowsOp::verify() {
   if (failed(checkTile(*this, getTile().getType(), "tile", 2, true)))
     return failure();
@@ -690,6 +703,8 @@ LogicalResult AccumulateRowsOp::verify() {
     return emitOpError("the tile's ")
            << (getTransposed() ? "rows" : "columns") << " (" << cols
            << ") must be the buffer's last dimension, got " << buffer;
+  if (failed(checkRowCount(*this, getTile(), getRows(), getTransposed())))
+    return failure();
   if (getFragmentOrder()) {
     if (getTransposed())
       return emitOpError("fragment_order and transposed exclude each other "
@@ -711,6 +726,8 @@ LogicalResult ReadRowsOp::verify() {
   if (!sums.isDynamicDim(3) && sums.getDimSize(3) != cols)
     return emitOpError("the tile's columns (")
            << cols << ") must be the last dimension of sums, got " << sums;
+  if (failed(checkRowCount(*this, getTile(), getRows(), false)))
+    return failure();
   if (getFragmentOrder() &&
       failed(checkFragmentOrder(*this, getTile(), getRows(), sums)))
     return failure();

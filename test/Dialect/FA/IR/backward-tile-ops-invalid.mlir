@@ -256,3 +256,30 @@ func.func @read_rows_summands(%s: tensor<1x1x?x8xf32>, %i: index) -> tensor<16x8
   %t = fa.read_rows %s[%i, %i, %i] rows(%i) : tensor<1x1x?x8xf32> -> tensor<16x8xf32, #summands>
   return %t : tensor<16x8xf32, #summands>
 }
+
+// -----
+
+func.func @accumulate_rows_past_tile(%t: tensor<16x8xf32>, %ws: memref<1x1x?x8xf32>, %i: index) {
+  %c17 = arith.constant 17 : index
+  // expected-error @+1 {{'fa.accumulate_rows' op rows must be in [0, 16] (the tile's rows), got 17}}
+  fa.accumulate_rows %t into %ws[%i, %i, %i] rows(%c17) : tensor<16x8xf32>, memref<1x1x?x8xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_columns_past_tile(%t: tensor<8x16xf32>, %ws: memref<1x1x?x8xf32>, %i: index) {
+  %c32 = arith.constant 32 : index
+  // expected-error @+1 {{'fa.accumulate_rows' op rows must be in [0, 16] (the tile's columns), got 32}}
+  fa.accumulate_rows %t into %ws[%i, %i, %i] rows(%c32) {transposed} : tensor<8x16xf32>, memref<1x1x?x8xf32>
+  return
+}
+
+// -----
+
+func.func @read_rows_negative(%s: tensor<1x1x?x8xf32>, %i: index) -> tensor<16x8xf32> {
+  %cm1 = arith.constant -1 : index
+  // expected-error @+1 {{'fa.read_rows' op rows must be in [0, 16] (the tile's rows), got -1}}
+  %t = fa.read_rows %s[%i, %i, %i] rows(%cm1) : tensor<1x1x?x8xf32> -> tensor<16x8xf32>
+  return %t : tensor<16x8xf32>
+}
