@@ -22,12 +22,16 @@
 // #fa.block_shared) instead of staying in registers, and K and V, the
 // first operands of S^T and dP^T, stay in shared memory.
 //
-// The atomic dQ adds three rules: K^T (fa.transpose of the shared K tile)
+// The atomic dQ adds these rules: K^T (fa.transpose of the shared K tile)
 // is a transposed view of the same shared memory and the A operand of its
 // fa.pv; dS^T, the other operand, goes from accumulator fragments into a
-// shared tile (every warp reads all its rows); the rounding nest's f32 sums
-// are loaded straight into accumulator fragments. Constant tiles (the zero
-// dQ^T accumulator, the D nest's zero rows of the dQ buffer) are acc tiles.
+// shared tile (every warp reads all its rows); for dQ = dS K (query rows),
+// dS is the transposed view of that shared dS^T tile. The rounding nest's
+// f32 sums (fa.read_rows) are loaded straight into accumulator fragments:
+// in the writer's layout and fragment order when its blocks are the
+// writer's whole, untransposed tiles (fa.accumulate_rows), else by rows.
+// Constant tiles (the zero dQ accumulator, the D nest's zero rows of the
+// dQ buffer) are acc tiles.
 //
 //===----------------------------------------------------------------------===//
 
