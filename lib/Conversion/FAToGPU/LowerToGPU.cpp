@@ -72,11 +72,14 @@ int64_t fragmentRegisters(gpu::GPUFuncOp kernel) {
 /// the writer's tile type, and such a read must have such a writer (the
 /// kernels live in different functions once outlined: checked here).
 LogicalResult checkFragmentOrderPairs(ModuleOp module) {
-  auto writersOf = [](Value buffer) {
-    SmallVector<AccumulateRowsOp> writers;
+  auto uncast = [](Value buffer) {
     while (auto cast = buffer.getDefiningOp<memref::CastOp>())
       buffer = cast.getSource();
-    for (Operation *user : buffer.getUsers())
+    return buffer;
+  };
+  auto writersOf = [&](Value buffer) {
+    SmallVector<AccumulateRowsOp> writers;
+    for (Operation *user : uncast(buffer).getUsers())
       if (auto writer = dyn_cast<AccumulateRowsOp>(user))
         writers.push_back(writer);
     return writers;
@@ -104,10 +107,7 @@ LogicalResult checkFragmentOrderPairs(ModuleOp module) {
     auto writer = dyn_cast<AccumulateRowsOp>(op);
     if (!writer || !writer.getFragmentOrder())
       return WalkResult::advance();
-    Value buffer = writer.getBuffer();
-    while (auto cast = buffer.getDefiningOp<memref::CastOp>())
-      buffer = cast.getSource();
-    for (Operation *user : buffer.getUsers()) {
+    for (Operation *user : uncast(writer.getBuffer()).getUsers()) {
       if (isa<AccumulateRowsOp, memref::CastOp>(user))
         continue;
       auto sums = dyn_cast<bufferization::ToTensorOp>(user);

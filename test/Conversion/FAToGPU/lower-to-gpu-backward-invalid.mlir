@@ -324,3 +324,28 @@ func.func @fragment_sums_returned(%k: tensor<1x1x?x32xf16>, %q: tensor<1x1x?x32x
   %sums = bufferization.to_tensor %ws restrict writable : memref<1x1x?x32xf32> to tensor<1x1x?x32xf32>
   return %r, %sums : tensor<1x1x?x32xf16>, tensor<1x1x?x32xf32>
 }
+
+// -----
+
+// Sums whose row width is dynamic.
+#acc = #fa.warp_rows<acc, num_warps = 2, atom = #fa.mma_sync>
+func.func @read_rows_dynamic_width(%sums: tensor<1x1x?x?xf32>, %dq: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %nq = tensor.dim %dq, %c2 : tensor<1x1x?x32xf16>
+  %nqb = arith.ceildivui %nq, %c32 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%out = %dq) -> (tensor<1x1x?x32xf16>) {
+    %q0 = arith.muli %qb, %c32 : index
+    %left = arith.subi %nq, %q0 : index
+    %n = arith.minsi %left, %c32 : index
+    // expected-error @+2 {{'fa.read_rows' op fa-lower-to-gpu: the last dimension of sums (the tile's columns) must be static, got 'tensor<1x1x?x?xf32>'}}
+    // expected-error @+1 {{failed to legalize operation 'fa.read_rows'}}
+    %t = fa.read_rows %sums[%b, %h, %q0] rows(%n) : tensor<1x1x?x?xf32> -> tensor<32x32xf32, #acc>
+    %t16 = arith.truncf %t : tensor<32x32xf32, #acc> to tensor<32x32xf16, #acc>
+    %os = tensor.extract_slice %t16[0, 0] [%n, 32] [1, 1] : tensor<32x32xf16, #acc> to tensor<?x32xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %os into %out[%b, %h, %q0, 0] [1, 1, %n, 32] [1, 1, 1, 1] : tensor<?x32xf16> into tensor<1x1x?x32xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf16>
+}

@@ -377,6 +377,10 @@ struct LowerReadRows : OpConversionPattern<ReadRowsOp> {
     if (!source)
       return op.emitOpError("fa-lower-to-gpu: reads the sums of a kernel "
                             "argument (bufferization.to_tensor of it)");
+    if (cast<ShapedType>(source.getType()).isDynamicDim(3))
+      return op.emitOpError("fa-lower-to-gpu: the last dimension of sums "
+                            "(the tile's columns) must be static, got ")
+             << op.getSums().getType();
     Location loc = op.getLoc();
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
     b.replaceOpWithMultiple(
