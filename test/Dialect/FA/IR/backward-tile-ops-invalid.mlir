@@ -283,3 +283,12 @@ func.func @read_rows_negative(%s: tensor<1x1x?x8xf32>, %i: index) -> tensor<16x8
   %t = fa.read_rows %s[%i, %i, %i] rows(%cm1) : tensor<1x1x?x8xf32> -> tensor<16x8xf32>
   return %t : tensor<16x8xf32>
 }
+
+// -----
+
+func.func @read_rows_fragment_order_width(%s: tensor<1x1x?x?xf32>, %i: index) -> tensor<16x8xf32> {
+  %c16 = arith.constant 16 : index
+  // expected-error @+1 {{'fa.read_rows' op with fragment_order, the buffer's last dimension must be static, got 'tensor<1x1x?x?xf32>'}}
+  %t = fa.read_rows %s[%i, %i, %i] rows(%c16) {fragment_order} : tensor<1x1x?x?xf32> -> tensor<16x8xf32>
+  return %t : tensor<16x8xf32>
+}
