@@ -13,8 +13,8 @@
 // Column groups (`dkdv-groups` = C > 1, the dK/dV nest only): C groups of
 // `numWarps` warps split the columns of every accumulator of the nest
 // (#fa.warp_rows<acc, ..., replicas = C, share = columns>): the queries of
-// S^T and dP^T, the head-dim columns of dK and dV, the queries of the
-// atomic dQ^T. A [numWarps, C] warp grid (FlashAttention-2's d128
+// S^T and dP^T, the head-dim columns of dK and dV. A [numWarps, C] warp
+// grid (FlashAttention-2's d128
 // backward: [4, 2] on 128 keys x 64 queries): each warp reads a C-th of the
 // shared second operands that a warp owning whole rows would. P^T and dS^T,
 // the first operands of dV += P^T dO and dK += dS^T Q, then span the
@@ -22,11 +22,15 @@
 // #fa.block_shared) instead of staying in registers, and K and V, the
 // first operands of S^T and dP^T, stay in shared memory.
 //
-// The atomic dQ adds these rules: K^T (fa.transpose of the shared K tile)
-// is a transposed view of the same shared memory and the A operand of its
-// fa.pv; dS^T, the other operand, goes from accumulator fragments into a
-// shared tile (every warp reads all its rows); for dQ = dS K (query rows),
-// dS is the transposed view of that shared dS^T tile. The rounding nest's
+// The atomic dQ adds these rules: its product meets no other register
+// tile (a zero accumulator added into memory), so it takes the split of
+// the nest's warps whose warps read the fewest shared rows + columns
+// (accLayoutOf: dQ = dS K on [2, 4] beside the nest's [4, 2]). K^T
+// (fa.transpose of the shared K tile) is a transposed view of the same
+// shared memory and the A operand of its fa.pv; dS^T, the other operand,
+// goes from accumulator fragments into a shared tile (every warp reads
+// all its rows); for dQ = dS K (query rows), dS is the transposed view of
+// that shared dS^T tile. The rounding nest's
 // f32 sums (fa.read_rows) are loaded straight into accumulator fragments:
 // in the writer's layout and fragment order when its blocks are the
 // writer's whole, untransposed tiles (fa.accumulate_rows), else by rows.
@@ -120,8 +124,13 @@ private:
   void mapOp(Operation *op);
   void convertOperand(OpOperand &operand, Attribute encoding);
   /// A dense constant tile operand without a layout (wherever CSE put it)
-  /// replaced by a copy in the acc layout right before its user.
-  void useAccConstant(OpOperand &operand);
+  /// replaced by a copy in `encoding` (default: the acc layout) right
+  /// before its user.
+  void useAccConstant(OpOperand &operand, Attribute encoding = {});
+  /// The layout of `pv`'s accumulator: the nest's acc layout, or, for a
+  /// product whose accumulator only leaves the nest (a constant added into
+  /// memory by fa.accumulate_rows: the atomic dQ), a warp grid of its own.
+  Attribute accLayoutOf(PVOp pv);
 
   scf::ForallOp forall;
   MLIRContext *ctx;
@@ -291,12 +300,55 @@ void BackwardWarpMapper::mapLoop(scf::ForOp loop) {
   }
 }
 
+Attribute BackwardWarpMapper::accLayoutOf(PVOp pv) {
+  Attribute nestLayout = rows(FragmentRole::Acc);
+  bool leavesNest =
+      pv.getAcc().getDefiningOp<arith::ConstantOp>() &&
+      !pv.getResult().use_empty() &&
+      llvm::all_of(pv.getResult().getUsers(),
+                   [](Operation *user) { return isa<AccumulateRowsOp>(user); });
+  if (!leavesNest)
+    return nestLayout;
+  // Such a tile meets no other register tile, so any [w, g] split of the
+  // nest's warps may hold it (w warps on rows, g groups on columns). Each
+  // warp reads its rows of the first operand and its columns of the second
+  // from shared memory every k step: the grid with the fewest rows +
+  // columns a warp reads the least (FlashAttention-2's d128 dQ = dS K on 64
+  // x 128: [2, 4], 32 x 32 a warp, against 16 x 64 on the nest's [4, 2]).
+  // Ties keep the nest's grid, else take the most warps on rows.
+  auto acc = cast<RankedTensorType>(pv.getAcc().getType());
+  int64_t rowsN = acc.getDimSize(0), colsN = acc.getDimSize(1);
+  int64_t warps = numWarps * columnGroups;
+  auto fits = [&](int64_t w, int64_t g) {
+    return rowsN % (16 * w) == 0 && colsN % (16 * g) == 0;
+  };
+  auto cost = [&](int64_t w, int64_t g) { return rowsN / w + colsN / g; };
+  if (!fits(numWarps, columnGroups))
+    return nestLayout;
+  int64_t bestW = numWarps, bestG = columnGroups;
+  for (int64_t w = warps; w >= 1; w /= 2) {
+    int64_t g = warps / w;
+    if (w * g == warps && fits(w, g) && cost(w, g) < cost(bestW, bestG)) {
+      bestW = w;
+      bestG = g;
+    }
+  }
+  if (bestW == numWarps && bestG == columnGroups)
+    return nestLayout;
+  if (bestG == 1)
+    return WarpRowsAttr::get(ctx, FragmentRole::Acc, bestW, atom);
+  return WarpRowsAttr::get(ctx, FragmentRole::Acc, bestW, atom, bestG,
+                           ReplicaShare::Columns);
+}
+
 void BackwardWarpMapper::mapOp(Operation *op) {
-  if (isa<QKOp, MaskOp, SoftcapOp, ProbsFromLseOp, ScoreGradOp, PVOp>(op)) {
+  if (auto pv = dyn_cast<PVOp>(op)) {
+    Attribute layout = accLayoutOf(pv);
+    setEncoding(pv.getResult(), layout);
+    // A constant accumulator (the atomic dQ's zero tile).
+    useAccConstant(pv.getAccMutable(), layout);
+  } else if (isa<QKOp, MaskOp, SoftcapOp, ProbsFromLseOp, ScoreGradOp>(op)) {
     setEncoding(op->getResult(0), rows(FragmentRole::Acc));
-    // A constant accumulator (the atomic dQ's zero dQ^T).
-    if (auto pv = dyn_cast<PVOp>(op))
-      useAccConstant(pv.getAccMutable());
   } else if (auto transpose = dyn_cast<TransposeOp>(op)) {
     if (auto shared =
             dyn_cast_or_null<BlockSharedAttr>(encodingOf(transpose.getSource())))
@@ -331,7 +383,8 @@ void BackwardWarpMapper::mapOp(Operation *op) {
   }
 }
 
-void BackwardWarpMapper::useAccConstant(OpOperand &operand) {
+void BackwardWarpMapper::useAccConstant(OpOperand &operand,
+                                        Attribute encoding) {
   auto cst = operand.get().getDefiningOp<arith::ConstantOp>();
   auto dense = cst ? dyn_cast<DenseElementsAttr>(cst.getValue())
                    : DenseElementsAttr();
@@ -341,8 +394,9 @@ void BackwardWarpMapper::useAccConstant(OpOperand &operand) {
   rewriter.setInsertionPoint(operand.getOwner());
   operand.set(arith::ConstantOp::create(
       rewriter, cst.getLoc(),
-      dense.reshape(RankedTensorType::get(ty.getShape(), ty.getElementType(),
-                                          rows(FragmentRole::Acc)))));
+      dense.reshape(RankedTensorType::get(
+          ty.getShape(), ty.getElementType(),
+          encoding ? encoding : rows(FragmentRole::Acc)))));
   if (cst->use_empty())
     rewriter.eraseOp(cst);
 }

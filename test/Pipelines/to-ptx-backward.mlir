@@ -12,6 +12,7 @@
 // RUN: FileCheck %s --input-file=%t.grid/backward_kernel.json --check-prefix=GRID
 // RUN: FileCheck %s --input-file=%t.grid/backward_kernel_1.ptx --check-prefix=GRID-ATOMS
 // RUN: FileCheck %s --input-file=%t.grid/backward_kernel_2.ptx --check-prefix=GRID-SUMS
+// RUN: sed -e 's/x64xbf16/x128xbf16/g' %s | fa-opt --fa-to-ptx="chip=sm_90" --mlir-print-ir-before=fa-lower-to-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=GRID-L3
 // RUN: rm -rf %t.rows && sed -e 's/x64xbf16/x128xbf16/g' %s | fa-opt --fa-to-ptx="output-dir=%t.rows chip=sm_80" -o /dev/null
 // RUN: FileCheck %s --input-file=%t.rows/backward_kernel.json --check-prefix=ROWS128
 
@@ -45,6 +46,13 @@
 // GRID-NEXT: "dq_accum",
 // GRID-NEXT: "dq"
 
+//     The atomic dQ = dS K (64 queries x 128 columns) is on a [2, 4] grid of
+//     its own (32 x 32 a warp: --fa-map-warps), and so is the rounding
+//     kernel that reads it back.
+// GRID-L3: fa.qk {{.*}} -> tensor<128x64xf32, #acc_w4x2_cols>
+// GRID-L3: %[[DQ:.*]] = fa.pv {{.*}} : tensor<64x128xbf16, #shared_t>, tensor<128x128xbf16, #shared>, tensor<64x128xf32, #acc_w2x4_cols>
+// GRID-L3-NEXT: fa.accumulate_rows %[[DQ]] {{.*}} {fragment_order} : tensor<64x128xf32, #acc_w2x4_cols>
+// GRID-L3: fa.read_rows {{.*}} {fragment_order} : tensor<?x4x?x128xf32> -> tensor<64x128xf32, #acc_w2x4_cols>
 //     dQ's 32 adds a thread makes per step are in fragment order: element i
 //     of the 256 threads at i * 256 + t of the 64 x 128 block, 1024 bytes
 //     apart (each warp's 32 adds of one i are 128 contiguous bytes), from

@@ -76,21 +76,30 @@
 //     dkdv-groups=0 (the default) takes the grid --fa-tile-backward
 //     recorded (fa.dkdv_groups: chip=sm_90, head dim 128, dq=auto); its
 //     streamed Q and dO tiles are swizzled for sm_90 (swizzle-shared=auto).
-//     The rounding nest's 64-row blocks are the dQ tiles of the dK/dV nest,
+//     The atomic dQ = dS K (64 queries x 128 head-dim columns) only leaves
+//     the nest (fa.accumulate_rows), so it takes the split of the nest's 8
+//     warps whose warps read the fewest rows + columns: [2, 4], 32 x 32 a
+//     warp (the nest's [4, 2] would give 16 x 64), from a zero constant of
+//     that layout. The rounding nest's 64-row blocks are those tiles,
 //     whole (padded buffer): it reads them in the writer's layout, and both
 //     ends take the fragment order (fa.accumulate_rows).
 // RECORDED-DAG: #[[SWZ:.*]] = #fa.block_shared<atom = #fa.mma_sync, swizzled = true>
+// RECORDED-DAG: #[[DQ:.*]] = #fa.warp_rows<acc, num_warps = 2, replicas = 4, share = columns, atom = #fa.mma_sync>
 // RECORDED-LABEL: func.func @mha_causal
 // RECORDED: } : tensor<?x128xf16> to tensor<64x128xf16, #[[SWZ]]>
 // RECORDED: fa.qk {{.*}} -> tensor<128x64xf32, #acc_w4x2_cols>
-// RECORDED: fa.accumulate_rows {{.*}} rows(%c64{{(_[0-9]+)?}}) {fragment_order} : tensor<64x128xf32, #acc_w4x2_cols>
-// RECORDED: %[[SUMS:.*]] = fa.read_rows {{.*}} rows(%c64{{(_[0-9]+)?}}) {fragment_order} : tensor<?x2x?x128xf32> -> tensor<64x128xf32, #acc_w4x2_cols>
-// RECORDED-NEXT: arith.truncf %[[SUMS]] : tensor<64x128xf32, #acc_w4x2_cols> to tensor<64x128xf16, #acc_w4x2_cols>
+// RECORDED: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #[[DQ]]>
+// RECORDED-NEXT: %[[DQT:.*]] = fa.pv {{.*}}, %[[ZERO]] : tensor<64x128xf16, #shared_t>, tensor<128x128xf16, #shared>, tensor<64x128xf32, #[[DQ]]>
+// RECORDED-NEXT: fa.accumulate_rows %[[DQT]] {{.*}} rows(%c64{{(_[0-9]+)?}}) {fragment_order} : tensor<64x128xf32, #[[DQ]]>
+// RECORDED: %[[SUMS:.*]] = fa.read_rows {{.*}} rows(%c64{{(_[0-9]+)?}}) {fragment_order} : tensor<?x2x?x128xf32> -> tensor<64x128xf32, #[[DQ]]>
+// RECORDED-NEXT: arith.truncf %[[SUMS]] : tensor<64x128xf32, #[[DQ]]> to tensor<64x128xf16, #[[DQ]]>
+//     On rows of 4 warps, [2, 2] and [1, 4] tie (32 + 64 rows and columns
+//     a warp) and beat [4, 1] (16 + 128): the most warps on rows.
+// ROWWISE-DAG: #[[DQ2:.*]] = #fa.warp_rows<acc, num_warps = 2, replicas = 2, share = columns, atom = #fa.mma_sync>
 // ROWWISE-LABEL: func.func @mha_causal
-// ROWWISE-NOT: _cols
-// ROWWISE: fa.accumulate_rows {{.*}} {fragment_order} : tensor<64x128xf32, #acc_w4>
-// ROWWISE: fa.read_rows {{.*}} {fragment_order} : tensor<?x2x?x128xf32> -> tensor<64x128xf32, #acc_w4>
-// ROWWISE-NOT: _cols
+// ROWWISE: fa.pv {{.*}} : tensor<128x64xf16, #opA_w4>, tensor<64x128xf16, #shared>, tensor<128x128xf32, #acc_w4>
+// ROWWISE: fa.accumulate_rows {{.*}} {fragment_order} : tensor<64x128xf32, #[[DQ2]]>
+// ROWWISE: fa.read_rows {{.*}} {fragment_order} : tensor<?x2x?x128xf32> -> tensor<64x128xf32, #[[DQ2]]>
 
 // OVERRIDE: warning: fa-map-warps: dkdv-groups=1 overrides the 2 groups --fa-tile-backward sized this dK/dV nest's tiles for (fa.dkdv_groups); the kernel may spill (give --fa-tile-backward block-n and dkdv-block-m for it)
 

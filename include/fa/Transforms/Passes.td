@@ -936,7 +936,7 @@ def FAMapWarps : Pass<"fa-map-warps"> {
 
     With `dkdv-groups=C` (C > 1) the backward's dK/dV nest runs on a
     [num-warps, C] warp grid: every accumulator of the nest (S^T, dP^T,
-    dK, dV, the atomic dQ^T) gets `replicas = C, share = columns`, group
+    dK, dV) gets `replicas = C, share = columns`, group
     `c` holding its columns `[c * N / C, (c + 1) * N / C)`; P^T and dS^T,
     whose columns are the k of dV += P^T dO and dK += dS^T Q, go through
     shared tiles (`fa.convert_layout` to `#fa.block_shared`), K and V stay
@@ -947,15 +947,23 @@ def FAMapWarps : Pass<"fa-map-warps"> {
     2 for the atomic dQ at head dim 128 on Hopper), else 1 (warps on
     rows); the D and dQ nests keep warps on rows.
 
-    The atomic dQ's rounding nest reads the buffer (`fa.read_rows`) in the
-    layout of the dK/dV nest's dQ tile, and both ends take
-    `fragment_order`, when that tile has query rows (not transposed), a
-    layout whose threads hold distinct elements, the shape of the rounding
-    nest's blocks, and both are whole (padded buffer): the block then
+    The atomic dQ's product (a zero constant accumulator whose result only
+    `fa.accumulate_rows` uses) meets no other register tile, so it takes
+    its own split of the nest's warps: the `[w, g]` (w warps on rows, g
+    groups on columns, w x g the nest's warps, whole 16 x 16 tiles) whose
+    warps read the fewest rows + columns of the shared operands, the
+    nest's grid on a tie (dQ = dS K, 64 x 128 on 8 warps: `[2, 4]`, 32 x
+    32 a warp, not the nest's `[4, 2]`, 16 x 64, as FlashAttention-2's
+    d128 kernel). The atomic dQ's rounding nest reads the buffer
+    (`fa.read_rows`) in the layout of the dK/dV nest's dQ tile, and both
+    ends take `fragment_order`, when that tile has query rows (not
+    transposed), a layout whose threads hold distinct elements, the shape
+    of the rounding nest's blocks, and both are whole (padded buffer): the
+    block then
     holds element `i` of thread `t` at `i * T + t`, so a warp's 32 atomics
     of one `i` add into 128 contiguous bytes (one L1 wavefront instead of
     4-8; FlashAttention-2's dQaccum order). The rounding kernel then runs
-    on the dK/dV kernel's warp grid. Otherwise it reads by rows on its
+    on the dQ tile's warp grid. Otherwise it reads by rows on its
     own rows of warps. Before (128 keys x 64 queries, head dim 128):
 
     ```mlir

@@ -429,38 +429,64 @@ LogicalResult Outliner::readMapping() {
   return success();
 }
 
-LogicalResult Outliner::readWarps() {
-  WalkResult walk = forall.getBody()->walk([&](Operation *op) {
-    auto check = [&](Type t) {
-      auto rows = dyn_cast_or_null<WarpRowsAttr>(getTileEncoding(t));
-      if (!rows)
-        return true;
-      if (nest.numWarps && nest.numWarps != rows.getNumWarps()) {
-        error() << "all tiles of one kernel must be held by the same number "
-                   "of warps, got "
-                << nest.numWarps << " and " << rows.getNumWarps();
-        return false;
-      }
-      if (nest.numWarps && nest.replicas != rows.getReplicas()) {
-        error() << "all tiles of one kernel must be held by the same number "
-                   "of warp groups (replicas), got "
-                << nest.replicas << " and " << rows.getReplicas();
-        return false;
-      }
-      nest.numWarps = rows.getNumWarps();
-      nest.replicas = rows.getReplicas();
-      return true;
-    };
-    for (Type t : op->getResultTypes())
-      if (!check(t))
-        return WalkResult::interrupt();
-    return WalkResult::advance();
+/// Whether a tile held by a warp grid other than its kernel's is where the
+/// lowering runs it on its own grid (AtomLowering::withTileGeometry): a
+/// product's accumulator, made by a constant or an fa.pv and used only as
+/// an fa.pv's accumulator or by fa.accumulate_rows (the atomic dQ's).
+static bool mayHoldOwnGrid(Value tile) {
+  Operation *def = tile.getDefiningOp();
+  if (!isa_and_nonnull<arith::ConstantOp, PVOp>(def))
+    return false;
+  return llvm::all_of(tile.getUses(), [](OpOperand &use) {
+    if (auto pv = dyn_cast<PVOp>(use.getOwner()))
+      return use.get() == pv.getAcc() && use.getOperandNumber() == 2;
+    return isa<AccumulateRowsOp>(use.getOwner());
   });
-  if (walk.wasInterrupted())
-    return failure();
-  if (!nest.numWarps)
+}
+
+LogicalResult Outliner::readWarps() {
+  // The kernel's grid is that of its first tile that must be on it (the
+  // first tile when every one may have its own); every other grid has the
+  // kernel's threads.
+  SmallVector<Value> tiles;
+  WarpRowsAttr kernelGrid;
+  forall.getBody()->walk([&](Operation *op) {
+    for (Value v : op->getResults()) {
+      auto rows = dyn_cast_or_null<WarpRowsAttr>(getTileEncoding(v.getType()));
+      if (!rows)
+        continue;
+      tiles.push_back(v);
+      if (!kernelGrid && !mayHoldOwnGrid(v))
+        kernelGrid = rows;
+    }
+  });
+  if (tiles.empty())
     return error() << "the loop nest has no warp layout; run --fa-map-warps "
                       "first";
+  if (!kernelGrid)
+    kernelGrid = cast<WarpRowsAttr>(getTileEncoding(tiles.front().getType()));
+  nest.numWarps = kernelGrid.getNumWarps();
+  nest.replicas = kernelGrid.getReplicas();
+  for (Value tile : tiles) {
+    auto rows = cast<WarpRowsAttr>(getTileEncoding(tile.getType()));
+    if (rows.getNumWarps() == nest.numWarps &&
+        rows.getReplicas() == nest.replicas)
+      continue;
+    if (rows.getNumWarps() * rows.getReplicas() != nest.threads() / 32)
+      return error() << "all tiles of one kernel must be held by the same "
+                        "number of warps (num_warps x replicas), got "
+                     << nest.numWarps << " x " << nest.replicas << " and "
+                     << rows.getNumWarps() << " x " << rows.getReplicas()
+                     << " (" << tile.getType() << ")";
+    if (!mayHoldOwnGrid(tile))
+      return error() << "tile " << tile.getType()
+                     << " is held by a warp grid other than the kernel's ("
+                     << rows.getNumWarps() << " x " << rows.getReplicas()
+                     << " warps against " << nest.numWarps << " x "
+                     << nest.replicas
+                     << "): only a product's accumulator that leaves the "
+                        "kernel through fa.accumulate_rows may have its own";
+  }
   return success();
 }
 

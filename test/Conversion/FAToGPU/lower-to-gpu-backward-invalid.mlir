@@ -349,3 +349,49 @@ func.func @read_rows_dynamic_width(%sums: tensor<1x1x?x?xf32>, %dq: tensor<1x1x?
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x1x?x32xf16>
 }
+
+// -----
+
+// A tile on a warp grid other than the kernel's that meets other ops
+// (arith.truncf here) is refused: only products whose accumulator leaves
+// the kernel through fa.accumulate_rows are lowered on their own grid.
+#acc = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>
+#own = #fa.warp_rows<acc, num_warps = 2, replicas = 2, share = columns, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+#shared_t = #fa.block_shared<atom = #fa.mma_sync, transposed = true>
+func.func @own_grid_used_elsewhere(%q: tensor<1x1x?x32xf16>, %dq: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %nq = tensor.dim %q, %c2 : tensor<1x1x?x32xf16>
+  %nqb = arith.ceildivui %nq, %c64 : index
+  %rows = arith.muli %nqb, %c64 : index
+  %e = tensor.empty(%rows) : tensor<1x1x?x64xf32>
+  %ws = bufferization.to_buffer %e : tensor<1x1x?x64xf32> to memref<1x1x?x64xf32>
+  %e2 = tensor.empty(%rows) : tensor<1x1x?x32xf32>
+  %ws2 = bufferization.to_buffer %e2 : tensor<1x1x?x32xf32> to memref<1x1x?x32xf32>
+  // expected-error @+1 {{fa-lower-to-gpu: tile 'tensor<32x32xf32, #fa.warp_rows<acc, num_warps = 2, replicas = 2, share = columns, atom = #fa.mma_sync>>' is held by a warp grid other than the kernel's (2 x 2 warps against 4 x 1): only a product's accumulator that leaves the kernel through fa.accumulate_rows may have its own}}
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%out = %dq) -> (tensor<1x1x?x32xf16>) {
+    %zero = arith.constant 0.0 : f16
+    %q0 = arith.muli %qb, %c64 : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qn = arith.minsi %qleft, %c64 : index
+    %qpad = arith.subi %c64, %qn : index
+    %qs = tensor.extract_slice %q[%b, %h, %q0, 0] [1, 1, %qn, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf16> to tensor<?x32xf16>
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x32xf16> to tensor<64x32xf16, #shared>
+    %s = fa.qk %qt, %qt : tensor<64x32xf16, #shared>, tensor<64x32xf16, #shared> -> tensor<64x64xf32, #acc>
+    fa.accumulate_rows %s into %ws[%b, %h, %q0] rows(%qn) : tensor<64x64xf32, #acc>, memref<1x1x?x64xf32>
+    %qtt = fa.transpose %qt : tensor<64x32xf16, #shared> -> tensor<32x64xf16, #shared_t>
+    %z = arith.constant dense<0.0> : tensor<32x32xf32, #own>
+    %p = fa.pv %qtt, %qt, %z : tensor<32x64xf16, #shared_t>, tensor<64x32xf16, #shared>, tensor<32x32xf32, #own>
+    fa.accumulate_rows %p into %ws2[%b, %h, %q0] rows(%c32) : tensor<32x32xf32, #own>, memref<1x1x?x32xf32>
+    %p2 = fa.pv %qtt, %qt, %p : tensor<32x64xf16, #shared_t>, tensor<64x32xf16, #shared>, tensor<32x32xf32, #own>
+    %t = arith.truncf %p2 : tensor<32x32xf32, #own> to tensor<32x32xf16, #own>
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf16>
+}

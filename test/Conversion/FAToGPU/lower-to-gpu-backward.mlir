@@ -697,3 +697,72 @@ func.func @read_rows_by_rows(%sums: tensor<1x1x?x32xf32>, %dq: tensor<1x1x?x32xf
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x1x?x32xf16>
 }
+
+// -----
+
+// A product on a warp grid of its own (what --fa-map-warps gives the atomic
+// dQ = dS K when another split of the kernel's warps reads less): the
+// kernel's tiles are on 4 warps by rows (fa.qk reads A rows from warp * 16),
+// the 32 x 32 product on [2, 2] (#own: warp % 2 on its 16-row halves, warp
+// / 2 on its 16-column halves, 1 x 2 MMA tiles a warp over 4 k steps), and
+// its atomics add at the positions of that grid.
+// CHECK-LABEL: gpu.func @own_grid_kernel(
+// CHECK-SAME: %[[WS2:[^:]*]]: memref<?x?x?x32xf32, {{.*}}>
+// CHECK: %[[T:.*]] = gpu.thread_id x
+// CHECK: %[[WARP:.*]] = arith.divui %[[T]], %c32 : index
+// CHECK: %[[QKROW:.*]] = arith.muli %[[WARP]], %c16 : index
+// CHECK: nvgpu.ldmatrix %{{.*}}[%[[QKROW]], %c0]
+// CHECK: %[[GROUP:.*]] = arith.divui %[[WARP]], %c2 : index
+// CHECK: %[[INGROUP:.*]] = arith.remui %[[WARP]], %c2 : index
+// CHECK: %[[GCOL:.*]] = arith.muli %[[GROUP]], %c16 : index
+// CHECK: arith.addi %[[GCOL]], %{{.*}} : index
+// CHECK: %[[WROW:.*]] = arith.muli %[[INGROUP]], %c16 : index
+// CHECK: arith.addi %[[WROW]], %{{.*}} : index
+// CHECK-COUNT-8: nvgpu.mma.sync
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: %[[T2:.*]] = arith.index_cast
+// CHECK: %[[W2:.*]] = arith.divui %{{.*}}, %c32 : index
+// CHECK: %[[G2:.*]] = arith.divui %[[W2]], %c2 : index
+// CHECK: %[[I2:.*]] = arith.remui %[[W2]], %c2 : index
+// CHECK: arith.muli %[[I2]], %c16 : index
+// CHECK: arith.muli %[[G2]], %c16 : index
+// CHECK-COUNT-8: memref.atomic_rmw addf %{{.*}}, %[[WS2]]
+// CHECK-NOT: memref.atomic_rmw
+// CHECK: gpu.return
+#acc = #fa.warp_rows<acc, num_warps = 4, atom = #fa.mma_sync>
+#own = #fa.warp_rows<acc, num_warps = 2, replicas = 2, share = columns, atom = #fa.mma_sync>
+#shared = #fa.block_shared<atom = #fa.mma_sync>
+#shared_t = #fa.block_shared<atom = #fa.mma_sync, transposed = true>
+func.func @own_grid(%q: tensor<1x1x?x32xf16>, %dq: tensor<1x1x?x32xf16>) -> tensor<1x1x?x32xf16> {
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %nq = tensor.dim %q, %c2 : tensor<1x1x?x32xf16>
+  %nqb = arith.ceildivui %nq, %c64 : index
+  %rows = arith.muli %nqb, %c64 : index
+  %e = tensor.empty(%rows) : tensor<1x1x?x64xf32>
+  %ws = bufferization.to_buffer %e : tensor<1x1x?x64xf32> to memref<1x1x?x64xf32>
+  %e2 = tensor.empty(%rows) : tensor<1x1x?x32xf32>
+  %ws2 = bufferization.to_buffer %e2 : tensor<1x1x?x32xf32> to memref<1x1x?x32xf32>
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%out = %dq) -> (tensor<1x1x?x32xf16>) {
+    %zero = arith.constant 0.0 : f16
+    %q0 = arith.muli %qb, %c64 : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qn = arith.minsi %qleft, %c64 : index
+    %qpad = arith.subi %c64, %qn : index
+    %qs = tensor.extract_slice %q[%b, %h, %q0, 0] [1, 1, %qn, 32] [1, 1, 1, 1] : tensor<1x1x?x32xf16> to tensor<?x32xf16>
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x32xf16> to tensor<64x32xf16, #shared>
+    %s = fa.qk %qt, %qt : tensor<64x32xf16, #shared>, tensor<64x32xf16, #shared> -> tensor<64x64xf32, #acc>
+    fa.accumulate_rows %s into %ws[%b, %h, %q0] rows(%qn) : tensor<64x64xf32, #acc>, memref<1x1x?x64xf32>
+    %qtt = fa.transpose %qt : tensor<64x32xf16, #shared> -> tensor<32x64xf16, #shared_t>
+    %z = arith.constant dense<0.0> : tensor<32x32xf32, #own>
+    %p = fa.pv %qtt, %qt, %z : tensor<32x64xf16, #shared_t>, tensor<64x32xf16, #shared>, tensor<32x32xf32, #own>
+    fa.accumulate_rows %p into %ws2[%b, %h, %q0] rows(%c32) : tensor<32x32xf32, #own>, memref<1x1x?x32xf32>
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x32xf16>
+}

@@ -159,7 +159,7 @@ func.func @no_warp_layout(%o: tensor<1x1x32x16xf32>) -> tensor<1x1x32x16xf32> {
 #rows1 = #fa.warp_rows<rows, num_warps = 1, atom = #fa.mma_sync>
 #rows2 = #fa.warp_rows<rows, num_warps = 2, atom = #fa.mma_sync>
 func.func @mixed_num_warps(%m: tensor<1x1x16xf32>) -> tensor<1x1x16xf32> {
-  // expected-error @+1 {{fa-lower-to-gpu: all tiles of one kernel must be held by the same number of warps, got 1 and 2}}
+  // expected-error @+1 {{fa-lower-to-gpu: all tiles of one kernel must be held by the same number of warps (num_warps x replicas), got 1 x 1 and 2 x 1 ('tensor<32xf32, #fa.warp_rows<rows, num_warps = 2, atom = #fa.mma_sync>>')}}
   %r = scf.forall (%i) in (1) shared_outs(%mo = %m) -> (tensor<1x1x16xf32>) {
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index

@@ -1,7 +1,7 @@
 // RUN: fa-opt %s --fa-lower-to-gpu -verify-diagnostics
 
-// One kernel, one thread geometry: tiles held by different numbers of warp
-// groups (#fa.warp_rows replicas) in one loop nest are refused.
+// One kernel, one thread count: tiles held by different numbers of warps
+// (#fa.warp_rows num_warps x replicas) in one loop nest are refused.
 
 
 #acc = #fa.warp_rows<acc, num_warps = 1, replicas = 2, atom = #fa.mma_sync>
@@ -18,7 +18,7 @@ func.func @merge(%wo: tensor<?x16x1x16xf32>, %wl: tensor<?x16x1xf32>)
   %b = arith.divui %sb, %c4 : index
   %oi = tensor.empty(%b) : tensor<?x16x1x16xf16>
   %li = tensor.empty(%b) : tensor<?x16x1xf32>
-  // expected-error @+1 {{fa-lower-to-gpu: all tiles of one kernel must be held by the same number of warp groups (replicas), got 2 and 1}}
+  // expected-error @+1 {{fa-lower-to-gpu: all tiles of one kernel must be held by the same number of warps (num_warps x replicas), got 1 x 2 and 1 x 1}}
   %r:2 = scf.forall (%bi, %hb, %qi) in (%b, 1, 1) shared_outs(%o = %oi, %l = %li)
       -> (tensor<?x16x1x16xf16>, tensor<?x16x1xf32>) {
     %h0 = arith.muli %hb, %c16 : index

@@ -43,18 +43,29 @@ class MmaSyncLowering : public AtomLowering {
 public:
   void setUp(OpBuilder &b, Location loc, Value threadId, Value dynamicShared,
              int64_t numWarps, int64_t replicas) override {
-    this->numWarps = numWarps;
-    this->replicas = replicas;
     this->threadId = threadId;
     this->dynamicShared = dynamicShared;
     Value lane = arith::RemUIOp::create(b, loc, threadId, cidx(b, loc, 32));
-    warp = arith::DivUIOp::create(b, loc, threadId, cidx(b, loc, 32));
-    if (replicas > 1) {
-      // Group g is warps [g * numWarps, (g + 1) * numWarps).
-      group = arith::DivUIOp::create(b, loc, warp, cidx(b, loc, numWarps));
-      warp = arith::RemUIOp::create(b, loc, warp, cidx(b, loc, numWarps));
-    }
+    setWarpGeometry(b, loc, numWarps, replicas);
     fragments.emplace(b, loc, lane);
+  }
+
+  void withTileGeometry(OpBuilder &b, Location loc, RankedTensorType tile,
+                        function_ref<void()> body) override {
+    auto rows = dyn_cast_or_null<WarpRowsAttr>(tile.getEncoding());
+    if (!rows ||
+        (rows.getNumWarps() == numWarps && rows.getReplicas() == replicas))
+      return body();
+    // The same threads split [rows.numWarps, rows.replicas] ways; the lane
+    // geometry (fragments) does not change.
+    int64_t savedWarps = numWarps, savedReplicas = replicas;
+    Value savedWarp = warp, savedGroup = group;
+    setWarpGeometry(b, loc, rows.getNumWarps(), rows.getReplicas());
+    body();
+    numWarps = savedWarps;
+    replicas = savedReplicas;
+    warp = savedWarp;
+    group = savedGroup;
   }
 
   int64_t elementsPerAccFragment() const override { return 4; }
@@ -246,6 +257,20 @@ protected:
       return body(b, loc);
     inFirstReplica(b, loc, body);
   }
+  /// `warp` and `group` of the executing thread in a block of `replicas`
+  /// groups of `numWarps` warps.
+  void setWarpGeometry(OpBuilder &b, Location loc, int64_t numWarps,
+                       int64_t replicas) {
+    this->numWarps = numWarps;
+    this->replicas = replicas;
+    warp = arith::DivUIOp::create(b, loc, threadId, cidx(b, loc, 32));
+    group = Value();
+    if (replicas > 1) {
+      // Group g is warps [g * numWarps, (g + 1) * numWarps).
+      group = arith::DivUIOp::create(b, loc, warp, cidx(b, loc, numWarps));
+      warp = arith::RemUIOp::create(b, loc, warp, cidx(b, loc, numWarps));
+    }
+  }
   /// First row of this warp in a tile of `rows` rows.
   Value warpRow0(OpBuilder &b, Location loc, int64_t rows) {
     return arith::MulIOp::create(b, loc, warp,
@@ -357,9 +382,9 @@ protected:
     });
   }
 
-  /// Warps of one group and groups of the thread block (every warp_rows
-  /// tile of a kernel agrees); `warp` is the warp in its group, `group`
-  /// null for one group.
+  /// Warps of one group and groups of the thread block (the kernel's, or
+  /// inside withTileGeometry the tile's); `warp` is the warp in its group,
+  /// `group` null for one group.
   int64_t numWarps = 0, replicas = 1;
   Value threadId, dynamicShared, warp, group;
   std::optional<WarpMma> fragments;

@@ -19,6 +19,17 @@ struct LowerQK : OpConversionPattern<QKOp> {
   LogicalResult
   matchAndRewrite(QKOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // The scores may be held by a warp grid of their own.
+    LogicalResult result = failure();
+    kernel.atom.withTileGeometry(
+        rewriter, op.getLoc(),
+        cast<RankedTensorType>(op.getScores().getType()),
+        [&] { result = lower(op, adaptor, rewriter); });
+    return result;
+  }
+
+  LogicalResult lower(QKOp op, OneToNOpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const {
     auto fullScoresTy = cast<RankedTensorType>(op.getScores().getType());
     // Key groups: the group's columns of S, from its rows of K.
     RankedTensorType scoresTy = groupTile(fullScoresTy);
@@ -59,6 +70,17 @@ struct LowerPV : OpConversionPattern<PVOp> {
   LogicalResult
   matchAndRewrite(PVOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // The accumulator may be held by a warp grid of its own (the atomic
+    // dQ's: --fa-map-warps).
+    LogicalResult result = failure();
+    kernel.atom.withTileGeometry(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getAcc().getType()),
+        [&] { result = lower(op, adaptor, rewriter); });
+    return result;
+  }
+
+  LogicalResult lower(PVOp op, OneToNOpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const {
     TileOperand probs = tileOperand(op.getProbs(), adaptor.getProbs());
     auto fullAccTy = cast<RankedTensorType>(op.getAcc().getType());
     // Column groups: the group's columns of the accumulator, from its
