@@ -42,7 +42,7 @@ class BackwardTiler {
 public:
   BackwardTiler(RewriterBase &rewriter, AttentionBackwardOp op, int64_t blockM,
                 int64_t blockN, int64_t keyValueBlockM, StringRef dqMode,
-                const ChipInfo &chip)
+                StringRef rotateMode, const ChipInfo &chip)
       : b(rewriter), loc(op.getLoc()), op(op), blockM(blockM),
         blockN(blockN), f32(rewriter.getF32Type()),
         elemTy(getElementTypeOrSelf(op.getQuery().getType())) {
@@ -98,6 +98,13 @@ public:
           std::min<int64_t>(blockM, 16));
     padWorkspaces = atomicQueryGrad && blockM % kvBlockM == 0;
     queryRowsDq = atomicQueryGrad && kvBlockM % 64 == 0;
+    // The atomic dQ's staggered Q-block order (buildKeyValueNest). auto:
+    // where the nest is on the warp grid, measured on an H100 (chip=sm_90,
+    // docs/performance.md, "2026-12-06 (session 14)"): 1.04-1.05x at d =
+    // 128, N = 1k-8k, without a mask; at d = 64 (rows of 4 warps) 0.95-0.99x.
+    rotateQueryBlocks =
+        atomicQueryGrad &&
+        (rotateMode == "on" || (rotateMode == "auto" && warpGrid));
     // Above d = 192 the dQ nest's K/V ring does not fit 64-key blocks.
     if (this->blockN == 0)
       this->blockN = wideKeyBlocks || warpGrid ? 128 : d <= 192 ? 64 : 32;
@@ -176,6 +183,9 @@ private:
   bool atomicQueryGrad = false;
   /// Whether the dK/dV nest's tiles are sized for a [4, 2] warp grid.
   bool warpGrid = false;
+  /// Whether K/V block j of an unmasked dK/dV nest visits the Q blocks from
+  /// block j on, wrapping around, instead of from block 0.
+  bool rotateQueryBlocks = false;
   /// Whether D and the dQ buffer are padded to whole D-nest blocks, which
   /// the dK/dV nest's query tiles divide (FlashAttention-2's
   /// seqlen_q_rounded): that nest then reads D and adds into the buffer by
@@ -357,17 +367,29 @@ std::pair<Value, Value> BackwardTiler::buildKeyValueNest(Value rowDot,
   Value blocksPerHead =
       arith::CeilDivUIOp::create(b, loc, span, index(kvBlockM));
   Value steps = arith::MulIOp::create(b, loc, blocksPerHead, index(group));
+  // With the atomic dQ, the thread blocks of one head that all start at
+  // Q block 0 (no causal or window lower bound) add into the same dQ rows
+  // at the same time, step after step: with rotate-query-blocks, K/V block
+  // j starts at Q block j instead and wraps around (dK and dV still sum in
+  // a fixed order). Masked nests' ranges start on their diagonal,
+  // staggered already.
+  Value rotation;
+  if (dqBuffer && rotateQueryBlocks && matchPattern(qBegin, m_Zero()))
+    rotation = body->getArgument(2);
   auto groupLoop = scf::ForOp::create(
       b, loc, zeroIdx, steps, index(1), ValueRange{dk0, dv0},
       [&](OpBuilder &, Location, Value step, ValueRange st) {
         Value r = arith::DivUIOp::create(b, loc, step, blocksPerHead);
         Value head = arith::AddIOp::create(
             b, loc, arith::MulIOp::create(b, loc, kvHead, index(group)), r);
+        Value qBlock = arith::RemUIOp::create(b, loc, step, blocksPerHead);
+        if (rotation)
+          qBlock = arith::RemUIOp::create(
+              b, loc, arith::AddIOp::create(b, loc, qBlock, rotation),
+              blocksPerHead);
         Value qStart = arith::AddIOp::create(
             b, loc, qBegin,
-            arith::MulIOp::create(
-                b, loc, arith::RemUIOp::create(b, loc, step, blocksPerHead),
-                index(kvBlockM)));
+            arith::MulIOp::create(b, loc, qBlock, index(kvBlockM)));
         Value qRows = rowsOfBlock(kvBlockM, numQueries, qStart);
         Value qTile = loadRows(op.getQuery(), batch, head, qStart, qRows,
                                kvBlockM, zero);
@@ -573,6 +595,14 @@ struct FATileBackwardPass : fa::impl::FATileBackwardBase<FATileBackwardPass> {
         return signalPassFailure();
       }
     }
+    if (rotateQueryBlocks != "auto" && rotateQueryBlocks != "on" &&
+        rotateQueryBlocks != "off") {
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-tile-backward: option rotate-query-blocks must be 'auto', "
+             "'on' or 'off', got '"
+          << rotateQueryBlocks << "'";
+      return signalPassFailure();
+    }
     if (dqMode != "auto" && dqMode != "atomic" && dqMode != "deterministic") {
       mlir::emitError(getOperation()->getLoc())
           << "fa-tile-backward: option dq must be 'auto', 'atomic' or "
@@ -594,7 +624,7 @@ struct FATileBackwardPass : fa::impl::FATileBackwardBase<FATileBackwardPass> {
       rewriter.setInsertionPoint(op);
       rewriter.replaceOp(op,
                          BackwardTiler(rewriter, op, blockM, blockN, keyValueBlockM,
-                                       dqMode, *chipInfo)
+                                       dqMode, rotateQueryBlocks, *chipInfo)
                              .build());
     }
   }

@@ -7,6 +7,8 @@
 // RUN: fa-opt %s -split-input-file --fa-tile-backward="chip=sm_90 dq=deterministic" | FileCheck %s --check-prefix=DET
 // RUN: not fa-opt %s --fa-tile-backward="chip=sm_70" 2>&1 | FileCheck %s --check-prefix=BAD-CHIP
 // RUN: fa-opt %s -split-input-file --fa-tile-backward="block-m=32 block-n=16 dkdv-block-m=64 dq=atomic" | FileCheck %s --check-prefix=UNPADDED
+// RUN: fa-opt %s -split-input-file --fa-tile-backward="chip=sm_90 rotate-query-blocks=off" | FileCheck %s --check-prefix=NO-ROTATE
+// RUN: fa-opt %s -split-input-file --fa-tile-backward="dq=atomic rotate-query-blocks=on" | FileCheck %s --check-prefix=ROTATE
 
 // FlashAttention-2's dQ (dq=atomic): the D nest also zeroes an f32
 // [B, Hq, Nq', D] buffer (its second shared output), D and the buffer
@@ -56,6 +58,16 @@
 // CHECK: tensor.parallel_insert_slice {{.*}} into %[[OUT]]
 // CHECK-NOT: fa.qk
 // CHECK: return
+//     rotate-query-blocks=on leaves a causal nest's Q ranges alone: they
+//     start on each K/V block's diagonal, staggered already.
+// ROTATE-LABEL: func @gqa_causal
+// ROTATE: scf.for %[[STEP:[^ ]*]] =
+// ROTATE: %[[QB:.*]] = arith.remui %[[STEP]], %{{.*}} : index
+// ROTATE-NEXT: %{{.*}} = arith.constant 32 : index
+// ROTATE-NEXT: arith.muli %[[QB]], %{{.*}} : index
+// ROTATE: fa.accumulate_rows
+// ROTATE-NOT: arith.remui
+// ROTATE: return
 
 // Query tiles (64) that do not divide the D nest's blocks (32) would
 // straddle the padded end: D and the buffer keep Nq rows, and each tile
@@ -104,6 +116,19 @@ func.func @gqa_causal(%q: tensor<2x4x?x16xf16>, %k: tensor<2x2x?x16xf16>, %v: te
 // ATOMIC: fa.accumulate_rows {{.*}} {transposed} : tensor<128x32xf32>, memref<?x8x?x128xf32>
 // ATOMIC-NOT: fa.qk
 // ATOMIC: return
+// ROTATE-LABEL: func @mha_128
+// ROTATE: scf.forall (%{{.*}}, %{{.*}}, %[[KVB:.*]]) in
+// ROTATE: scf.for %[[STEP:[^ ]*]] =
+// ROTATE: %[[INHEAD:.*]] = arith.remui %[[STEP]], %[[BLOCKS:.*]] : index
+// ROTATE-NEXT: %[[SHIFTED:.*]] = arith.addi %[[INHEAD]], %[[KVB]] : index
+// ROTATE-NEXT: arith.remui %[[SHIFTED]], %[[BLOCKS]] : index
+// ROTATE: fa.accumulate_rows {{.*}} {transposed}
+// NO-ROTATE-LABEL: func @mha_128
+// NO-ROTATE: scf.for %[[STEP:[^ ]*]] =
+// NO-ROTATE: %[[QB:.*]] = arith.remui %[[STEP]], %{{.*}} : index
+// NO-ROTATE-NEXT: %{{.*}} = arith.constant 64 : index
+// NO-ROTATE-NEXT: arith.muli %[[QB]], %{{.*}} : index
+// NO-ROTATE: fa.accumulate_rows
 // AUTO-LABEL: func @mha_128
 // AUTO-NOT: fa.accumulate_rows
 // AUTO-COUNT-4: fa.qk
@@ -120,9 +145,20 @@ func.func @gqa_causal(%q: tensor<2x4x?x16xf16>, %k: tensor<2x2x?x16xf16>, %v: te
 //     (fa.dkdv_groups, for --fa-map-warps). Its 64-row query tiles give
 //     4 warps 16 rows each: dQ = dS K is a tile of query rows (the
 //     transpose of dS^T times the K tile), added into the buffer by rows.
+//     Without a mask every K/V block's Q range starts at block 0, and on
+//     the grid (rotate-query-blocks=auto) K/V block j (the forall's third
+//     index) walks it from Q block j on, wrapping around: the thread blocks
+//     of a head add into different dQ rows at a time.
 // HOPPER-LABEL: func @mha_128
 // HOPPER: fa.row_dot
-// HOPPER: bufferization.to_buffer
+// HOPPER: %{{.*}} = bufferization.to_buffer
+// HOPPER: scf.forall (%{{.*}}, %{{.*}}, %[[KVB:.*]]) in
+// HOPPER: %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %c64{{(_[0-9]+)?}} : index
+// HOPPER: scf.for %[[STEP:[^ ]*]] =
+// HOPPER: %[[INHEAD:.*]] = arith.remui %[[STEP]], %[[BLOCKS]] : index
+// HOPPER-NEXT: %[[SHIFTED:.*]] = arith.addi %[[INHEAD]], %[[KVB]] : index
+// HOPPER-NEXT: %[[QB:.*]] = arith.remui %[[SHIFTED]], %[[BLOCKS]] : index
+// HOPPER: arith.muli %[[QB]], %c64{{(_[0-9]+)?}} : index
 // HOPPER: fa.qk {{.*}} : tensor<128x128xf16>, tensor<64x128xf16> -> tensor<128x64xf32>
 // HOPPER: fa.score_grad
 // HOPPER: %[[DST:.*]] = arith.truncf %{{.*}} : tensor<128x64xf32> to tensor<128x64xf16>

@@ -8,6 +8,8 @@
 // DKDV: error: fa-tile-backward: option dkdv-block-m must be in [1, 1024], got -1
 // RUN: not fa-opt %s --fa-tile-backward="dq=fast" 2>&1 | FileCheck %s --check-prefix=DQ
 // DQ: error: fa-tile-backward: option dq must be 'auto', 'atomic' or 'deterministic', got 'fast'
+// RUN: not fa-opt %s --fa-tile-backward="rotate-query-blocks=yes" 2>&1 | FileCheck %s --check-prefix=ROTATE
+// ROTATE: error: fa-tile-backward: option rotate-query-blocks must be 'auto', 'on' or 'off', got 'yes'
 // RUN: fa-opt %s --fa-tile-backward -verify-diagnostics
 
 func.func @memref_form(%x: memref<1x1x4x4xf32>, %l: memref<1x1x4xf32>) {

@@ -125,6 +125,8 @@ def main():
                    help="--fa-tile-backward's dq option (how dQ is accumulated)")
     p.add_argument("--dkdv-block-m", type=int,
                    help="--fa-tile-backward's dkdv-block-m (query rows of the dK/dV nest's tiles)")
+    p.add_argument("--rotate-query-blocks", choices=["auto", "on", "off"],
+                   help="--fa-tile-backward's rotate-query-blocks (the atomic dQ's Q-block order)")
     p.add_argument("--map-warps", action="store_true",
                    help="then --fa-map-warps (stage L3; the CPU erases the layouts)")
     p.add_argument("--against", choices=["reference", "naive"], default="reference")
@@ -146,6 +148,10 @@ def main():
         if not (a.gpu_form and a.tile):
             p.error("--dkdv-block-m needs --gpu-form and --tile")
         passes[0] += " dkdv-block-m=%d" % a.dkdv_block_m
+    if a.rotate_query_blocks:
+        if not (a.gpu_form and a.tile):
+            p.error("--rotate-query-blocks needs --gpu-form and --tile")
+        passes[0] += " rotate-query-blocks=" + a.rotate_query_blocks
     if a.map_warps:
         passes.append("--fa-map-warps")
     runs = run_module(module, [passes] + ([[]] if a.against == "naive" else []),

@@ -349,7 +349,11 @@ def FATileBackward : Pass<"fa-tile-backward"> {
          `ceil(Nq / block-m) * block-m` rows, every one written by the D
          nest (0 in the padding), and the dK/dV nest reads D and adds into
          the buffer by whole tiles (a constant `rows`: no bounds check on
-         the GPU), and the rounding nest reads whole blocks.
+         the GPU), and the rounding nest reads whole blocks. Without a
+         mask every K/V block's Q range starts at block 0: with
+         `rotate-query-blocks` K/V block `j` walks it from block `j`
+         (`(step mod blocks + j) mod blocks`), so the thread blocks of a
+         head do not add into the same dQ rows at the same time.
        * `deterministic`: a Q-outer nest like the forward's: over (batch,
          query head, Q block), the K/V blocks the rows can see: `S =
          fa.qk(Q, K)`, mask, P, `dP = fa.qk(dO, V)`, dS, `dQ += fa.pv(dS,
@@ -426,6 +430,13 @@ def FATileBackward : Pass<"fa-tile-backward"> {
            "dim 64, and at 128 on Hopper without a soft cap or a "
            "non-causal window; else "
            "deterministic)">,
+    Option<"rotateQueryBlocks", "rotate-query-blocks", "std::string",
+           /*default=*/"\"auto\"",
+           "With the atomic dQ and no mask: 'on' makes K/V block j visit "
+           "the Q blocks from block j on (wrapping around), so the thread "
+           "blocks of a head add into different dQ rows at a time; 'off' "
+           "from block 0; 'auto' on where the dK/dV nest is on the warp "
+           "grid (head dim 128 on Hopper; measured)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_80\"",
            "The GPU the kernels are compiled for (as --fa-to-ptx's chip): "
            "dq=auto's choice at head dim 128 depends on it">

@@ -12,7 +12,10 @@
 // query tiles in the dK/dV nest, whose dQ = dS K has query rows (the
 // transpose of dS^T times K); the second with layouts, where the rounding
 // nest's blocks are those tiles and both ends take the fragment order
-// (a GPU storage order: the CPU adds and reads by rows).
+// (a GPU storage order: the CPU adds and reads by rows). Two with
+// rotate-query-blocks=on (K/V block j walks the Q blocks from block j,
+// wrapping around: every Q block still visited once), unmasked and with a
+// left-only window (whose ranges start at Q block 0 too).
 //
 // Tolerances as in backward-gpu-form.mlir: f32 1e-5 + 1e-5 |x|; f16 1e-3 +
 // 1e-3 |x|; bf16 8e-3 + 8e-3 |x|.
@@ -35,3 +38,5 @@
 // RUN: %{bw} %{bf16} --Hq 2 --Hkv 1 --Nq 81 --Nk 40 --D 64 --softcap 3.0 --tile 64 64 --map-warps
 // RUN: %{bw} %{f16} --Hq 2 --Hkv 1 --Nq 70 --Nk 45 --D 16 --causal --tile 128 32
 // RUN: %{bw} %{bf16} --Hq 4 --Hkv 1 --Nq 77 --Nk 50 --D 32 --tile 64 64 --dkdv-block-m 64 --map-warps
+// RUN: %{bw} %{f32} --B 2 --Hq 4 --Hkv 2 --Nq 21 --Nk 37 --D 8 --tile 4 8 --rotate-query-blocks on
+// RUN: %{bw} %{bf16} --Hq 2 --Hkv 1 --Nq 150 --Nk 200 --D 32 --window 90 -1 --tile 64 64 --dkdv-block-m 64 --rotate-query-blocks on --map-warps
