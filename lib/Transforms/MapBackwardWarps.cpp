@@ -14,13 +14,13 @@
 // `numWarps` warps split the columns of every accumulator of the nest
 // (#fa.warp_rows<acc, ..., replicas = C, share = columns>): the queries of
 // S^T and dP^T, the head-dim columns of dK and dV. A [numWarps, C] warp
-// grid (FlashAttention-2's d128
-// backward: [4, 2] on 128 keys x 64 queries): each warp reads a C-th of the
-// shared second operands that a warp owning whole rows would. P^T and dS^T,
-// the first operands of dV += P^T dO and dK += dS^T Q, then span the
-// groups' columns, so they go through shared memory (fa.convert_layout to
-// #fa.block_shared) instead of staying in registers, and K and V, the
-// first operands of S^T and dP^T, stay in shared memory.
+// grid (FlashAttention-2's d128 backward: [4, 2] on 128 keys x 64
+// queries): each warp reads a C-th of the shared second operands that a
+// warp owning whole rows would. P^T and dS^T, the first operands of dV +=
+// P^T dO and dK += dS^T Q, then span the groups' columns, so they go
+// through shared memory (fa.convert_layout to #fa.block_shared) instead of
+// staying in registers, and K and V, the first operands of S^T and dP^T,
+// stay in shared memory.
 //
 // The atomic dQ adds these rules: its product meets no other register
 // tile (a zero accumulator added into memory), so it takes the split of
@@ -30,12 +30,11 @@
 // shared memory and the A operand of its fa.pv; dS^T, the other operand,
 // goes from accumulator fragments into a shared tile (every warp reads
 // all its rows); for dQ = dS K (query rows), dS is the transposed view of
-// that shared dS^T tile. The rounding nest's
-// f32 sums (fa.read_rows) are loaded straight into accumulator fragments:
-// in the writer's layout and fragment order when its blocks are the
-// writer's whole, untransposed tiles (fa.accumulate_rows), else by rows.
-// Constant tiles (the zero dQ accumulator, the D nest's zero rows of the
-// dQ buffer) are acc tiles.
+// that shared dS^T tile. The rounding nest's f32 sums (fa.read_rows) are
+// loaded straight into accumulator fragments: in the writer's layout and
+// fragment order when its blocks are the writer's whole, untransposed
+// tiles (fa.accumulate_rows), else by rows. Constant tiles (the zero dQ
+// accumulator, the D nest's zero rows of the dQ buffer) are acc tiles.
 //
 //===----------------------------------------------------------------------===//
 

@@ -947,8 +947,8 @@ def FAMapWarps : Pass<"fa-map-warps"> {
 
     With `dkdv-groups=C` (C > 1) the backward's dK/dV nest runs on a
     [num-warps, C] warp grid: every accumulator of the nest (S^T, dP^T,
-    dK, dV) gets `replicas = C, share = columns`, group
-    `c` holding its columns `[c * N / C, (c + 1) * N / C)`; P^T and dS^T,
+    dK, dV) gets `replicas = C, share = columns`, group `c` holding its
+    columns `[c * N / C, (c + 1) * N / C)`; P^T and dS^T,
     whose columns are the k of dV += P^T dO and dK += dS^T Q, go through
     shared tiles (`fa.convert_layout` to `#fa.block_shared`), K and V stay
     in shared memory, and `swizzle-shared=auto` swizzles the streamed Q
@@ -970,11 +970,10 @@ def FAMapWarps : Pass<"fa-map-warps"> {
     ends take `fragment_order`, when that tile has query rows (not
     transposed), a layout whose threads hold distinct elements, the shape
     of the rounding nest's blocks, and both are whole (padded buffer): the
-    block then
-    holds element `i` of thread `t` at `i * T + t`, so a warp's 32 atomics
-    of one `i` add into 128 contiguous bytes (one L1 wavefront instead of
-    4-8; FlashAttention-2's dQaccum order). The rounding kernel then runs
-    on the dQ tile's warp grid. Otherwise it reads by rows on its
+    block then holds element `i` of thread `t` at `i * T + t`, so a warp's
+    32 atomics of one `i` add into 128 contiguous bytes (one L1 wavefront
+    instead of 4-8; FlashAttention-2's dQaccum order). The rounding kernel
+    then runs on the dQ tile's warp grid. Otherwise it reads by rows on its
     own rows of warps. Before (128 keys x 64 queries, head dim 128):
 
     ```mlir

@@ -68,11 +68,12 @@ public:
   virtual void setUp(OpBuilder &b, Location loc, Value threadId,
                      Value dynamicShared, int64_t numWarps,
                      int64_t replicas) = 0;
-  /// Runs `body` (which lowers ops on `tile`) with the warp geometry of
+  /// Runs `body` (which lowers an op on `tile`) with the warp geometry of
   /// `tile`'s layout when it differs from the kernel's: a product whose
   /// accumulator only leaves the kernel (fa.accumulate_rows) may take a
   /// warp grid of its own with the same threads (--fa-map-warps; the
-  /// outliner checks where). Atoms without such tiles run `body` as is.
+  /// outliner allows it nowhere else), so fa.pv and fa.accumulate_rows
+  /// lower through this. Atoms without such tiles run `body` as is.
   virtual void withTileGeometry(OpBuilder &b, Location loc,
                                 RankedTensorType tile,
                                 function_ref<void()> body) {

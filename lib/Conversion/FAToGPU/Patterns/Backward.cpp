@@ -345,7 +345,7 @@ struct LowerAccumulateRows : OpConversionPattern<AccumulateRowsOp> {
     if (!isa<BlockArgument>(op.getBuffer()))
       return op.emitOpError("fa-lower-to-gpu: accumulates into a kernel "
                             "argument");
-    // (The tile may be held by a warp grid of its own.)
+    // (The tile may be held by a warp grid of its own: a product's.)
     kernel.atom.withTileGeometry(b, op.getLoc(), tile, [&] {
       kernel.atom.accumulateAccTile(
           b, op.getLoc(), tile, adaptor.getTile(), op.getBuffer(),
@@ -386,15 +386,13 @@ struct LowerReadRows : OpConversionPattern<ReadRowsOp> {
              << op.getSums().getType();
     Location loc = op.getLoc();
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-    SmallVector<Value> frags;
-    kernel.atom.withTileGeometry(b, loc, tile, [&] {
-      frags = kernel.atom.loadAccTile(
-          b, loc, source,
-          TileRows{adaptor.getBatch().front(), adaptor.getHead().front(),
-                   adaptor.getRowStart().front(), adaptor.getRows().front()},
-          tile, zero, op.getFragmentOrder());
-    });
-    b.replaceOpWithMultiple(op, {frags});
+    b.replaceOpWithMultiple(
+        op, {kernel.atom.loadAccTile(
+                b, loc, source,
+                TileRows{adaptor.getBatch().front(), adaptor.getHead().front(),
+                         adaptor.getRowStart().front(),
+                         adaptor.getRows().front()},
+                tile, zero, op.getFragmentOrder())});
     return success();
   }
   KernelContext &kernel;

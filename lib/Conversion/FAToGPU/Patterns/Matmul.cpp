@@ -19,17 +19,6 @@ struct LowerQK : OpConversionPattern<QKOp> {
   LogicalResult
   matchAndRewrite(QKOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    // The scores may be held by a warp grid of their own.
-    LogicalResult result = failure();
-    kernel.atom.withTileGeometry(
-        rewriter, op.getLoc(),
-        cast<RankedTensorType>(op.getScores().getType()),
-        [&] { result = lower(op, adaptor, rewriter); });
-    return result;
-  }
-
-  LogicalResult lower(QKOp op, OneToNOpAdaptor adaptor,
-                      ConversionPatternRewriter &rewriter) const {
     auto fullScoresTy = cast<RankedTensorType>(op.getScores().getType());
     // Key groups: the group's columns of S, from its rows of K.
     RankedTensorType scoresTy = groupTile(fullScoresTy);
@@ -71,7 +60,7 @@ struct LowerPV : OpConversionPattern<PVOp> {
   matchAndRewrite(PVOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     // The accumulator may be held by a warp grid of its own (the atomic
-    // dQ's: --fa-map-warps).
+    // dQ's: --fa-map-warps; the outliner allows it for products only).
     LogicalResult result = failure();
     kernel.atom.withTileGeometry(
         rewriter, op.getLoc(), cast<RankedTensorType>(op.getAcc().getType()),
