@@ -17,6 +17,8 @@
 #include "AttentionMatchers.h"
 #include "RaiseRecognisers.h"
 
+#include "fa/Dialect/FA/IR/FA.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -560,6 +562,10 @@ std::optional<AttentionMatch> mlir::fa::raise::matchAttention(
                   "fa.attention's bottom-right");
     if (band.left < 0 || band.right < 0)
       return miss("the mask hides the diagonal: a row would see no key");
+    for (int64_t side : {band.left, band.right})
+      if (side != kNoBound && side >= fa::kWindowSideLimit)
+        return miss("a mask's band is 2^30 keys wide or more on one side, "
+                    "past what fa.attention's window takes");
     // FlashAttention-2's convention: causal is a window's right edge at 0.
     // Any other bounded side is a window (-1 for an unbounded one): the
     // left edge, and a right edge past the diagonal (j <= i + r, r > 0).

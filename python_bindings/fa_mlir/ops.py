@@ -22,6 +22,7 @@ from . import kernels as _kernels
 from .errors import CompilerUnavailableError, MissingKernelError
 from .runtime.plan import attention_scalars, backward_scalars
 from .runtime.splits import choose_splits, decode_thread_blocks, kernel_shape
+from .spec import WINDOW_SIDE_LIMIT
 
 DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16"}
 LAYOUTS = ("bhnd", "bnhd")
@@ -102,6 +103,9 @@ def _window(window, causal):
     left, right = window
     if left < -1 or right < -1:
         raise ValueError("window sizes must be >= 0, or -1 for unbounded, got %r" % (window,))
+    if left >= WINDOW_SIDE_LIMIT or right >= WINDOW_SIDE_LIMIT:
+        raise ValueError("window sizes must be below 2**30, got %r: a side that wide bounds "
+                         "no sequence; use -1 for an unbounded side" % (window,))
     return left, (0 if causal and right != 0 else right)
 
 

@@ -12,6 +12,9 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Optional, Tuple
 
 DTYPES = ("f16", "bf16", "f32")
+# Window sides must be below this (fa.attention's verifier, kWindowSideLimit
+# in include/fa/Dialect/FA/IR/FA.h).
+WINDOW_SIDE_LIMIT = 2**30
 # torch / numpy spellings accepted for convenience.
 _DTYPE_ALIASES = {"float16": "f16", "half": "f16", "fp16": "f16", "bfloat16": "bf16",
                   "float32": "f32", "float": "f32", "fp32": "f32"}
@@ -59,6 +62,9 @@ def _window(value, causal):
     left, right = value
     if left < -1 or right < -1:
         raise ValueError("window sizes must be >= 0, or -1 for unbounded, got %r" % (value,))
+    if left >= WINDOW_SIDE_LIMIT or right >= WINDOW_SIDE_LIMIT:
+        raise ValueError("window sizes must be below 2**30, got %r: a side that wide bounds "
+                         "no sequence; use -1 for an unbounded side" % (value,))
     if causal:
         # fa.attention with causal keeps right at 0; FlashAttention-2 does too.
         right = 0
@@ -272,9 +278,12 @@ class AttentionSpec:
 
 
 def _mlir_float(x):
-    # repr round-trips; MLIR wants a decimal point or exponent in a float.
-    text = repr(float(x))
-    return text if ("." in text or "e" in text) else text + ".0"
+    # repr round-trips. MLIR's float literal needs a decimal point in the
+    # mantissa: 50 -> 50.0, 1e-05 -> 1.0e-05 (MLIR rejects "1e-05").
+    mantissa, e, exponent = repr(float(x)).partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + e + exponent
 
 
 def _number_tag(x):

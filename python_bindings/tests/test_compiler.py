@@ -342,3 +342,12 @@ def test_varlen_plan_names_the_offsets(compiler):
         "q", "k", "v", "cu_seqlens_q", "cu_seqlens_k", "o", "lse"]
     grid = plan["kernels"][0]["grid"]
     assert grid[0]["op"] == "add" and grid[1:] == [32, 1]
+
+
+@pytest.mark.parametrize("kw", [dict(scale=1e-05), dict(scale=1e16, softcap=1e16),
+                                dict(softcap=1e-05, scale=1e-05)])
+def test_scales_and_caps_written_with_exponents_parse(compiler, kw):
+    # repr() writes these with an exponent and no decimal point ("1e-05"),
+    # which MLIR's float literal does not take; the spec adds one.
+    text = compiler.run_pipeline(AttentionSpec(q_heads=8, head_dim=64, **kw))
+    assert "fa.attention ins(" in text

@@ -24,6 +24,14 @@ def test_mlir_text_static_sizes_without_lse():
     assert "%lse" not in text
 
 
+@pytest.mark.parametrize("value, text", [
+    (50, "50.0"), (0.125, "0.125"), (1e-05, "1.0e-05"), (1e16, "1.0e+16"), (2.5e-7, "2.5e-07")])
+def test_floats_are_written_as_mlir_float_literals(value, text):
+    # MLIR's float literal needs a decimal point: "1e-05" does not parse.
+    assert "scale(%s)" % text in AttentionSpec(q_heads=8, head_dim=64, scale=value).mlir("f")
+    assert "softcap(%s)" % text in AttentionSpec(q_heads=8, head_dim=64, softcap=value).mlir("f")
+
+
 def test_defaults_and_normalisation():
     s = AttentionSpec(q_heads=8, head_dim=64, dtype="torch.bfloat16")
     assert (s.kv_heads, s.v_head_dim, s.dtype) == (8, 64, "bf16")
@@ -39,6 +47,8 @@ def test_defaults_and_normalisation():
     (dict(q_heads=8, head_dim=64, dtype="f64"), TypeError, "unsupported dtype"),
     (dict(q_heads=8, head_dim=64, window=(5,)), TypeError, "pair of ints"),
     (dict(q_heads=8, head_dim=64, window=(-2, 0)), ValueError, "-1 for unbounded"),
+    (dict(q_heads=8, head_dim=64, window=(0, 2**30)), ValueError, "below 2\\*\\*30"),
+    (dict(q_heads=8, head_dim=64, window=(2**63, 0)), ValueError, "below 2\\*\\*30"),
     (dict(q_heads=8, head_dim=64, softcap=-1.0), ValueError, "softcap must be a positive"),
     (dict(q_heads=8, head_dim=64, scale=float("nan")), ValueError, "scale must be"),
     (dict(q_heads=8, head_dim=64, batch=-2), ValueError, "batch must be positive"),

@@ -109,6 +109,7 @@ def test_cpu_tensors_are_refused_for_real():
     (dict(layout="nhd"), ValueError, "layout must be"),
     (dict(window=(3,)), TypeError, "pair of ints"),
     (dict(window=(-3, 0)), ValueError, "-1 for unbounded"),
+    (dict(window=(2**40, 0)), ValueError, "below 2\\*\\*30"),
     (dict(scale=-1.0), ValueError, "scale must be"),
     (dict(softcap=float("inf")), ValueError, "softcap must be"),
     (dict(causal=None), TypeError, "causal must be a bool"),

@@ -1044,3 +1044,40 @@ func.func @tiny_scale(%q: tensor<2x4x8xf32>, %k: tensor<2x4x8xf32>, %v: tensor<2
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%f2 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
+
+// -----
+
+// A band 2^40 keys wide to the left (j + 2^40 >= i) with causal, on
+// dynamic lengths proven equal: fa.attention's window takes sides below
+// 2^30 (FA.h, kWindowSideLimit), so this one stays as written.
+// CHECK-LABEL: func.func @window_side_too_wide
+// CHECK-NOT: fa.attention
+func.func @window_side_too_wide(%x: tensor<2x?x8xf32>, %v: tensor<2x?x8xf32>) -> tensor<2x?x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c1 = arith.constant 1 : index
+  %wide = arith.constant 1099511627776 : index
+  %n = tensor.dim %x, %c1 : tensor<2x?x8xf32>
+  %es = tensor.empty(%n, %n) : tensor<2x?x?xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
+  %s = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%x, %x : tensor<2x?x8xf32>, tensor<2x?x8xf32>) outs(%zs : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
+  %xm = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x?x?xf32>) outs(%es : tensor<2x?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %past = arith.cmpi ule, %j, %i : index
+    %jw = arith.addi %j, %wide : index
+    %near = arith.cmpi sge, %jw, %i : index
+    %vis = arith.andi %past, %near : i1
+    %r = arith.select %vis, %in, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<2x?x?xf32>
+  %p = linalg.softmax dimension(2) ins(%xm : tensor<2x?x?xf32>) outs(%es : tensor<2x?x?xf32>) -> tensor<2x?x?xf32>
+  %eo = tensor.empty(%n) : tensor<2x?x8xf32>
+  %fo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  // expected-remark @+1 {{attention not raised: a mask's band is 2^30 keys wide or more on one side}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x?x?xf32>, tensor<2x?x8xf32>) outs(%fo : tensor<2x?x8xf32>) -> tensor<2x?x8xf32>
+  return %o : tensor<2x?x8xf32>
+}

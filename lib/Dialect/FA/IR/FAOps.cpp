@@ -266,6 +266,12 @@ verifyAttentionAttributes(Operation *op, std::optional<APFloat> scaleAttr,
       return op->emitOpError("window sizes must be >= 0, or -1 for an "
                              "unbounded side, got ")
              << *w;
+  for (std::optional<int64_t> w : {windowLeft, windowRight})
+    if (w && *w >= kWindowSideLimit)
+      return op->emitOpError("window sizes must be below 2^30 (")
+             << kWindowSideLimit << "), got " << *w
+             << ": a side that wide bounds no sequence; use -1 for an "
+                "unbounded side";
   if (softcapAttr) {
     double d = softcapAttr->convertToDouble();
     if (!std::isfinite(d) || d <= 0.0)
@@ -483,6 +489,87 @@ void AttentionBackwardOp::getEffects(
         &effects) {
   if (!hasTensorSemantics())
     getDestinationStyleEffects(*this, effects);
+}
+
+//===----------------------------------------------------------------------===//
+// The attention ops' clauses: scale(s) causal window(l, r) softcap(c)
+//===----------------------------------------------------------------------===//
+
+/// Parses the clauses in any order, each at most once (a second one, or one
+/// in a place the fixed order would not take, used to end the op with an
+/// unrelated error further on).
+static ParseResult parseAttentionClauses(OpAsmParser &p, FloatAttr &scale,
+                                         UnitAttr &causal,
+                                         IntegerAttr &windowLeft,
+                                         IntegerAttr &windowRight,
+                                         FloatAttr &softcap) {
+  Builder &b = p.getBuilder();
+  auto parseFloat = [&](FloatAttr &attr) -> ParseResult {
+    Attribute value;
+    if (p.parseLParen() || p.parseAttribute(value, b.getF32Type()) ||
+        p.parseRParen())
+      return failure();
+    attr = dyn_cast<FloatAttr>(value);
+    if (!attr)
+      return p.emitError(p.getCurrentLocation(), "expected a float");
+    return success();
+  };
+  StringRef keyword;
+  while (true) {
+    SMLoc at = p.getCurrentLocation();
+    if (failed(p.parseOptionalKeyword(
+            &keyword, {"scale", "causal", "window", "softcap"})))
+      return success();
+    bool given = (keyword == "scale" && scale) ||
+                 (keyword == "causal" && causal) ||
+                 (keyword == "window" && windowLeft) ||
+                 (keyword == "softcap" && softcap);
+    if (given)
+      return p.emitError(at, "'") << keyword << "' is given twice";
+    if (keyword == "scale") {
+      if (parseFloat(scale))
+        return failure();
+    } else if (keyword == "causal") {
+      causal = b.getUnitAttr();
+    } else if (keyword == "window") {
+      int64_t left, right;
+      if (p.parseLParen() || p.parseInteger(left) || p.parseComma() ||
+          p.parseInteger(right) || p.parseRParen())
+        return failure();
+      windowLeft = b.getI64IntegerAttr(left);
+      windowRight = b.getI64IntegerAttr(right);
+    } else if (parseFloat(softcap)) {
+      return failure();
+    }
+  }
+}
+
+/// Prints them in one order: scale, causal, window, softcap, each after a
+/// space (the format puts none before the directive, so an op without
+/// clauses has no double space).
+static void printAttentionClauses(OpAsmPrinter &p, Operation *,
+                                  FloatAttr scale, UnitAttr causal,
+                                  IntegerAttr windowLeft,
+                                  IntegerAttr windowRight, FloatAttr softcap) {
+  auto clause = [&](StringRef keyword) { p << " " << keyword; };
+  if (scale) {
+    clause("scale");
+    p << "(";
+    p.printAttributeWithoutType(scale);
+    p << ")";
+  }
+  if (causal)
+    clause("causal");
+  if (windowLeft && windowRight) {
+    clause("window");
+    p << "(" << windowLeft.getInt() << ", " << windowRight.getInt() << ")";
+  }
+  if (softcap) {
+    clause("softcap");
+    p << "(";
+    p.printAttributeWithoutType(softcap);
+    p << ")";
+  }
 }
 
 #define GET_OP_CLASSES

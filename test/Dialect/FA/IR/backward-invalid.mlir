@@ -164,6 +164,14 @@ func.func @window_one_side_bad(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64
 
 // -----
 
+func.func @window_side_too_wide(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x32xf16>, %o: tensor<2x8x128x32xf16>, %do: tensor<2x8x128x32xf16>, %l: tensor<2x8x128xf32>, %dq: tensor<2x8x128x64xf16>, %dk: tensor<2x2x128x64xf16>, %dv: tensor<2x2x128x32xf16>) {
+  // expected-error @+1 {{'fa.attention_backward' op window sizes must be below 2^30 (1073741824), got 9223372036854775807}}
+  %r0, %r1, %r2 = fa.attention_backward ins(%q, %k, %v, %o, %do, %l : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x32xf16>, tensor<2x8x128x32xf16>, tensor<2x8x128x32xf16>, tensor<2x8x128xf32>) outs(%dq, %dk, %dv : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x32xf16>) causal window(9223372036854775807, 0) -> tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x32xf16>
+  return
+}
+
+// -----
+
 func.func @softcap_zero(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x32xf16>, %o: tensor<2x8x128x32xf16>, %do: tensor<2x8x128x32xf16>, %l: tensor<2x8x128xf32>, %dq: tensor<2x8x128x64xf16>, %dk: tensor<2x2x128x64xf16>, %dv: tensor<2x2x128x32xf16>) {
   // expected-error @+1 {{'fa.attention_backward' op softcap must be finite and > 0, got 0}}
   %r0, %r1, %r2 = fa.attention_backward ins(%q, %k, %v, %o, %do, %l : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x32xf16>, tensor<2x8x128x32xf16>, tensor<2x8x128x32xf16>, tensor<2x8x128xf32>) outs(%dq, %dk, %dv : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x32xf16>) softcap(0.0) -> tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x32xf16>

@@ -347,6 +347,25 @@ func.func @window_right_below_minus_one(%q: tensor<2x8x128x64xf16>, %k: tensor<2
 
 // -----
 
+// Each clause at most once (any order is fine).
+func.func @clause_twice(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{'scale' is given twice}}
+  %r0 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>) scale(0.5) causal scale(0.25) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+// A side of 2^30 or more would overflow the kernels' 32-bit key bounds and
+// bounds no sequence anyway (-1 is the unbounded side).
+func.func @window_side_too_wide(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{'fa.attention' op window sizes must be below 2^30 (1073741824), got 4294967296: a side that wide bounds no sequence; use -1 for an unbounded side}}
+  %r0 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>) window(0, 4294967296) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
 func.func @zero_softcap(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
   // expected-error @+1 {{'fa.attention' op softcap must be finite and > 0, got 0}}
   %r0 = fa.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>) softcap(0.0) -> tensor<2x8x128x64xf16>

@@ -157,3 +157,23 @@ func.func @varlen(%q: tensor<1x8x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor
                     cu_seqlens(%cq, %ck : tensor<?xi32>, tensor<?xi32>) outs(%o : tensor<1x8x?x64xf16>) causal -> tensor<1x8x?x64xf16>
   return %0 : tensor<1x8x?x64xf16>
 }
+
+// -----
+
+// The clauses parse in any order and print in one: scale, causal, window,
+// softcap (tensor and memref forms, the backward op too).
+// CHECK-LABEL: func @clauses_any_order
+// CHECK: fa.attention ins({{.*}}) outs(%{{.*}} : tensor<1x4x128x64xf16>) scale(5.000000e-01) causal window(16, 0) softcap(3.000000e+01) {note = 1 : i64} -> tensor<1x4x128x64xf16>
+// CHECK: fa.attention ins({{.*}}) outs(%{{.*}} : memref<1x4x128x64xf16>) causal window(8, -1){{$}}
+// CHECK: fa.attention_backward ins({{.*}}) outs({{.*}}) scale(2.500000e-01) causal softcap(5.000000e+01) ->
+func.func @clauses_any_order(%q: tensor<1x4x128x64xf16>, %o: tensor<1x4x128x64xf16>, %m: memref<1x4x128x64xf16>,
+                             %l: tensor<1x4x128xf32>) -> tensor<1x4x128x64xf16> {
+  %0 = fa.attention ins(%q, %q, %q : tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>)
+                    outs(%o : tensor<1x4x128x64xf16>) softcap(30.0) window(16, 0) causal scale(0.5) {note = 1} -> tensor<1x4x128x64xf16>
+  fa.attention ins(%m, %m, %m : memref<1x4x128x64xf16>, memref<1x4x128x64xf16>, memref<1x4x128x64xf16>)
+               outs(%m : memref<1x4x128x64xf16>) window(8, -1) causal
+  %1:3 = fa.attention_backward ins(%q, %q, %q, %0, %o, %l : tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128xf32>)
+                                 outs(%o, %o, %o : tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>) softcap(50.0) causal scale(0.25)
+                                 -> tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>, tensor<1x4x128x64xf16>
+  return %1#0 : tensor<1x4x128x64xf16>
+}

@@ -26,6 +26,14 @@
 
 namespace mlir {
 namespace fa {
+/// A window side (fa.attention's window(left, right)) must be below this.
+/// The kernels compute a row's key bounds as row + (Nk - Nq) +- side in the
+/// index width (32 bits by default); with the sizes 32-bit indices address
+/// (fewer than 2^31 elements a tensor, so fewer than 2^27 rows at head dim
+/// 16) a side below 2^30 cannot overflow that, and a wider side would bound
+/// nothing anyway: -1 is the unbounded side.
+constexpr int64_t kWindowSideLimit = int64_t(1) << 30;
+
 /// Values a kernel keeps live beside its fragments that the plain kernel
 /// does not: a sliding window's left bound (per-row key bounds), a soft cap,
 /// per-sequence bounds read from memory (packed sequences, K/V-cache

@@ -30,6 +30,9 @@ def FA_AttentionOp : FA_Op<"attention", [
     LSE[b, h, i]  = log(sum_j exp(s[j]))            (natural log, f32)
     ```
 
+    The clauses `scale(s)`, `causal`, `window(l, r)` and `softcap(c)` may
+    come in any order, each at most once; they print in that order.
+
     * `scale` defaults to `1/sqrt(D)` when absent.
     * `causal` masks keys in the future. When `Nq != Nk` the mask is aligned
       to the bottom-right corner, as FlashAttention-2 (>= 2.1) does: query row
@@ -38,8 +41,10 @@ def FA_AttentionOp : FA_Op<"attention", [
     * `window(left, right)` is FlashAttention-2's `window_size` (local,
       sliding-window attention): row `i` sees key `j` iff
       `i + Nk - Nq - left <= j <= i + Nk - Nq + right`, bottom-right aligned
-      like `causal`; `-1` leaves that side unbounded. With `causal`, `right`
-      is 0 whatever its value, as in FlashAttention-2.
+      like `causal`; `-1` leaves that side unbounded, and a side must be
+      below 2^30 (the kernels' key bounds are 32-bit; a side that wide
+      bounds nothing). With `causal`, `right` is 0 whatever its value, as
+      in FlashAttention-2.
     * `softcap(c)` caps the logits as Gemma 2 does: the scores the softmax
       sees are `c * tanh(scale * s / c)` (the scale is applied first, inside
       the cap; the softmax then has no further scale). On the GPU `tanh` is
@@ -135,9 +140,8 @@ def FA_AttentionOp : FA_Op<"attention", [
     (`cu_seqlens` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:`
                       type($cu_seqlens_q) `,` type($cu_seqlens_k) `)`)?
     `outs` `(` $outputs `:` type($outputs) `)`
-    (`scale` `(` $scale^ `)`)? (`causal` $causal^)?
-    (`window` `(` $window_left^ `,` $window_right `)`)?
-    (`softcap` `(` $softcap^ `)`)?
+    `` custom<AttentionClauses>($scale, $causal, $window_left,
+                                $window_right, $softcap)
     attr-dict (`->` type($results)^)?
   }];
 
@@ -252,9 +256,8 @@ def FA_AttentionBackwardOp : FA_Op<"attention_backward", [
               type($query) `,` type($key) `,` type($value) `,` type($out) `,`
               type($grad_out) `,` type($lse) `)`
     `outs` `(` $outputs `:` type($outputs) `)`
-    (`scale` `(` $scale^ `)`)? (`causal` $causal^)?
-    (`window` `(` $window_left^ `,` $window_right `)`)?
-    (`softcap` `(` $softcap^ `)`)?
+    `` custom<AttentionClauses>($scale, $causal, $window_left,
+                                $window_right, $softcap)
     attr-dict (`->` type($results)^)?
   }];
 
