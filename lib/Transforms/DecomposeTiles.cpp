@@ -553,6 +553,21 @@ struct LowerVarlenBlock : OpRewritePattern<VarlenBlockOp> {
 struct FADecomposeTilesPass
     : fa::impl::FADecomposeTilesBase<FADecomposeTilesPass> {
   void runOnOperation() override {
+    // GPU-stage IR (after --fa-lower-to-gpu) has nothing this pass lowers,
+    // and upstream's bufferization would stop at the launch with a message
+    // about memory effects instead.
+    WalkResult gpuStage = getOperation()->walk([](Operation *op) {
+      StringRef name = op->getName().getStringRef();
+      if (name != "gpu.launch_func" && name != "gpu.module")
+        return WalkResult::advance();
+      op->emitError("fa-decompose-tiles: '")
+          << name << "' is GPU-stage IR (the output of --fa-lower-to-gpu); "
+          << "the CPU path (--fa-lower-to-cpu) runs the IR before it "
+             "(L0-L3)";
+      return WalkResult::interrupt();
+    });
+    if (gpuStage.wasInterrupted())
+      return signalPassFailure();
     if (failed(eraseLayouts(getOperation())))
       return signalPassFailure();
     // The online-softmax step is its two halves.
