@@ -582,6 +582,37 @@ struct FADecomposeTilesPass
                  LowerAccumulateRows, LowerReadRows, LowerVarlenBlock>(
         &getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
+    reshapeMultiDynamicExpands(getOperation());
+  }
+
+  /// A run-time split count with a dynamic batch gives --fa-split-kv's
+  /// [S * B, ...] -> [S, B, ...] expand_shape two dynamic sizes in one
+  /// group, and upstream MLIR 22's --expand-strided-metadata crashes on the
+  /// memref.expand_shape that bufferizes from it (found by differential
+  /// testing; the GPU path tiles the merge and never bufferizes it). On
+  /// the CPU path such an expand is the same tensor.reshape.
+  static void reshapeMultiDynamicExpands(Operation *root) {
+    SmallVector<tensor::ExpandShapeOp> expands;
+    root->walk([&](tensor::ExpandShapeOp op) {
+      ArrayRef<int64_t> shape = op.getResultType().getShape();
+      for (const ReassociationIndices &group : op.getReassociationIndices())
+        if (llvm::count_if(group, [&](int64_t d) {
+              return ShapedType::isDynamic(shape[d]);
+            }) > 1) {
+          expands.push_back(op);
+          return;
+        }
+    });
+    for (tensor::ExpandShapeOp op : expands) {
+      IRRewriter rw(op);
+      Location loc = op.getLoc();
+      SmallVector<Value> sizes;
+      for (OpFoldResult size : op.getMixedOutputShape())
+        sizes.push_back(getValueOrCreateConstantIndexOp(rw, loc, size));
+      Value shape = tensor::FromElementsOp::create(rw, loc, sizes);
+      rw.replaceOpWithNewOp<tensor::ReshapeOp>(op, op.getResultType(),
+                                               op.getSrc(), shape);
+    }
   }
 };
 

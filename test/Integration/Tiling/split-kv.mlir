@@ -53,3 +53,8 @@
 // RUN: %{eq} %{bf16} --dynamic --B 2 --Hq 4 --Hkv 2 --Nq 5 --Nk 300 --D 32 --causal --block-m 16 --block-n 32 --skip --split-kv 0 --num-splits 5 --combine-rows 0
 // RUN: %{eq} %{f16} --Hq 8 --Hkv 2 --Nq 1 --Nk 130 --D 16 --block-m 16 --block-n 16 --skip --pack-gqa --split-kv 0 --num-splits 7 --warps 1 --combine-rows 0
 // RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 130 --D 16 --causal --window 40 0 --block-m 32 --block-n 16 --skip --warps 2 --split-kv 0 --num-splits 2 --combine-rows 32
+// A run-time split count with a dynamic batch and the merge left untiled:
+// [S * B, ...] -> [S, B, ...] has two dynamic sizes in one group, which the
+// CPU path reshapes (upstream's --expand-strided-metadata crashed on it).
+// RUN: %{eq} %{f32} --dynamic --Nq 20 --Nk 50 --D 16 --block-m 16 --block-n 16 --split-kv 0 --num-splits 2
+// RUN: %{eq} %{bf16} --dynamic --B 3 --Hq 4 --Hkv 2 --Nq 9 --Nk 70 --D 32 --causal --block-m 16 --block-n 16 --skip --split-kv 0 --num-splits 3 --warps 1
