@@ -518,3 +518,30 @@ func.func @atomic_dq(%k: tensor<32x64xf16, #shared>, %ds: tensor<32x16xf16, #sha
   fa.accumulate_rows %dqt into %ws[%b, %h, %q0] rows(%n) {transposed} : tensor<64x16xf32, #acc>, memref<?x4x?x64xf32>
   return
 }
+
+// -----
+
+// Two dynamic sizes in one group of an expand_shape (split-KV's [S * B] ->
+// [S, B] with a run-time S and a dynamic B): the same tensor.reshape, which
+// the CPU path bufferizes (upstream's expand-strided-metadata crashes on a
+// memref.expand_shape like it).
+// CHECK-LABEL: func.func @expand_two_dynamic
+// CHECK-SAME: %[[WS:.*]]: tensor<?x4xf32>, %[[S:.*]]: index, %[[B:.*]]: index
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[SHAPE:.*]] = tensor.from_elements %[[S]], %[[B]], %[[C4]] : tensor<3xindex>
+// CHECK: tensor.reshape %[[WS]](%[[SHAPE]]) : (tensor<?x4xf32>, tensor<3xindex>) -> tensor<?x?x4xf32>
+// CHECK-NOT: tensor.expand_shape
+func.func @expand_two_dynamic(%ws: tensor<?x4xf32>, %s: index, %b: index) -> tensor<?x?x4xf32> {
+  %e = tensor.expand_shape %ws [[0, 1], [2]] output_shape [%s, %b, 4] : tensor<?x4xf32> into tensor<?x?x4xf32>
+  return %e : tensor<?x?x4xf32>
+}
+
+// -----
+
+// One dynamic size a group stays an expand_shape.
+// CHECK-LABEL: func.func @expand_one_dynamic
+// CHECK: tensor.expand_shape
+func.func @expand_one_dynamic(%ws: tensor<?x4xf32>, %b: index) -> tensor<2x?x4xf32> {
+  %e = tensor.expand_shape %ws [[0, 1], [2]] output_shape [2, %b, 4] : tensor<?x4xf32> into tensor<2x?x4xf32>
+  return %e : tensor<2x?x4xf32>
+}

@@ -499,6 +499,12 @@ def FADecomposeTiles : Pass<"fa-decompose-tiles"> {
       natural-log LSE; `fa.combine_splits` -> reductions over the split
       dimension (the largest LSE, the weights' sum, the weighted partial
       outputs) and the combined O and LSE.
+    * A `tensor.expand_shape` with two dynamic sizes in one group (split-KV's
+      `[S * B, ...] -> [S, B, ...]` with a run-time split count and a
+      dynamic batch) becomes the same `tensor.reshape`: upstream MLIR 22's
+      `--expand-strided-metadata` crashes on its bufferized form.
+    * GPU-stage IR (`gpu.module`, `gpu.launch_func`) is rejected with a
+      diagnostic: the CPU path runs L0-L3.
 
     Before:
 
