@@ -15,6 +15,7 @@ compiler version; `--list DIR` prints it.
 """
 import argparse
 import itertools
+import os
 import shutil
 import sys
 import time
@@ -24,10 +25,24 @@ from .kernels import KernelDir, attention_config, describe
 _YES_NO = {"yes": [True], "no": [False], "both": [False, True]}
 
 
+def _argument(parse):
+    """An argparse type from `parse`: a ValueError becomes argparse's own
+    error, which names the option, instead of a traceback."""
+    def wrapped(text):
+        try:
+            return parse(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError("%s (got %r)" % (e, text)) from None
+    wrapped.__name__ = parse.__name__.lstrip("_")
+    return wrapped
+
+
+@_argument
 def _ints(text):
     return [int(x) for x in text.split(",") if x]
 
 
+@_argument
 def _heads(text):
     out = []
     for item in text.split(","):
@@ -42,14 +57,17 @@ def _heads(text):
     return out
 
 
+@_argument
 def _windows(text):
     out = []
     for item in text.split(","):
         if item in ("none", ""):
             out.append(None)
-        else:
-            left, right = item.split(":")
-            out.append((int(left), int(right)))
+            continue
+        parts = item.split(":")
+        if len(parts) != 2:
+            raise ValueError("windows are left:right or none, e.g. 256:0")
+        out.append((int(parts[0]), int(parts[1])))
     return out
 
 
@@ -75,7 +93,8 @@ def _options(text):
     for item in text.split(","):
         if item:
             key, _, value = item.partition("=")
-            out[key] = value
+            # One spelling, so that block_m and block-m name one configuration.
+            out[key.replace("_", "-")] = value
     return out
 
 
@@ -162,20 +181,30 @@ def main(argv=None):
     p.add_argument("--list", metavar="DIR", help="print DIR/index.json and exit")
     a = p.parse_args(argv)
     if a.list:
-        index = KernelDir(a.list).read_index()
-        print("compiler: %s" % index["compiler_version"])
-        for e in index["entries"]:
-            print("  %-48s %s" % (e["plan"], e["key"]))
+        try:
+            index = KernelDir(a.list).read_index()
+            lines = ["compiler: %s" % index["compiler_version"]]
+            lines += ["  %-48s %s" % (e["plan"], e["key"]) for e in index["entries"]]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            p.error("--list: cannot read %s/index.json (%s: %s)" % (a.list, type(e).__name__, e))
+        print("\n".join(lines))
         return 0
     if not a.out:
         p.error("--out DIR is required")
+    if os.path.exists(a.out) and not os.path.isdir(a.out):
+        p.error("--out %s exists and is not a directory" % a.out)
     if any(s < 0 or s > 1024 for s in a.splits):
         p.error("--splits: split counts must be 0 (run time) to 1024, got %s" % a.splits)
+    try:
+        todo = configurations(a)
+    except (ValueError, TypeError) as e:
+        p.error(str(e))
 
     from . import compiler
+    from .errors import CompileError
     version = compiler.version()  # CompilerUnavailableError without the module.
     target = KernelDir(a.out)
-    todo = configurations(a)
+    os.makedirs(a.out, exist_ok=True)
     start = time.perf_counter()
     for config in todo:
         t0 = time.perf_counter()
@@ -185,9 +214,15 @@ def main(argv=None):
                                        else "  (from %s)" % have[2]["compiler_version"]),
                   flush=True)
             continue
-        if have:
+        try:
+            compiled = compiler.compile(config.spec, options=config.pipeline_options()).plan()
+        except CompileError as e:
+            print("error: %s: %s" % (describe(config), e), file=sys.stderr)
+            return 1
+        # What is there is replaced: an entry of an older build (--force) or
+        # a damaged one (lookup ignored it).
+        if os.path.exists(target.entry_path(config)):
             shutil.rmtree(target.entry_path(config))
-        compiled = compiler.compile(config.spec, options=config.pipeline_options()).plan()
         target.store(config, compiled, version)
         print("  %5.2f s  %s" % (time.perf_counter() - t0, describe(config)), flush=True)
     path = target.write_index(version)

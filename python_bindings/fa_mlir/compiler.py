@@ -20,6 +20,7 @@ import hashlib
 import importlib
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Dict, List
@@ -150,9 +151,12 @@ def ptx_options(options):
         value = str(value)
         if not value or any(c in value for c in " {}=,\"'"):
             raise ValueError("bad value %r for fa-to-ptx option %s" % (value, name))
-        if name in _INT_OPTIONS and not value.isdigit():
-            raise ValueError("fa-to-ptx option %s takes a non-negative integer, got %r" % (
-                name, value))
+        # ASCII digits only (str.isdigit also takes "²" or "٤"); l2-prefetch's
+        # -1 is its documented default (each nest's own choice).
+        if name in _INT_OPTIONS and not (re.fullmatch(r"[0-9]+", value) or
+                                         (name == "l2-prefetch" and value == "-1")):
+            raise ValueError("fa-to-ptx option %s takes a non-negative integer%s, got %r" % (
+                name, " or -1" if name == "l2-prefetch" else "", value))
         if name in _BOOL_OPTIONS and value not in ("true", "false"):
             raise ValueError("fa-to-ptx option %s takes true or false, got %r" % (name, value))
         if name in blocks:

@@ -23,12 +23,20 @@ import shutil
 import tempfile
 import threading
 import time
+import warnings
 
 from .errors import MissingKernelError
 from .spec import AttentionSpec, KernelConfig, digest
 
 INDEX_FORMAT = "fa-mlir-kernel-dir"
 INDEX_VERSION = 1
+
+
+def _damaged(entry, error):
+    warnings.warn("fa_mlir: ignoring the damaged kernel entry %s (%s: %s); "
+                  "a `python -m fa_mlir.aot` run over it rewrites it" % (
+                      entry, type(error).__name__, error), RuntimeWarning, stacklevel=3)
+    return None
 
 
 class KernelDir:
@@ -42,22 +50,36 @@ class KernelDir:
 
     def lookup(self, config):
         """(plan dict, {kernel: PTX text}, meta dict) for `config`, or None.
-        An entry whose meta.json names another configuration is ignored."""
+        An entry whose meta.json names another configuration is ignored; a
+        damaged one (unreadable or missing files, malformed JSON) too, with
+        a warning, so that the next directory, the cache or the compiler is
+        tried."""
         entry = self.entry_path(config)
         try:
             with open(os.path.join(entry, "meta.json")) as f:
                 meta = json.load(f)
-        except (OSError, ValueError):
+        except FileNotFoundError:
             return None
-        if meta.get("format") != INDEX_FORMAT or meta.get("config") != config.as_dict():
+        except (OSError, ValueError) as e:
+            return _damaged(entry, e)
+        if not isinstance(meta, dict) or meta.get("format") != INDEX_FORMAT \
+                or meta.get("config") != config.as_dict():
             return None
-        with open(os.path.join(entry, meta["plan"])) as f:
-            plan = json.load(f)
-        ptx = {}
-        for kernel in plan["kernels"]:
-            name = os.path.basename(kernel["ptx"])
-            with open(os.path.join(entry, name)) as f:
-                ptx[kernel["name"]] = f.read()
+        try:
+            plan_file = meta["plan"]
+            if not isinstance(plan_file, str) or os.path.basename(plan_file) != plan_file:
+                raise ValueError("meta.json names the plan %r outside the entry" % (plan_file,))
+            with open(os.path.join(entry, plan_file)) as f:
+                plan = json.load(f)
+            ptx = {}
+            for kernel in plan["kernels"]:
+                name = os.path.basename(kernel["ptx"])
+                with open(os.path.join(entry, name)) as f:
+                    ptx[kernel["name"]] = f.read()
+                if not ptx[kernel["name"]].strip():
+                    raise ValueError("%s is empty" % name)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            return _damaged(entry, e)
         return plan, ptx, meta
 
     def store(self, config, compiled_plan, compiler_version):
@@ -68,6 +90,8 @@ class KernelDir:
         final = self.entry_path(config)
         tmp = tempfile.mkdtemp(prefix=".tmp-", dir=self.path)
         try:
+            # mkdtemp makes it 0700; a shared kernel directory is read by others.
+            os.chmod(tmp, 0o755)
             compiled_plan.write(tmp)
             meta = {"format": INDEX_FORMAT, "version": INDEX_VERSION,
                     "config": config.as_dict(), "key": config.key(),
@@ -97,8 +121,19 @@ class KernelDir:
             meta_path = os.path.join(self.path, name, "meta.json")
             if name.startswith(".") or not os.path.isfile(meta_path):
                 continue
-            with open(meta_path) as f:
-                out.append(json.load(f))
+            try:
+                with open(meta_path) as f:
+                    meta = json.load(f)
+                if not isinstance(meta, dict) or meta.get("format") != INDEX_FORMAT:
+                    continue  # Not an entry of ours.
+                missing = [k for k in ("key", "plan", "config", "compiler_version")
+                           if k not in meta]
+                if missing:
+                    raise KeyError(missing[0])
+            except (OSError, ValueError, KeyError) as e:
+                _damaged(os.path.join(self.path, name), e)
+                continue
+            out.append(meta)
         return sorted(out, key=lambda m: m["plan"])
 
     def write_index(self, compiler_version):

@@ -211,3 +211,47 @@ def test_aot_kv_cache_argument():
     for bad in ("paged:", "paged:x", "paged:0", "pages"):
         with pytest.raises(argparse.ArgumentTypeError, match="none, lengths or paged"):
             _kv_caches(bad)
+
+
+def test_aot_replaces_damaged_entries_and_lookup_skips_them(tmp_path, compiler):
+    import warnings
+    from fa_mlir import aot
+    from fa_mlir.kernels import KernelDir
+    out = tmp_path / "k"
+    args = ["--out", str(out), "--head-dims", "64", "--dtypes", "f16", "--causal", "no"]
+    assert aot.main(args) == 0
+    [entry] = [p for p in out.iterdir() if p.is_dir()]
+    config = attention_config("f16", 32, 32, 64, causal=False)  # What aot built.
+    # A missing PTX: a warning and a miss (the next directory is tried), then
+    # the AOT run rewrites the entry.
+    for ptx in entry.glob("*.ptx"):
+        ptx.unlink()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert KernelDir(out).lookup(config) is None
+    assert any("damaged kernel entry" in str(w.message) for w in caught)
+    assert aot.main(args) == 0
+    assert KernelDir(out).lookup(config) is not None
+    # A plan named outside the entry is damaged too.
+    meta = json.loads((entry / "meta.json").read_text())
+    meta["plan"] = "../other/plan.json"
+    (entry / "meta.json").write_text(json.dumps(meta))
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert KernelDir(out).lookup(config) is None
+    assert aot.main(args) == 0
+    assert KernelDir(out).lookup(config) is not None
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--heads", "a:b"], "argument --heads"),
+    (["--windows", "5"], "windows are left:right"),
+    (["--heads", "32:7", "--head-dims", "64"], "must be a multiple of kv_heads"),
+    (["--list", "/nonexistent/dir"], "--list: cannot read"),
+])
+def test_aot_bad_arguments_are_argparse_errors(argv, words, capsys, tmp_path):
+    from fa_mlir import aot
+    with pytest.raises(SystemExit) as e:
+        aot.main(["--out", str(tmp_path / "o")] + argv)
+    assert e.value.code == 2
+    assert words in capsys.readouterr().err

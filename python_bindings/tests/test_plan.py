@@ -144,6 +144,15 @@ def test_strided_views_pass():
      "workspace 'q' has the name of a tensor"),
     (lambda p: p.update(index_bitwidth=16), "index_bitwidth must be 32 or 64"),
     (lambda p: p["tensors"][0].update(dtype="f8"), "unsupported dtype 'f8'"),
+    (lambda p: p.update(index_bitwidth="32"), "index_bitwidth must be 32 or 64"),
+    (lambda p: p["kernels"][0].update(block=[0, 1, 1]), "is not 1 to 1024 threads"),
+    (lambda p: p["kernels"][0].update(block=[4096, 1, 1]), "is not 1 to 1024 threads"),
+    (lambda p: p["kernels"][0].update(block=["128", 1, 1]), "is not 1 to 1024 threads"),
+    (lambda p: p["kernels"][0].update(dynamic_shared_memory=-1), "is not a byte count"),
+    (lambda p: p["tensors"].append(dict(p["tensors"][0])), "two tensors of the plan have one"),
+    (lambda p: p.pop("kernels"), "malformed launch plan .*KeyError: 'kernels'"),
+    (lambda p: p["scalars"][0].pop("value"), "malformed launch plan .*KeyError: 'value'"),
+    (lambda p: p.update(tensors=[1, 2]), "malformed launch plan .*TypeError"),
 ])
 def test_plans_this_runtime_cannot_follow_are_refused(change, words):
     bad = copy.deepcopy(PLAN)
@@ -360,3 +369,31 @@ def test_backward_scalars():
         P.backward_scalars(capped, 0.125)
     with pytest.raises(P.PlanFormatError, match="not a backward plan"):
         P.backward_scalars(P.LaunchPlan(PLAN), 0.125)
+
+
+@pytest.mark.parametrize("expr, words", [
+    ({"dim": ["q", -1]}, "axis -1 of 'q', which has 4"),
+    ({"dim": ["q", 7]}, "axis 7 of 'q'"),
+    ({"dim": ["q", True]}, "a dim is \\[tensor name, axis\\]"),
+    ({"dim": "q"}, "a dim is"),
+    ({"op": "add", "args": 3}, "needs a list of args"),
+])
+def test_malformed_grid_expressions_are_refused(expr, words):
+    with pytest.raises(P.PlanFormatError, match=words):
+        P.evaluate(expr, {"q": (2, 8, 300, 64)})
+
+
+def test_signed_division_is_exact_and_truncates_toward_zero():
+    # arith.divsi / remsi; a float division would lose 2^60 + 1.
+    assert P.evaluate({"op": "divsi", "args": [2**60 + 1, 1]}, {}) == 2**60 + 1
+    assert P.evaluate({"op": "divsi", "args": [-7, 2]}, {}) == -3
+    assert P.evaluate({"op": "remsi", "args": [-7, 2]}, {}) == -1
+    assert P.evaluate({"op": "remsi", "args": [7, -2]}, {}) == 1
+
+
+def test_a_negative_grid_is_refused_not_skipped():
+    bad = copy.deepcopy(PLAN)
+    bad["kernels"][0]["grid"][1] = {"op": "sub", "args": [1, 5]}
+    plan = P.LaunchPlan(bad)
+    with pytest.raises(P.PlanFormatError, match="is negative"):
+        plan.grid(plan.kernels[0], {n: t.shape for n, t in arrays().items()})

@@ -29,14 +29,25 @@ _OPS = {
     "sub": lambda a, b: a - b,
     "mul": lambda a, b: a * b,
     "divui": lambda a, b: a // b,
-    "divsi": lambda a, b: int(a / b),
+    "divsi": lambda a, b: _div_toward_zero(a, b),
     "floordivsi": lambda a, b: a // b,
     "ceildivui": lambda a, b: -(-a // b),
     "ceildivsi": lambda a, b: -(-a // b),
     "remui": lambda a, b: a % b,
-    "remsi": lambda a, b: int(math.fmod(a, b)),
+    "remsi": lambda a, b: a - b * _div_toward_zero(a, b),
     "minsi": min, "minui": min, "maxsi": max, "maxui": max,
 }
+
+
+def _is_int(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _div_toward_zero(a, b):
+    """arith.divsi: the quotient truncated toward zero, exact for any size
+    (a float division loses it past 2^53)."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
 
 
 class PlanFormatError(ValueError):
@@ -55,9 +66,16 @@ def evaluate(expr, shapes, scalars=None):
     if not isinstance(expr, dict):
         raise PlanFormatError("not a grid expression: %r" % (expr,))
     if "dim" in expr:
-        name, index = expr["dim"]
+        ref = expr["dim"]
+        if not (isinstance(ref, list) and len(ref) == 2 and isinstance(ref[0], str)
+                and isinstance(ref[1], int) and not isinstance(ref[1], bool)):
+            raise PlanFormatError("a dim is [tensor name, axis], got %r" % (ref,))
+        name, index = ref
         if name not in shapes:
             raise PlanFormatError("grid expression names unknown tensor %r" % name)
+        if not 0 <= index < len(shapes[name]):
+            raise PlanFormatError("grid expression names axis %d of %r, which has %d" % (
+                index, name, len(shapes[name])))
         return shapes[name][index]
     if "scalar" in expr:
         name = expr["scalar"]
@@ -67,7 +85,9 @@ def evaluate(expr, shapes, scalars=None):
     op = expr.get("op")
     if op not in _OPS:
         raise PlanFormatError("unknown operator %r in a grid expression" % (op,))
-    args = [evaluate(a, shapes, scalars) for a in expr.get("args", [])]
+    if not isinstance(expr.get("args"), list):
+        raise PlanFormatError("operator %r needs a list of args, got %r" % (op, expr.get("args")))
+    args = [evaluate(a, shapes, scalars) for a in expr["args"]]
     if len(args) != 2:
         raise PlanFormatError("operator %r takes two arguments, got %d" % (op, len(args)))
     if op in ("divui", "divsi", "floordivsi", "ceildivui", "ceildivsi", "remui", "remsi") \
@@ -81,6 +101,15 @@ class LaunchPlan:
     checks every launch must pass and the kernel parameters it packs."""
 
     def __init__(self, plan):
+        try:
+            self._parse(plan)
+        except (KeyError, TypeError, AttributeError, IndexError) as e:
+            # A field missing or of the wrong kind, found where it is read.
+            raise PlanFormatError("malformed launch plan %r: %s: %s" % (
+                plan.get("name") if isinstance(plan, dict) else None,
+                type(e).__name__, e)) from None
+
+    def _parse(self, plan):
         if not isinstance(plan, dict) or plan.get("format") != PLAN_FORMAT \
                 or plan.get("version") != PLAN_VERSION:
             raise PlanFormatError("not a version-%d %s (format %r, version %r)" % (
@@ -129,9 +158,18 @@ class LaunchPlan:
                     raise PlanFormatError("kernel %s takes unknown parameter %r" % (k["name"], p))
             if len(k["grid"]) != 3 or len(k["block"]) != 3:
                 raise PlanFormatError("kernel %s: grid and block must have 3 entries" % k["name"])
-        self.index_bitwidth = int(plan["index_bitwidth"])
-        if self.index_bitwidth not in (32, 64):
-            raise PlanFormatError("index_bitwidth must be 32 or 64, got %d" % self.index_bitwidth)
+            block, smem = k["block"], k.get("dynamic_shared_memory", 0)
+            if not all(_is_int(b) and b > 0 for b in block) or block[0] * block[1] * block[2] > 1024:
+                raise PlanFormatError("kernel %s: block %r is not 1 to 1024 threads" % (
+                    k["name"], block))
+            if not (_is_int(smem) and smem >= 0):
+                raise PlanFormatError("kernel %s: dynamic_shared_memory %r is not a byte count" % (
+                    k["name"], smem))
+        if len(self.tensors) != len(plan["tensors"]):
+            raise PlanFormatError("two tensors of the plan have one name")
+        self.index_bitwidth = plan["index_bitwidth"]
+        if not _is_int(self.index_bitwidth) or self.index_bitwidth not in (32, 64):
+            raise PlanFormatError("index_bitwidth must be 32 or 64, got %r" % (self.index_bitwidth,))
         self.index_limit = 2 ** (self.index_bitwidth - 1)
 
     @classmethod
@@ -249,7 +287,10 @@ class LaunchPlan:
         `scalars`), or None when one is 0 (nothing to compute: an empty
         batch or sequence)."""
         grid = tuple(evaluate(e, shapes, scalars) for e in kernel["grid"])
-        if min(grid) <= 0:
+        if min(grid) < 0:
+            raise PlanFormatError("grid %s of kernel %r is negative for these sizes" % (
+                grid, kernel.get("name")))
+        if min(grid) == 0:
             return None
         for g, limit in zip(grid, GRID_LIMITS):
             if g > limit:
