@@ -216,7 +216,7 @@ def main(argv=None):
             continue
         try:
             compiled = compiler.compile(config.spec, options=config.pipeline_options()).plan()
-        except CompileError as e:
+        except (CompileError, ValueError) as e:  # ValueError: a bad --options value.
             print("error: %s: %s" % (describe(config), e), file=sys.stderr)
             return 1
         # What is there is replaced: an entry of an older build (--force) or

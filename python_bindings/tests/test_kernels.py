@@ -255,3 +255,13 @@ def test_aot_bad_arguments_are_argparse_errors(argv, words, capsys, tmp_path):
         aot.main(["--out", str(tmp_path / "o")] + argv)
     assert e.value.code == 2
     assert words in capsys.readouterr().err
+
+
+def test_aot_compile_errors_are_messages(capsys, tmp_path, compiler):
+    from fa_mlir import aot
+    args = ["--out", str(tmp_path / "o"), "--head-dims", "64", "--dtypes", "f16",
+            "--causal", "no"]
+    assert aot.main(args + ["--options", "kv-stages=x"]) == 1
+    assert "kv-stages takes a non-negative integer" in capsys.readouterr().err
+    assert aot.main(args + ["--chip", "sm_75"]) == 1
+    assert "option chip must be one of" in capsys.readouterr().err
