@@ -193,6 +193,9 @@ def main(argv=None):
         p.error("--out DIR is required")
     if os.path.exists(a.out) and not os.path.isdir(a.out):
         p.error("--out %s exists and is not a directory" % a.out)
+    if "splits" in a.options:
+        p.error("--options splits=...: use --splits (split-KV forms of the decode kernels, "
+                "the ones fa_mlir.attention looks up)")
     if any(s < 0 or s > 1024 for s in a.splits):
         p.error("--splits: split counts must be 0 (run time) to 1024, got %s" % a.splits)
     try:

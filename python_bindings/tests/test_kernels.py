@@ -248,6 +248,7 @@ def test_aot_replaces_damaged_entries_and_lookup_skips_them(tmp_path, compiler):
     (["--windows", "5"], "windows are left:right"),
     (["--heads", "32:7", "--head-dims", "64"], "must be a multiple of kv_heads"),
     (["--list", "/nonexistent/dir"], "--list: cannot read"),
+    (["--options", "splits=4"], "use --splits"),
 ])
 def test_aot_bad_arguments_are_argparse_errors(argv, words, capsys, tmp_path):
     from fa_mlir import aot

@@ -4,6 +4,7 @@ Tensors are plan.TensorInfo records (dtype, shape, strides, address), as
 launch.py makes them from torch tensors.
 """
 import copy
+import functools
 import math
 
 import pytest
@@ -377,6 +378,8 @@ def test_backward_scalars():
     ({"dim": ["q", True]}, "a dim is \\[tensor name, axis\\]"),
     ({"dim": "q"}, "a dim is"),
     ({"op": "add", "args": 3}, "needs a list of args"),
+    (functools.reduce(lambda e, _: {"op": "add", "args": [e, 1]}, range(5000), 1),
+     "nested deeper than"),
 ])
 def test_malformed_grid_expressions_are_refused(expr, words):
     with pytest.raises(P.PlanFormatError, match=words):

@@ -55,10 +55,16 @@ class PlanFormatError(ValueError):
     operator, or a malformed field)."""
 
 
-def evaluate(expr, shapes, scalars=None):
+# Deeper than any expression the compiler writes (a handful of levels).
+_MAX_EXPRESSION_DEPTH = 64
+
+
+def evaluate(expr, shapes, scalars=None, _depth=0):
     """A grid or workspace expression of the plan, for tensors of the given
     shapes ({name: tuple of sizes}) and integer scalars ({name: int}, e.g.
     a run-time `num_splits`)."""
+    if _depth > _MAX_EXPRESSION_DEPTH:
+        raise PlanFormatError("grid expression nested deeper than %d" % _MAX_EXPRESSION_DEPTH)
     if isinstance(expr, bool):
         raise PlanFormatError("a boolean is not a grid expression: %r" % (expr,))
     if isinstance(expr, int):
@@ -87,7 +93,7 @@ def evaluate(expr, shapes, scalars=None):
         raise PlanFormatError("unknown operator %r in a grid expression" % (op,))
     if not isinstance(expr.get("args"), list):
         raise PlanFormatError("operator %r needs a list of args, got %r" % (op, expr.get("args")))
-    args = [evaluate(a, shapes, scalars) for a in expr["args"]]
+    args = [evaluate(a, shapes, scalars, _depth + 1) for a in expr["args"]]
     if len(args) != 2:
         raise PlanFormatError("operator %r takes two arguments, got %d" % (op, len(args)))
     if op in ("divui", "divsi", "floordivsi", "ceildivui", "ceildivsi", "remui", "remsi") \
