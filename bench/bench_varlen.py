@@ -14,6 +14,11 @@ interleaved, `--repeats` rounds, medians.
   # GPU machine
   FA_MLIR_KERNEL_DIR=$PWD/build/varlen-kernels PYTHONPATH=python_bindings \\
     python3 bench/bench_varlen.py --repeats 3 --json OUT.json
+
+`--variant NAME=DIR` (repeatable) also times the packed kernels of another
+kernel directory (e.g. other tiles, or another compiler build) in the same
+rounds, as "varlen:NAME"; each variant's output must match the default
+packed kernel's (its largest difference is printed and kept).
 """
 import argparse
 import json
@@ -24,6 +29,7 @@ import sys
 import torch
 
 import fa_mlir
+import fa_mlir.ops  # noqa: F401 (its plan memo is swapped per variant)
 from timing import interleaved_times
 
 HQ, HKV = 32, 8
@@ -36,7 +42,22 @@ def cases(d):
             ("mixed", mixed, d), ("mixed", [4096] + [256] * 15, d)]
 
 
-def calls_for(kind, lengths, d):
+def with_cache(cache, fn):
+    """fn run with fa_mlir's kernel lookups going to `cache` (and the plans
+    fa_mlir.ops memoises by configuration kept apart per cache)."""
+    plans = {}
+
+    def call():
+        saved = fa_mlir.kernels.default_cache, fa_mlir.ops._plans
+        fa_mlir.kernels.default_cache, fa_mlir.ops._plans = cache, plans
+        try:
+            return fn()
+        finally:
+            fa_mlir.kernels.default_cache, fa_mlir.ops._plans = saved
+    return call
+
+
+def calls_for(kind, lengths, d, variants=()):
     dt = torch.bfloat16
     total, b, longest = sum(lengths), len(lengths), max(lengths)
     q = torch.randn(total, HQ, d, device="cuda", dtype=dt)
@@ -45,6 +66,9 @@ def calls_for(kind, lengths, d):
     cu = torch.tensor([0] + torch.tensor(lengths).cumsum(0).tolist(), dtype=torch.int32,
                       device="cuda")
     calls = {"varlen": lambda: fa_mlir.attention_varlen(q, k, v, cu, cu, causal=True)}
+    for name, cache in variants:
+        calls["varlen:" + name] = with_cache(
+            cache, lambda: fa_mlir.attention_varlen(q, k, v, cu, cu, causal=True))
     if kind == "equal":
         qd, kd, vd = (t.view(b, lengths[0], t.shape[1], d) for t in (q, k, v))
     else:  # Padded to the longest sequence.
@@ -61,11 +85,30 @@ def main():
     p.add_argument("--head-dims", type=int, nargs="+", default=[64, 128])
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--json")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=DIR",
+                   help="also time the packed kernels of kernel directory DIR")
     a = p.parse_args()
+    variants = []
+    for spec in a.variant:
+        name, sep, directory = spec.partition("=")
+        if not sep or not name or not directory:
+            p.error("--variant takes NAME=DIR, got %r" % spec)
+        cache = fa_mlir.kernels.KernelCache()
+        cache.add_kernel_dir(directory)
+        variants.append((name, cache))
     rows = []
     for d in a.head_dims:
         for kind, lengths, _ in cases(d):
-            calls = calls_for(kind, lengths, d)
+            calls = calls_for(kind, lengths, d, variants)
+            errors = {}
+            if variants:
+                base = calls["varlen"]()
+                for name, _ in variants:
+                    diff = (calls["varlen:" + name]() - base).abs().max().item()
+                    errors[name] = diff
+                    if not diff <= 1e-2:
+                        raise RuntimeError("variant %s differs from the default packed kernel "
+                                           "by %g (d=%d, %s)" % (name, diff, d, lengths))
             times = interleaved_times(calls, a.repeats)
             ms = {n: statistics.median(t) for n, t in times.items()}
             # Causal FLOPs of the real sequences: 4 * n^2 / 2 * H * d each.
@@ -74,16 +117,24 @@ def main():
                    "varlen_tflops": flops / (ms["varlen"] * 1e-3) / 1e12,
                    "dense_over_varlen": ms["dense"] / ms["varlen"],
                    "spread": {n: (max(t) - min(t)) / statistics.median(t)
-                              for n, t in times.items()}}
+                              for n, t in times.items()},
+                   "variant_max_diff": errors}
+            for name, _ in variants:
+                row["dense_over_" + name] = ms["dense"] / ms["varlen:" + name]
             rows.append(row)
             print("d=%-3d %-5s S=%-2d total=%-6d varlen %.3f ms (%.0f TFLOP/s)  dense %.3f ms  "
                   "dense/varlen %.3f" % (d, kind, len(lengths), sum(lengths), ms["varlen"],
                                          row["varlen_tflops"], ms["dense"],
                                          row["dense_over_varlen"]), flush=True)
+            for name, _ in variants:
+                print("      variant %-10s %.3f ms  dense/varlen %.3f  max diff %.2g" % (
+                    name, ms["varlen:" + name], row["dense_over_" + name], errors[name]),
+                    flush=True)
     for kind in ("equal", "mixed"):
-        sel = [r["dense_over_varlen"] for r in rows if r["kind"] == kind]
-        print("%s: geomean dense/varlen %.3f" % (kind, math.exp(sum(map(math.log, sel)) /
-                                                               len(sel))))
+        for col in ["varlen"] + [name for name, _ in variants]:
+            sel = [r["dense_over_" + col] for r in rows if r["kind"] == kind]
+            print("%s: geomean dense/%s %.3f" % (kind, col, math.exp(sum(map(math.log, sel)) /
+                                                                     len(sel))))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(), "torch": torch.__version__,

@@ -124,6 +124,10 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   if (!rescale)
     return fail("option rescale must be auto, before-exp or after-exp, got '" +
                 options.rescale + "'");
+  if (options.stageBlockScalars != "auto" &&
+      options.stageBlockScalars != "on" && options.stageBlockScalars != "off")
+    return fail("option stage-block-scalars must be auto, on or off, got '" +
+                options.stageBlockScalars + "'");
   if (options.swizzleShared != "auto" && options.swizzleShared != "on" &&
       options.swizzleShared != "off")
     return fail("option swizzle-shared must be auto, on or off, got '" +
@@ -150,6 +154,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   tiling.chip = options.chip;
   tiling.packGqa = options.packGqa;
   tiling.forSplitKV = options.splits != 1;
+  tiling.stageBlockScalars = options.stageBlockScalars != "off";
   tiling.atom = *atom;
   // The FlashAttention-2 loop nest (L1), without the K/V blocks no row sees
   // and with the mask only where some row needs it (L2).
@@ -190,6 +195,11 @@ LogicalResult mlir::fa::buildToPTXPipeline(
       FALowerToGPUOptions{options.chip, options.indexBitwidth}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.stageBlockScalars != "off") {
+    FAStageBlockScalarsOptions stage;
+    stage.allKernels = options.stageBlockScalars == "on";
+    pm.addPass(createFAStageBlockScalars(stage));
+  }
 
   // L4 -> L5: upstream NVVM lowering and serialisation to PTX.
   GpuNVVMAttachTargetOptions target;

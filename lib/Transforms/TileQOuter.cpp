@@ -403,6 +403,8 @@ struct AutoTiles {
   int64_t blockM, blockN, stages;
   /// Groups of warps dividing each K/V block's keys (1: none).
   int64_t keyGroups = 1;
+  /// Keep the per-block scalars in shared memory (kStageBlockScalarsAttrName).
+  bool stageBlockScalars = false;
 };
 
 /// Keys a group of warps takes of a K/V block, at least, when the groups
@@ -416,7 +418,8 @@ constexpr int64_t kDecodeKVBlock = 128;
 
 FailureOr<AutoTiles>
 blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
-                 bool forSplitKV, fa::MmaAtomKind atomKind) {
+                 bool forSplitKV, fa::MmaAtomKind atomKind,
+                 bool mayStageBlockScalars) {
   int64_t d = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
   int64_t dv = cast<ShapedType>(op.getValue().getType()).getDimSize(3);
   fa::MmaAtomAttrInterface atom = fa::getMmaAtom(op.getContext(), atomKind);
@@ -431,6 +434,30 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
   // The extra live values of TileConfig (as --fa-schedule-softmax counts
   // them in the kernel).
   int64_t extraLive = fa::countExtraLiveValues(op);
+  // A causal packed nest on Hopper whose window tiles differ from the
+  // table's in the K/V block alone (d = 128: 32 keys against 64) keeps the
+  // table's tiles and its sequences' offsets and lengths in shared memory
+  // across the K/V loops (--fa-stage-block-scalars): ptxas for sm_90 then
+  // spills nothing, where with the bounds in registers the table's tiles
+  // (128 x 64, swizzled) spill 4 bytes. Not at d = 96, whose window tiles
+  // have 64-row Q blocks (its 128-row ones spill 8 bytes with the bounds
+  // staged), nor where the window tiles are the table's (nothing to gain).
+  // Not without the causal mask: the tail block's mask then needs more
+  // registers than staging frees (d = 128 spills 36 bytes), nor with a
+  // window or a soft cap, which stay live themselves. docs/performance.md,
+  // "Packed sequences with the dense kernel's tiles".
+  bool onlyKVBlockDiffers =
+      tiles->windowBlockN && tiles->windowBlockN != tiles->blockN &&
+      (!tiles->windowBlockM || tiles->windowBlockM == tiles->blockM);
+  bool stageBlockScalars = mayStageBlockScalars && op.isVarlen() &&
+                           !op.getKeyLengths() && op.getCausal() &&
+                           !windowed && !op.getSoftcap() &&
+                           onlyKVBlockDiffers && chip.isHopper() &&
+                           atomKind == fa::MmaAtomKind::MmaSync;
+  if (stageBlockScalars) {
+    sequenceBounds = false;
+    --extraLive;
+  }
   auto useWindowTiles = [&] {
     if (tiles->windowBlockM)
       tiles->blockM = tiles->windowBlockM;
@@ -544,7 +571,8 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
   int64_t warps = std::max<int64_t>(1, fitted->blockM / 16);
   if (decodeStep && atomKind == fa::MmaAtomKind::MmaSync && warps < kDecodeWarps)
     keyGroups = std::min(kDecodeWarps / warps, kvBlock / kMinKeysPerGroup);
-  return AutoTiles{fitted->blockM, kvBlock, stages, std::max<int64_t>(1, keyGroups)};
+  return AutoTiles{fitted->blockM, kvBlock, stages, std::max<int64_t>(1, keyGroups),
+                   stageBlockScalars};
 }
 
 struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
@@ -588,7 +616,8 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
       AutoTiles tiles{blockM, blockN, 0};
       if (autoBlocks) {
         FailureOr<AutoTiles> picked =
-            blocksForHeadDim(op, *chipInfo, pack, forSplitKV, atom);
+            blocksForHeadDim(op, *chipInfo, pack, forSplitKV, atom,
+                             stageBlockScalars);
         if (failed(picked))
           return signalPassFailure();
         tiles = *picked;
@@ -612,6 +641,10 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
         if (tiles.keyGroups > 1)
           forall->setAttr(fa::kKeyGroupsAttrName,
                           rewriter.getI64IntegerAttr(tiles.keyGroups));
+        // And the block scalars' home, --fa-stage-block-scalars's to apply.
+        if (tiles.stageBlockScalars)
+          forall->setAttr(fa::kStageBlockScalarsAttrName,
+                          rewriter.getUnitAttr());
       }
       rewriter.replaceOp(op, results);
     }

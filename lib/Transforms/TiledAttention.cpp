@@ -198,9 +198,14 @@ ExtraLiveValues mlir::fa::collectExtraLiveValues(Operation *op) {
       extras.window |= static_cast<bool>(mask.getWindowOffset());
     else if (isa<fa::SoftcapOp>(inner))
       extras.softcap = true;
-    else if (auto extract = dyn_cast<tensor::ExtractOp>(inner))
+    else if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+      // Scalars the kernel keeps in shared memory hold no registers.
+      auto nest = extract->getParentOfType<scf::ForallOp>();
+      if (nest && nest->hasAttr(kStageBlockScalarsAttrName))
+        return;
       extras.sequenceBounds |= extract.getTensor().getType().getElementType()
                                    .isInteger();
+    }
   });
   return extras;
 }

@@ -35,12 +35,15 @@ _version = None
 # passes that take them.
 PTX_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "l2-prefetch",
                "swizzle-shared", "query-home", "rescale",
-               "mma-pipeline", "pack-gqa", "dq", "splits", "warp-block-skip", "chip", "atom",
-               "features", "opt-level", "index-bitwidth")
+               "mma-pipeline", "pack-gqa", "dq", "splits", "warp-block-skip",
+               "stage-block-scalars", "chip", "atom", "features", "opt-level", "index-bitwidth")
 # Checked here: LLVM's option parser reports a bad number on stderr only.
 _INT_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "l2-prefetch", "splits",
                 "opt-level", "index-bitwidth")
 _BOOL_OPTIONS = ("pack-gqa", "warp-block-skip")
+# Checked here for the stage pipelines, which read them (fa-to-ptx checks
+# its own).
+_CHOICE_OPTIONS = {"stage-block-scalars": ("auto", "on", "off")}
 STAGES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 
@@ -159,6 +162,9 @@ def ptx_options(options):
                 name, " or -1" if name == "l2-prefetch" else "", value))
         if name in _BOOL_OPTIONS and value not in ("true", "false"):
             raise ValueError("fa-to-ptx option %s takes true or false, got %r" % (name, value))
+        if name in _CHOICE_OPTIONS and value not in _CHOICE_OPTIONS[name]:
+            raise ValueError("fa-to-ptx option %s takes one of %s, got %r" % (
+                name, ", ".join(_CHOICE_OPTIONS[name]), value))
         if name in blocks:
             blocks[name] = int(value)
         parts.append("%s=%s" % (name, value))
@@ -188,10 +194,12 @@ def stage_pipeline(stage, options=None):
     # fa-to-ptx's atom=auto is #fa.mma_sync.
     atom = get("atom", "auto")
     atom = "mma_sync" if atom == "auto" else atom
+    stage_scalars = get("stage-block-scalars", "auto")
     passes = []
     if m == 0 and n == 0:
-        passes.append("fa-tile-q-outer{auto-blocks=true pack-gqa=%s%s chip=%s atom=%s}" % (
-            pack, " for-split-kv=true" if splits != 1 else "", get("chip", "sm_80"), atom))
+        passes.append("fa-tile-q-outer{auto-blocks=true pack-gqa=%s%s chip=%s atom=%s%s}" % (
+            pack, " for-split-kv=true" if splits != 1 else "", get("chip", "sm_80"), atom,
+            " stage-block-scalars=false" if stage_scalars == "off" else ""))
     else:
         passes.append("fa-tile-q-outer{block-m=%d block-n=%d pack-gqa=%s}" % (m, n, pack))
     passes.append("fa-causal-block-skip")
@@ -216,6 +224,9 @@ def stage_pipeline(stage, options=None):
     passes.append("fa-lower-to-gpu{chip=%s index-bitwidth=%s}" % (
         get("chip", "sm_80"), get("index-bitwidth", 32)))
     passes += ["canonicalize", "cse"]
+    if stage_scalars != "off":
+        passes.append("fa-stage-block-scalars{all-kernels=%s}" % (
+            "true" if stage_scalars == "on" else "false"))
     count = {"L0": 0, "L1": 1, "L2": l2, "L3": l3, "L4": len(passes)}[stage]
     return ",".join(passes[:count])
 

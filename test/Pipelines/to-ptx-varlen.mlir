@@ -5,6 +5,8 @@
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90" -o /dev/null && %ptxas -arch=sm_90 -v %t/varlen_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLS
 // RUN: rm -rf %t && sed -e 's/128x/64x/g; s/x128x/x64x/g' %s | fa-opt --fa-to-ptx="output-dir=%t" -o /dev/null && %ptxas -arch=sm_80 -v %t/varlen_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLS
 // RUN: rm -rf %t && sed -e 's/x128x/x64x/g; s/) causal -> /) -> /' %s | fa-opt --fa-to-ptx="output-dir=%t chip=sm_90" -o /dev/null && %ptxas -arch=sm_90 -v %t/varlen_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLS
+// RUN: rm -rf %t && sed -e 's/) causal -> /) -> /' %s | fa-opt --fa-to-ptx="output-dir=%t chip=sm_90" -o /dev/null && %ptxas -arch=sm_90 -v %t/varlen_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLS
+// RUN: fa-opt %s --fa-to-ptx="chip=sm_90" --mlir-print-ir-after=fa-stage-block-scalars -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGED
 
 // Packed sequences (cu_seqlens) through --fa-to-ptx (GQA 32:8, d = 128,
 // bf16, causal): one kernel; the grid's x is ceil(total_q / 128) + S, the
@@ -12,8 +14,12 @@
 // query heads, z the batch of one; the caller passes both offset arrays
 // (i32), named by how the kernel reads them. The kernel walks the
 // sequences for its Q block (fa.varlen_block: 32 a round on a warp's
-// lanes) and reads the offsets with plain loads. No spills (d = 64 and 128, sm_80 and
-// sm_90, the table's window tiles for a packed nest).
+// lanes) and reads the offsets with plain loads. No spills (d = 64 and 128,
+// sm_80 and sm_90, causal or not). On sm_90 the causal kernel has the
+// dense kernel's tiles (128 x 64, 100352 bytes of swizzled tiles) and
+// keeps its sequence's offsets and lengths in shared memory across the
+// K/V loops (--fa-stage-block-scalars: a workgroup buffer written before
+// the loops, read where used); elsewhere the table's window tiles.
 
 // CHECK: "grid": [
 // CHECK-NEXT:  {
@@ -86,3 +92,14 @@ func.func @varlen(%q: tensor<1x32x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %v: t
                outs(%o, %l : tensor<1x32x?x128xbf16>, tensor<1x32x?xf32>) causal -> tensor<1x32x?x128xbf16>, tensor<1x32x?xf32>
   return %r#0, %r#1 : tensor<1x32x?x128xbf16>, tensor<1x32x?xf32>
 }
+
+// STAGED: gpu.launch_func @varlen_kernel_module::@varlen_kernel
+// STAGED-SAME: dynamic_shared_memory_size %c100352_i32
+// STAGED: gpu.func @varlen_kernel(
+// STAGED-SAME: workgroup(%[[SLOTS:.*]] : memref<{{[0-9]+}}xindex, #gpu.address_space<workgroup>>)
+// STAGED-SAME: kernel attributes {fa.stage_block_scalars
+// STAGED: scf.if
+// STAGED: memref.store %{{.*}}, %[[SLOTS]]
+// STAGED: gpu.barrier
+// STAGED: scf.for
+// STAGED: memref.load %[[SLOTS]]

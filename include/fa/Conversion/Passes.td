@@ -91,6 +91,87 @@ def FALowerToGPU : Pass<"fa-lower-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def FAStageBlockScalars : Pass<"fa-stage-block-scalars", "::mlir::ModuleOp"> {
+  let summary = "Keep a kernel's per-block scalars read from memory in shared "
+                "memory across its K/V loops, not in registers";
+  let description = [{
+    A kernel for packed sequences reads its thread block's sequence offsets
+    and lengths from `cu_seqlens`, a K/V-cache kernel its key count from
+    `key_lengths`; both hold those values in registers through the K/V
+    loops, beside the S and O fragments, where a dense kernel reads N from
+    its parameters, which ptxas reloads from the constant bank at each use.
+    At head dim 128 on sm_90 those few registers make ptxas spill inside
+    the K/V loop. This pass, run on the GPU stage after `--fa-lower-to-gpu`,
+    gives them a parameter's cost in the kernels whose loop nest asked for
+    it (`fa.stage_block_scalars`, which `--fa-tile-q-outer` writes and
+    `--fa-lower-to-gpu` copies onto the `gpu.func`), or in every kernel
+    with `all-kernels`: each such scalar is written once by
+    thread 0 to a word of a workgroup buffer (static shared memory) before
+    the last barrier ahead of the first K/V loop (a new barrier if there is
+    none), and read back just before each use in and after the loops. Uses
+    before the loops, and the first loop's own bounds, keep the register.
+
+    A scalar is staged when it is an `index` or `i32` value of the kernel's
+    top level, defined before that barrier and used in or after the first
+    loop (a top-level `scf.for` containing a `gpu.barrier`), when it comes
+    from a load or a loop (a value of parameters, block indices and
+    constants ptxas recomputes itself), and when it is the same in every
+    thread of the block. The last is proven by a forward analysis: kernel
+    arguments, block indices and sizes, constants and memory-free
+    arithmetic of uniform values are uniform; `thread_id x` modulo a
+    divisor of 32 is a function of the lane alone (with a known block size
+    of whole warps), as are shuffles of such values; a shuffle from a
+    uniform lane and a full-warp ballot of lane values are uniform again;
+    a load is uniform at uniform indices of an argument the kernel never
+    writes; loops and branches with uniform bounds and conditions pass
+    uniformity through; anything else is divergent. At most `max-scalars`
+    values are staged (in order of definition); a kernel whose launch plan
+    leaves less shared memory than their words (8 bytes each, 16-byte
+    aligned) is left as it is.
+
+    Before:
+
+    ```mlir
+    %kstart = arith.index_cast %ck0 : i32 to index
+    gpu.barrier
+    scf.for %j = %c0 to %n step %c64 ... {
+      gpu.barrier
+      %row = arith.addi %kstart, %j : index
+    }
+    ```
+
+    After:
+
+    ```mlir
+    gpu.func @k(...) workgroup(%slots : memref<1xindex, #gpu.address_space<workgroup>>)
+        kernel attributes {fa.stage_block_scalars, ...}
+    %kstart = arith.index_cast %ck0 : i32 to index
+    scf.if %thread0 {
+      memref.store %kstart, %slots[%c0] : memref<1xindex, ...>
+    }
+    gpu.barrier
+    scf.for %j = %c0 to %n step %c64 ... {
+      gpu.barrier
+      %w = memref.load %slots[%c0] : memref<1xindex, ...>
+      %row = arith.addi %w, %j : index
+    }
+    ```
+  }];
+  let options = [
+    Option<"allKernels", "all-kernels", "bool", /*default=*/"false",
+           "Stage the scalars of every kernel, not only of those marked "
+           "fa.stage_block_scalars">,
+    Option<"maxScalars", "max-scalars", "int64_t", /*default=*/"16",
+           "Most scalars a kernel stages (0: none, the pass does nothing)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def FAExportKernels : Pass<"fa-export-kernels", "::mlir::ModuleOp"> {
   let summary = "Write each compiled kernel's PTX and launch record to files";
   let description = [{

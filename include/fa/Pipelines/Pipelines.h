@@ -136,6 +136,15 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "rows sees (--fa-warp-block-skip; off by default: no "
                      "faster on the H200, see docs/performance.md)"),
       llvm::cl::init(false)};
+  PassOptions::Option<std::string> stageBlockScalars{
+      *this, "stage-block-scalars",
+      llvm::cl::desc("Per-block scalars read from memory (packed sequences' "
+                     "offsets, K/V-cache lengths) kept in shared memory "
+                     "across the K/V loops (--fa-stage-block-scalars): "
+                     "'auto' where the tiling asks for it (causal packed "
+                     "sequences on Hopper), 'on' in every kernel, 'off' "
+                     "nowhere"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("Target GPU, an NVPTX processor from sm_80 on (sm_80, "

@@ -215,7 +215,14 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
            "With auto-blocks: the K/V loops will be split by --fa-split-kv, "
            "whose chunk bounds stay live like a window's: Q blocks of the "
            "table's size take its window K/V block (32 keys at d = 128, "
-           "which spills 8-32 bytes with 64)">
+           "which spills 8-32 bytes with 64)">,
+    Option<"stageBlockScalars", "stage-block-scalars", "bool",
+           /*default=*/"true",
+           "With auto-blocks: a causal packed nest (cu_seqlens) on Hopper "
+           "keeps the table's tiles and is marked fa.stage_block_scalars, "
+           "its sequences' bounds to be kept in shared memory by "
+           "--fa-stage-block-scalars (false: the table's window tiles, the "
+           "bounds in registers)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -83,6 +83,16 @@ inline constexpr llvm::StringLiteral kKeyGroupsAttrName = "fa.key_groups";
 /// `--fa-map-warps{dkdv-groups=0}` applies.
 inline constexpr llvm::StringLiteral kDkdvGroupsAttrName = "fa.dkdv_groups";
 
+/// A discardable unit attribute of a tiled loop nest: its per-block scalars
+/// read from memory (a packed sequence's offsets and lengths) are to be
+/// kept in shared memory across the K/V loops rather than in registers
+/// (`--fa-tile-q-outer{auto-blocks}` asks for it where it keeps the table's
+/// tiles for them; `--fa-lower-to-gpu` copies it onto the kernel, where
+/// `--fa-stage-block-scalars` applies it). Those scalars then no longer
+/// count among the extra live values.
+inline constexpr llvm::StringLiteral kStageBlockScalarsAttrName =
+    "fa.stage_block_scalars";
+
 /// A discardable unit attribute of a tiled loop nest that --fa-split-kv
 /// wrote: each iteration runs over one chunk of the keys, whose clamped
 /// bounds stay live in the K/V loops like a window's left bound.

@@ -6,6 +6,7 @@
 #include "KernelLowering.h"
 
 #include "fa/Dialect/FA/IR/FA.h"
+#include "fa/Transforms/TiledAttention.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -691,6 +692,8 @@ LogicalResult Outliner::buildKernel() {
   kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   kernel.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr(
       {static_cast<int32_t>(nest.threads()), 1, 1}));
+  if (forall->hasAttr(kStageBlockScalarsAttrName))
+    kernel->setAttr(kStageBlockScalarsAttrName, b.getUnitAttr());
   nest.kernel = kernel;
   nest.plan.name = name;
 
