@@ -45,7 +45,8 @@ bool isConstantIndex(Value v, int64_t divides32) {
 } // namespace
 
 BlockUniformity::BlockUniformity(gpu::GPUFuncOp kernel)
-    : kernel(kernel), body(&kernel.getBody()) {
+    : kernel(kernel), body(&kernel.getBody()),
+      numArguments(kernel.getFunctionType().getNumInputs()) {
   if (std::optional<ArrayRef<int32_t>> block = kernel.getKnownBlockSize())
     whole32LaneWarps = (*block)[0] % 32 == 0;
   findWrittenArguments();
@@ -119,8 +120,11 @@ Variance BlockUniformity::resultsOf(Operation *op) const {
   }
   if (auto load = dyn_cast<memref::LoadOp>(op)) {
     Value root = rootOf(load.getMemRef());
-    bool readOnlyArgument = root && isa<BlockArgument>(root) &&
-                            root.getParentRegion() == body &&
+    // A kernel argument (not a workgroup or private attribution, whose
+    // contents the threads themselves write).
+    auto arg = dyn_cast_or_null<BlockArgument>(root);
+    bool readOnlyArgument = arg && arg.getParentRegion() == body &&
+                            arg.getArgNumber() < numArguments &&
                             !written.contains(root);
     return readOnlyArgument ? operandsOf(op) : Variance::Divergent;
   }

@@ -48,6 +48,9 @@ private:
 
   gpu::GPUFuncOp kernel;
   Region *body;
+  /// The kernel's arguments (its entry block's first block arguments; the
+  /// workgroup and private attributions follow).
+  unsigned numArguments;
   bool whole32LaneWarps = false;
   llvm::DenseSet<Value> written;
   llvm::DenseMap<Value, Variance> variance;

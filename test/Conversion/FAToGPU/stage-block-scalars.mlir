@@ -39,6 +39,7 @@
 // ALL-SAME: workgroup(
 // NONE-LABEL: gpu.func @staged
 // NONE-NOT: workgroup(
+// NONE: gpu.return
 module attributes {gpu.container_module} {
   gpu.module @m {
     gpu.func @staged(%cu: memref<?xi32>, %out: memref<?xf32>, %tmp: memref<?xindex>, %n: index)
@@ -140,6 +141,36 @@ module attributes {gpu.container_module} {
       memref.store %r#0, %rw[%bid] : memref<?xi32>
       memref.store %r#1, %out[%tid] : memref<?xi32>
       memref.store %r#2, %out[%r#3] : memref<?xi32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A load from a workgroup attribution (memory the threads write) is not
+// known to be uniform, even at a uniform index.
+
+// CHECK-LABEL: gpu.func @attribution
+// CHECK-SAME: workgroup(%{{.*}} : memref<4xi32, #gpu.address_space<workgroup>>)
+// CHECK-NOT: memref<1xindex
+// CHECK: gpu.return
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @attribution(%out: memref<?xi32>, %n: index)
+        workgroup(%shared : memref<4xi32, #gpu.address_space<workgroup>>)
+        kernel attributes {known_block_size = array<i32: 128, 1, 1>, fa.stage_block_scalars} {
+      %c0 = arith.constant 0 : index
+      %c64 = arith.constant 64 : index
+      %bid = gpu.block_id x
+      %s = memref.load %shared[%c0] : memref<4xi32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %r = scf.for %j = %c0 to %n step %c64 iter_args(%acc = %s) -> (i32) {
+        gpu.barrier
+        %a = arith.addi %acc, %s : i32
+        scf.yield %a : i32
+      }
+      memref.store %r, %out[%bid] : memref<?xi32>
       gpu.return
     }
   }
