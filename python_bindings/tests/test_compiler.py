@@ -60,14 +60,15 @@ def test_stage_pipelines_mirror_fa_to_ptx(compiler):
         "fa-pipeline-kv" in stage_pipeline("L3")
     assert "fa-pipeline-mma{all-atoms=true}" in stage_pipeline("L3", {"mma-pipeline": "on"})
     assert "fa-pipeline-mma" not in stage_pipeline("L3", {"mma_pipeline": "off"})
-    # Block scalars staged at L4 where the tiling asks (auto), everywhere
-    # (on), or nowhere, with the tiling told so (off).
-    assert stage_pipeline("L4").endswith(
+    # Block scalars staged at L4 where the tiling asks (auto, with the
+    # tiling told so), everywhere (on), or nowhere (off, the default).
+    assert stage_pipeline("L4", {"stage-block-scalars": "auto"}).endswith(
         "canonicalize,cse,fa-stage-block-scalars{all-kernels=false}")
+    assert " stage-block-scalars=true}" in stage_pipeline("L4", {"stage-block-scalars": "auto"})
     assert stage_pipeline("L4", {"stage-block-scalars": "on"}).endswith(
         "fa-stage-block-scalars{all-kernels=true}")
-    off = stage_pipeline("L4", {"stage_block_scalars": "off"})
-    assert "fa-stage-block-scalars" not in off and " stage-block-scalars=false}" in off
+    off = stage_pipeline("L4")
+    assert "stage-block-scalars" not in off and off == stage_pipeline("L4", {"stage_block_scalars": "off"})
     with pytest.raises(ValueError, match="stage-block-scalars takes one of auto, on, off"):
         stage_pipeline("L4", {"stage-block-scalars": "sometimes"})
     for stage in ("L1", "L2", "L3", "L4", "L5"):  # every one parses

@@ -142,9 +142,11 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "offsets, K/V-cache lengths) kept in shared memory "
                      "across the K/V loops (--fa-stage-block-scalars): "
                      "'auto' where the tiling asks for it (causal packed "
-                     "sequences on Hopper), 'on' in every kernel, 'off' "
-                     "nowhere"),
-      llvm::cl::init("auto")};
+                     "sequences on Hopper, which then keep the dense "
+                     "kernel's tiles), 'on' in every kernel, 'off' nowhere "
+                     "(the default until timed on a GPU: "
+                     "docs/performance.md)"),
+      llvm::cl::init("off")};
   PassOptions::Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("Target GPU, an NVPTX processor from sm_80 on (sm_80, "
