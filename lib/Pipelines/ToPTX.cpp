@@ -83,10 +83,15 @@ LogicalResult mlir::fa::buildToPTXPipeline(
           .Cases({"auto", "mma_sync"}, MmaAtomKind::MmaSync)
           .Case("wgmma", MmaAtomKind::Wgmma)
           .Default(std::nullopt);
-  if (options.mmaPipeline != "auto" && options.mmaPipeline != "on" &&
-      options.mmaPipeline != "off")
-    return fail("option mma-pipeline must be auto, on or off, got '" +
-                options.mmaPipeline + "'");
+  // The three-way switches: auto (the compiler's rule), on (every kernel),
+  // off.
+  for (auto [name, value] :
+       {std::pair<StringRef, StringRef>{"mma-pipeline", options.mmaPipeline},
+        {"stage-block-scalars", options.stageBlockScalars},
+        {"swizzle-shared", options.swizzleShared}})
+    if (value != "auto" && value != "on" && value != "off")
+      return fail("option " + name + " must be auto, on or off, got '" +
+                  value + "'");
   std::string message;
   FailureOr<std::string> features =
       checkFeatures(options.chip, options.features, message);
@@ -124,14 +129,6 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   if (!rescale)
     return fail("option rescale must be auto, before-exp or after-exp, got '" +
                 options.rescale + "'");
-  if (options.stageBlockScalars != "auto" &&
-      options.stageBlockScalars != "on" && options.stageBlockScalars != "off")
-    return fail("option stage-block-scalars must be auto, on or off, got '" +
-                options.stageBlockScalars + "'");
-  if (options.swizzleShared != "auto" && options.swizzleShared != "on" &&
-      options.swizzleShared != "off")
-    return fail("option swizzle-shared must be auto, on or off, got '" +
-                options.swizzleShared + "'");
   // Input that upstream passes below would crash on becomes a diagnostic.
   pm.addPass(createFACheckUpstreamInvariants());
   // The backward: its three loop nests (L1), which the passes below map to

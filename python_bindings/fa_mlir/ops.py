@@ -22,7 +22,7 @@ from . import kernels as _kernels
 from .errors import CompilerUnavailableError, MissingKernelError
 from .runtime.plan import attention_scalars, backward_scalars
 from .runtime.splits import choose_splits, decode_thread_blocks, kernel_shape
-from .spec import WINDOW_SIDE_LIMIT
+from .spec import window_sides
 
 DTYPES = {torch.float16: "f16", torch.bfloat16: "bf16"}
 LAYOUTS = ("bhnd", "bnhd")
@@ -93,22 +93,6 @@ def check_inputs(q, k, v, layout):
     return q, k, v
 
 
-def _window(window, causal):
-    if window is None:
-        return -1, -1
-    if not isinstance(window, (tuple, list)) or len(window) != 2 or any(
-            isinstance(w, bool) or not isinstance(w, int) for w in window):
-        raise TypeError("window must be None or a pair of ints (left, right), got %r"
-                        % (window,))
-    left, right = window
-    if left < -1 or right < -1:
-        raise ValueError("window sizes must be >= 0, or -1 for unbounded, got %r" % (window,))
-    if left >= WINDOW_SIDE_LIMIT or right >= WINDOW_SIDE_LIMIT:
-        raise ValueError("window sizes must be below 2**30, got %r: a side that wide bounds "
-                         "no sequence; use -1 for an unbounded side" % (window,))
-    return left, (0 if causal and right != 0 else right)
-
-
 def _options(causal, scale, softcap, window, head_dim):
     """The call's options as the custom ops take them: (scale, softcap,
     window_left, window_right), scale 1/sqrt(D) by default, softcap 0.0
@@ -125,7 +109,7 @@ def _options(causal, scale, softcap, window, head_dim):
     if isinstance(softcap, bool) or not isinstance(softcap, (int, float)) or not (
             math.isfinite(softcap) and softcap >= 0):
         raise ValueError("softcap must be None or a positive finite number, got %r" % (softcap,))
-    left, right = _window(window, causal)
+    left, right = window_sides(window, causal)
     return float(scale), float(softcap), left, right
 
 

@@ -53,21 +53,29 @@ def _positive_float(name, value):
     return value
 
 
-def _window(value, causal):
+def window_sides(value, causal):
+    """`value` (None or a (left, right) pair of ints, -1 for an unbounded
+    side) checked and as (left, right), (-1, -1) for None; with `causal`,
+    right is 0 (fa.attention keeps it there, as FlashAttention-2 does).
+    TypeError/ValueError naming a bad value. The one check of a window,
+    for the op's spec and for the torch functions' arguments."""
     if value is None:
-        return None
+        return -1, -1
     if not isinstance(value, (tuple, list)) or len(value) != 2 or any(
             isinstance(w, bool) or not isinstance(w, int) for w in value):
-        raise TypeError("window must be a pair of ints (left, right), got %r" % (value,))
+        raise TypeError("window must be None or a pair of ints (left, right), got %r"
+                        % (value,))
     left, right = value
     if left < -1 or right < -1:
         raise ValueError("window sizes must be >= 0, or -1 for unbounded, got %r" % (value,))
     if left >= WINDOW_SIDE_LIMIT or right >= WINDOW_SIDE_LIMIT:
         raise ValueError("window sizes must be below 2**30, got %r: a side that wide bounds "
                          "no sequence; use -1 for an unbounded side" % (value,))
-    if causal:
-        # fa.attention with causal keeps right at 0; FlashAttention-2 does too.
-        right = 0
+    return left, (0 if causal else right)
+
+
+def _window(value, causal):
+    left, right = window_sides(value, causal)
     if (left, right) == (-1, -1) or (causal and left == -1):
         return None  # Unbounded on both sides (beyond causal) is no window.
     return (left, right)
