@@ -39,6 +39,26 @@ def _damaged(entry, error):
     return None
 
 
+def _check_plan_matches(plan, plan_file, config):
+    """ValueError unless the launch plan is the one meta.json's
+    configuration names: its file name, chip, and Q's dtype and head dim (a
+    plan copied or edited into the wrong entry would launch with the wrong
+    grid or read tensors with the wrong strides)."""
+    if not isinstance(plan, dict) or plan.get("format") != "fa-mlir-launch-plan":
+        raise ValueError("%s is not a launch plan" % plan_file)
+    if plan.get("name", "") + ".json" != plan_file:
+        raise ValueError("%s holds the plan %r" % (plan_file, plan.get("name")))
+    chip = dict(config.options).get("chip")
+    if plan.get("chip") != chip:
+        raise ValueError("the plan is for %s, the configuration for %s" % (plan.get("chip"), chip))
+    spec = config.spec
+    for t in plan.get("tensors", []):
+        if t.get("name") == "q" and (t.get("dtype") != spec.dtype
+                                     or t.get("shape", [None])[-1] != spec.head_dim):
+            raise ValueError("the plan's q is %s x %s, the configuration's %s with head dim %d"
+                             % (t.get("dtype"), t.get("shape"), spec.dtype, spec.head_dim))
+
+
 class KernelDir:
     """A kernel directory (see the module's docstring)."""
 
@@ -71,6 +91,7 @@ class KernelDir:
                 raise ValueError("meta.json names the plan %r outside the entry" % (plan_file,))
             with open(os.path.join(entry, plan_file)) as f:
                 plan = json.load(f)
+            _check_plan_matches(plan, plan_file, config)
             ptx = {}
             for kernel in plan["kernels"]:
                 name = os.path.basename(kernel["ptx"])

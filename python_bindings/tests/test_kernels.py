@@ -16,7 +16,8 @@ CONFIG = attention_config("f16", 4, 2, 32, causal=True)
 
 
 def fake_plan(name="p"):
-    plan = {"format": "fa-mlir-launch-plan", "version": 1, "name": name, "chip": "sm_80",
+    plan = {"format": "fa-mlir-launch-plan", "version": 1, "name": name,
+            "chip": dict(CONFIG.options)["chip"],
             "index_bitwidth": 32, "tensors": [], "scalars": [], "workspaces": [],
             "kernels": [{"name": name + "_k", "ptx": name + "_k.ptx", "grid": [1, 1, 1],
                          "block": [32, 1, 1], "dynamic_shared_memory": 0, "params": []}]}
@@ -241,6 +242,22 @@ def test_aot_replaces_damaged_entries_and_lookup_skips_them(tmp_path, compiler):
         assert KernelDir(out).lookup(config) is None
     assert aot.main(args) == 0
     assert KernelDir(out).lookup(config) is not None
+    # A plan that is not the configuration's (another chip, dtype or head
+    # dim; another plan's file) is damaged too, and rewritten.
+    plan_path = entry / json.loads((entry / "meta.json").read_text())["plan"]
+    good = json.loads(plan_path.read_text())
+    q = next(t for t in good["tensors"] if t["name"] == "q")
+    for edit, words in [(dict(chip="sm_90" if good["chip"] != "sm_90" else "sm_80"), "plan is for"),
+                        (dict(name="other"), "holds the plan 'other'"),
+                        (dict(tensors=[dict(q, dtype="bf16")]), "the plan's q is bf16"),
+                        (dict(tensors=[dict(q, shape=q["shape"][:-1] + [128])]), "head dim 64")]:
+        plan_path.write_text(json.dumps(dict(good, **edit)))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert KernelDir(out).lookup(config) is None
+        assert any(words in str(w.message) for w in caught), (edit, caught)
+        assert aot.main(args + ["--force"]) == 0
+        assert KernelDir(out).lookup(config) is not None
 
 
 @pytest.mark.parametrize("argv, words", [
