@@ -18,6 +18,7 @@ SERIES = [
     ("ours_dense", "ours, dense", dict(color="tab:red", marker="o")),
     ("ours_paged16", "ours, pages of 16", dict(color="tab:red", marker="v", linestyle=":")),
     ("ours_paged64", "ours, pages of 64", dict(color="tab:red", marker="^", linestyle="--")),
+    ("ours_paged256", "ours, pages of 256", dict(color="tab:red", marker="<", linestyle="-.")),
     ("sdpa_flash", "SDPA FLASH (dense)", dict(color="tab:blue", marker="s")),
     ("sdpa_cudnn", "SDPA cuDNN (dense)", dict(color="tab:green", marker="D")),
 ]
@@ -41,27 +42,34 @@ def main():
     rows = data["rows"]
     if not rows:
         sys.exit("%s: no rows" % a.results)
+    # One panel per (heads, B): a line through rows of two head layouts
+    # would zig-zag between them.
     batches = sorted({r["B"] for r in rows})
-    fig, axes = plt.subplots(1, len(batches), figsize=(5 * len(batches), 4.2), sharey=True,
+    head_layouts = sorted({(r["Hq"], r["Hkv"]) for r in rows})
+    fig, axes = plt.subplots(len(head_layouts), len(batches),
+                             figsize=(5 * len(batches), 4.2 * len(head_layouts)), sharey=True,
                              squeeze=False)
-    for ax, b in zip(axes[0], batches):
-        mine = sorted((r for r in rows if r["B"] == b), key=lambda r: r["Nk"])
-        heads = {(r["Hq"], r["Hkv"]) for r in mine}
-        for key, label, style in SERIES:
-            points = [(r["Nk"], r["gbps"][key] / 1000) for r in mine if key in r["gbps"]]
-            if points:
-                ax.plot(*zip(*points), label=label, **style)
-        ax.axhline(a.hbm_tbps, color="gray", linewidth=1)
-        ax.axhline(0.85 * a.hbm_tbps, color="gray", linewidth=1, linestyle="--")
-        ax.set_xscale("log", base=2)
-        ax.set_ylim(bottom=0)
-        ax.set_xlabel("keys in the cache (Nk)")
-        ax.set_title("B = %d, %s" % (b, ", ".join("%d:%d heads" % h for h in sorted(heads))))
-        ax.grid(True, alpha=0.3)
-    axes[0][0].set_ylabel("TB/s (K and V bytes read once)")
-    axes[0][0].text(min(r["Nk"] for r in rows), a.hbm_tbps * 0.87, "85 % of HBM",
-                    color="gray", fontsize=8)
-    axes[0][-1].legend(fontsize=8, loc="lower right")
+    for panels, heads in zip(axes, head_layouts):
+        for ax, b in zip(panels, batches):
+            mine = sorted((r for r in rows if r["B"] == b and (r["Hq"], r["Hkv"]) == heads),
+                          key=lambda r: r["Nk"])
+            if not mine:
+                ax.set_axis_off()
+                continue
+            for key, label, style in SERIES:
+                points = [(r["Nk"], r["gbps"][key] / 1000) for r in mine if key in r["gbps"]]
+                if points:
+                    ax.plot(*zip(*points), label=label, **style)
+            ax.axhline(a.hbm_tbps, color="gray", linewidth=1)
+            ax.axhline(0.85 * a.hbm_tbps, color="gray", linewidth=1, linestyle="--")
+            ax.text(mine[0]["Nk"], a.hbm_tbps * 0.87, "85 % of HBM", color="gray", fontsize=8)
+            ax.set_xscale("log", base=2)
+            ax.set_ylim(bottom=0)
+            ax.set_xlabel("keys in the cache (Nk)")
+            ax.set_title("B = %d, %d:%d heads" % ((b,) + heads))
+            ax.grid(True, alpha=0.3)
+            ax.set_ylabel("TB/s (K and V bytes read once)")
+            ax.legend(fontsize=8, loc="lower right")
     fig.suptitle("Decode steps (Nq = 1, d = 128, bf16), %s, torch %s" % (
         data.get("device", "GPU"), data.get("torch", "?")))
     fig.tight_layout()
