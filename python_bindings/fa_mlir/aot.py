@@ -176,6 +176,12 @@ def main(argv=None):
     p.add_argument("--chip", default=None, help="sm_80 (default), sm_86, sm_87, sm_89, sm_90")
     p.add_argument("--options", type=_options, default={},
                    help="more fa-to-ptx options, e.g. block-m=64,block-n=64")
+    p.add_argument("--variant-options", type=_options, default={},
+                   help="fa-to-ptx options the kernels are compiled with but not stored "
+                        "under: each entry keeps the configuration fa_mlir looks up, so the "
+                        "directory is a variant of the default kernels for an A/B run "
+                        "(e.g. stage-block-scalars=off; bench_varlen.py --variant "
+                        "NAME=DIR). The options are noted in the entries' compiler version")
     p.add_argument("--force", action="store_true",
                    help="recompile configurations DIR already has")
     p.add_argument("--list", metavar="DIR", help="print DIR/index.json and exit")
@@ -203,9 +209,14 @@ def main(argv=None):
     except (ValueError, TypeError) as e:
         p.error(str(e))
 
+    if "splits" in a.variant_options:
+        p.error("--variant-options splits=...: the split count is part of the configuration")
     from . import compiler
     from .errors import CompileError
     version = compiler.version()  # CompilerUnavailableError without the module.
+    if a.variant_options:
+        version += " (variant: %s)" % ",".join(
+            "%s=%s" % kv for kv in sorted(a.variant_options.items()))
     target = KernelDir(a.out)
     os.makedirs(a.out, exist_ok=True)
     start = time.perf_counter()
@@ -218,7 +229,8 @@ def main(argv=None):
                   flush=True)
             continue
         try:
-            compiled = compiler.compile(config.spec, options=config.pipeline_options()).plan()
+            options = dict(config.pipeline_options(), **a.variant_options)
+            compiled = compiler.compile(config.spec, options=options).plan()
         except (CompileError, ValueError) as e:  # ValueError: a bad --options value.
             print("error: %s: %s" % (describe(config), e), file=sys.stderr)
             return 1

@@ -260,12 +260,32 @@ def test_aot_replaces_damaged_entries_and_lookup_skips_them(tmp_path, compiler):
         assert KernelDir(out).lookup(config) is not None
 
 
+def test_aot_variant_options_keep_the_looked_up_configuration(tmp_path, compiler):
+    """--variant-options: compiled with the options, stored under the
+    configuration fa_mlir looks up (an A/B kernel directory)."""
+    from fa_mlir import aot
+    from fa_mlir import compiler as fa_compiler
+    base = ["--head-dims", "64", "--dtypes", "f16", "--heads", "8:2", "--causal", "yes",
+            "--chip", "sm_80"]
+    config = attention_config("f16", 8, 2, 64, causal=True, chip="sm_80")
+    assert aot.main(base + ["--out", str(tmp_path / "default")]) == 0
+    assert aot.main(base + ["--out", str(tmp_path / "variant"),
+                            "--variant-options", "num_warps=8"]) == 0
+    _, default_ptx, _ = KernelDir(tmp_path / "default").lookup(config)
+    _, variant_ptx, meta = KernelDir(tmp_path / "variant").lookup(config)
+    eight = fa_compiler.compile(config.spec, options=dict(config.pipeline_options(),
+                                                          **{"num-warps": "8"})).plan()
+    assert variant_ptx == eight.ptx and variant_ptx != default_ptx
+    assert meta["compiler_version"].endswith("(variant: num-warps=8)")
+
+
 @pytest.mark.parametrize("argv, words", [
     (["--heads", "a:b"], "argument --heads"),
     (["--windows", "5"], "windows are left:right"),
     (["--heads", "32:7", "--head-dims", "64"], "must be a multiple of kv_heads"),
     (["--list", "/nonexistent/dir"], "--list: cannot read"),
     (["--options", "splits=4"], "use --splits"),
+    (["--variant-options", "splits=4"], "part of the configuration"),
 ])
 def test_aot_bad_arguments_are_argparse_errors(argv, words, capsys, tmp_path):
     from fa_mlir import aot
