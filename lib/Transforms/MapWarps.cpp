@@ -60,11 +60,11 @@ private:
   /// The shared layout of a loaded tile: swizzled if asked for
   /// (`swizzle`: the K/V tiles, loaded once per K/V block; Q is loaded once
   /// and not worth the registers its swizzled reads take) and the atom and
-  /// the tile's rows allow it (#fa.mma_sync, rows of a multiple of 128
-  /// bytes), else padded.
+  /// the tile's rows allow it (rows of a multiple of 128 bytes, a multiple
+  /// of 8 of them), else the atom's unswizzled layout.
   Attribute shared(RankedTensorType tile, bool swizzle) {
     bool swizzled =
-        swizzle && isa<MmaSyncAtomAttr>(atom) &&
+        swizzle &&
         BlockSharedAttr::isSwizzlable(tile.getShape(), tile.getElementType());
     return BlockSharedAttr::get(ctx, atom, /*transposed=*/false, swizzled);
   }

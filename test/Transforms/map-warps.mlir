@@ -14,6 +14,17 @@
 // WGMMA-LABEL: func @causal_d64
 // WGMMA: fa.qk %{{.*}}, %{{.*}} : tensor<128x64xf16, #opA_w8_wgmma>, tensor<64x64xf16, #shared_wgmma> -> tensor<128x64xf32, #acc_w8_wgmma>
 // WGMMA-NOT: #fa.mma_sync
+// With swizzle-shared=on the K/V tiles take #fa.wgmma's 128-byte-swizzled
+// layout (auto keeps its core matrices: not yet timed against them); Q,
+// loaded once, keeps the core matrices.
+// RUN: fa-opt %s -split-input-file --fa-map-warps="num-warps=0 atom=wgmma swizzle-shared=on" | FileCheck %s --check-prefix=WGSWZ
+// WGSWZ-DAG: #shared_swz_wgmma = #fa.block_shared<atom = #fa.wgmma, swizzled = true>
+// WGSWZ-DAG: #shared_wgmma = #fa.block_shared<atom = #fa.wgmma>
+// WGSWZ-LABEL: func @causal_d64
+// WGSWZ: } : tensor<?x64xf16> to tensor<128x64xf16, #shared_wgmma>
+// WGSWZ: } : tensor<?x64xf16> to tensor<64x64xf16, #shared_swz_wgmma>
+// WGSWZ: fa.qk %{{.*}}, %{{.*}} : tensor<128x64xf16, #opA_w8_wgmma>, tensor<64x64xf16, #shared_swz_wgmma> -> tensor<128x64xf32, #acc_w8_wgmma>
+// WGSWZ: fa.pv %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x64xf16, #opA_w8_wgmma>, tensor<64x64xf16, #shared_swz_wgmma>
 
 // Stage L2 -> L3: every value of the tiled loop nest gets the encoding of
 // how a thread block of num-warps warps holds it (#fa.mma_sync atom):

@@ -19,6 +19,12 @@
 namespace mlir {
 namespace fa {
 
+/// On a kernel (gpu.func, then llvm.func): the byte alignment its dynamic
+/// shared memory needs beyond 16 (`--fa-lower-to-gpu` sets it from the
+/// atom's shared layout; `--fa-extern-dynamic-shared` applies it).
+inline constexpr llvm::StringLiteral kSharedAlignmentAttrName =
+    "fa.shared_alignment";
+
 #define GEN_PASS_DECL
 #include "fa/Conversion/Passes.h.inc"
 

@@ -289,6 +289,12 @@ def FAExternDynamicShared : Pass<"fa-extern-dynamic-shared",
     linkage, which PTX prints as
     `.extern .shared .align 16 .b8 __dynamic_shmem__0[];`.
 
+    A kernel whose atom lays its shared tiles out from address bits (the
+    128-byte swizzle of `#fa.wgmma`) says how its dynamic shared memory
+    must be aligned with `fa.shared_alignment` (set by `--fa-lower-to-gpu`,
+    kept on the `llvm.func`); the pass raises the global's alignment to the
+    largest such value in the module.
+
     Before:
 
     ```mlir
@@ -302,6 +308,9 @@ def FAExternDynamicShared : Pass<"fa-extern-dynamic-shared",
     llvm.mlir.global external @__dynamic_shmem__0() {addr_space = 3 : i32,
         alignment = 16 : i64} : !llvm.array<0 x i8>
     ```
+
+    (`alignment = 1024` when a kernel of the module has
+    `fa.shared_alignment = 1024`.)
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

@@ -931,6 +931,14 @@ def FAMapWarps : Pass<"fa-map-warps"> {
     and at head dim 64 only for `chip=sm_90`/`sm_90a` (sm_80's ptxas
     spills the causal dQ kernel then).
 
+    With `atom=wgmma`, `on` stores the K and V tiles in wgmma's
+    128-byte-swizzled canonical layout (`#fa.block_shared<atom =
+    #fa.wgmma, swizzled = true>`, printed `#shared_swz_wgmma`: 64-column
+    blocks of 128-byte rows, chunk `c` of row `r` at `c ^ (r % 8)`), which
+    wgmma reads by descriptor; `auto` and `off` keep the atom's unswizzled
+    core matrices (`#shared_wgmma`) until the swizzled layout is timed
+    against them on a GPU.
+
     With `key-groups=C` (C > 1; `#fa.mma_sync`, forward nests) the thread
     block has C groups of `num-warps` warps that divide the keys of every
     K/V block (warps along the keys, for Q blocks too short to keep many
@@ -1041,8 +1049,8 @@ def FAMapWarps : Pass<"fa-map-warps"> {
            "recorded as fa.dkdv_groups, else 1)">,
     Option<"swizzleShared", "swizzle-shared", "std::string",
            /*default=*/"\"auto\"",
-           "The shared layout of the streamed tiles (#fa.mma_sync, rows of "
-           "a multiple of 128 bytes: the forward nests' K/V, the backward "
+           "The shared layout of the streamed tiles (rows of a multiple "
+           "of 128 bytes: the forward nests' K/V, the backward "
            "nests' tiles loaded inside their loops): 'on' swizzled "
            "(#fa.block_shared<..., swizzled = true>), 'off' padded, 'auto' "
            "swizzled where the S, O and Q fragments stay within the atom's "

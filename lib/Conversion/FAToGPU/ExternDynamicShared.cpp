@@ -17,11 +17,21 @@ namespace {
 struct FAExternDynamicSharedPass
     : fa::impl::FAExternDynamicSharedBase<FAExternDynamicSharedPass> {
   void runOnOperation() override {
-    getOperation()->walk([](LLVM::GlobalOp global) {
+    // The alignment the module's kernels ask for (fa.shared_alignment).
+    uint64_t alignment = 0;
+    getOperation()->walk([&](LLVM::LLVMFuncOp func) {
+      if (auto attr = func->getAttrOfType<IntegerAttr>(
+              fa::kSharedAlignmentAttrName))
+        alignment = std::max<uint64_t>(alignment, attr.getInt());
+    });
+    getOperation()->walk([&](LLVM::GlobalOp global) {
       auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
       // Zero-sized arrays in shared memory are dynamic shared memory.
-      if (global.getAddrSpace() == 3 && array && array.getNumElements() == 0)
-        global.setLinkage(LLVM::Linkage::External);
+      if (global.getAddrSpace() != 3 || !array || array.getNumElements() != 0)
+        return;
+      global.setLinkage(LLVM::Linkage::External);
+      if (alignment > global.getAlignment().value_or(0))
+        global.setAlignment(alignment);
     });
   }
 };

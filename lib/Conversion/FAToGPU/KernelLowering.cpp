@@ -33,6 +33,7 @@ FragmentTypeConverter::FragmentTypeConverter() {
 
 SharedMemoryPlan::Ring SharedMemoryPlan::newRing(int64_t slotBytes,
                                                  int64_t numSlots) {
+  ringBytes = llvm::alignTo(ringBytes, alignment);
   Ring ring{ringBytes, slotBytes, numSlots};
   ringBytes += slotBytes * numSlots;
   return ring;
@@ -67,6 +68,7 @@ SharedMemoryPlan::Ring SharedMemoryPlan::convertRing(ConvertLayoutOp convert,
 
 LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
                                       AtomLowering &atom) {
+  alignment = atom.sharedAlignment();
   WalkResult walk = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto load = dyn_cast<AsyncLoadOp>(op)) {
       auto future = cast<FutureType>(load.getFuture().getType());

@@ -100,6 +100,8 @@ private:
       convertBuffers;
   Ring keyGroupExchange;
   int64_t ringBytes = 0, stagingBytes = 0, keyGroupExchangeBytes = 0;
+  /// Where every ring starts: a multiple of the atom's sharedAlignment().
+  int64_t alignment = 16;
 };
 
 /// What every pattern of one kernel needs.

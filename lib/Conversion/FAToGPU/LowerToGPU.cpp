@@ -203,6 +203,10 @@ LogicalResult KernelLowering::convertBody(OutlinedLoopNest &nest) {
                    << " a thread block may use on " << chip
                    << ": choose smaller blocks or fewer stages";
   nest.plan.kernels.front().sharedBytes = plan.totalBytes();
+  if (atom->sharedAlignment() > 16)
+    kernel->setAttr(kSharedAlignmentAttrName,
+                    IntegerAttr::get(IntegerType::get(module.getContext(), 64),
+                                     atom->sharedAlignment()));
 
   // Thread geometry at the kernel's entry, then the body op by op.
   OpBuilder b(&kernel.getBody().front(), kernel.getBody().front().begin());

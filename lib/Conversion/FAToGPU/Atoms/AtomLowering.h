@@ -188,6 +188,10 @@ public:
 
   /// Bytes of a shared tile of `type` (the atom's shared layout).
   virtual int64_t sharedTileBytes(RankedTensorType type) const = 0;
+  /// The alignment, in bytes, of every shared tile (and so of the dynamic
+  /// shared memory): 16 for 16-byte copies; more where the hardware
+  /// derives a layout from address bits (wgmma's 128-byte swizzle).
+  virtual int64_t sharedAlignment() const { return 16; }
   /// All threads of the block start copying the rows `rows` of `source` (a
   /// 4-D memref) into the shared tile at `sharedOffset`, zero-filling the
   /// tile rows past `rows.count`. `l2PrefetchBytes` (0, or 64/128/256:

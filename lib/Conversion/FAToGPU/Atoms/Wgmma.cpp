@@ -9,16 +9,28 @@
 //   matmuls       one `wgmma.mma_async.m64nNk16` per k step, N the whole
 //                 tile width; A from registers (Q, P) or by descriptor from
 //                 shared memory, B (K, V) by descriptor;
-//   shared tiles  8 x 8 core matrices of 128 contiguous bytes, row-major
-//                 over the core-matrix grid: element (r, c) of an R x C tile
-//                 at ((r / 8) * (C / 8) + c / 8) * 128 + (r % 8) * 16 +
-//                 (c % 8) * 2 bytes, wgmma's canonical layout without
-//                 swizzle (K-major for K [n][k], MN-major for V [k][n]);
-//   copies        cp.async, 8 lanes on the 8 rows of one core matrix (128
-//                 contiguous bytes: no bank conflicts; the 4 chunks a warp
-//                 takes of each row are 64 contiguous bytes of global
-//                 memory), then `fence.proxy.async` so that wgmma (the async
-//                 proxy) sees what cp.async (the generic proxy) wrote.
+//   shared tiles  one of wgmma's two canonical layouts (K-major for K
+//                 [n][k], MN-major for V [k][n]), chosen by the tile's
+//                 #fa.block_shared `swizzled`:
+//                 * unswizzled: 8 x 8 core matrices of 128 contiguous
+//                   bytes, row-major over the core-matrix grid: element
+//                   (r, c) of an R x C tile at ((r / 8) * (C / 8) + c / 8) *
+//                   128 + (r % 8) * 16 + (c % 8) * 2 bytes;
+//                 * swizzled (128-byte swizzle): column blocks of 64
+//                   elements, each R rows of 128 bytes: element (r, c) at
+//                   (c / 64) * R * 128 + r * 128 + ((c % 64) / 8 ^ r % 8) *
+//                   16 + (c % 8) * 2 bytes. The hardware applies the XOR to
+//                   address bits 4-6 from bits 7-9, so tiles start on 1024
+//                   bytes (sharedAlignment()) and so does the dynamic shared
+//                   memory (`fa.shared_alignment` on the kernel);
+//   copies        cp.async of 16 bytes, then `fence.proxy.async` so that
+//                 wgmma (the async proxy) sees what cp.async (the generic
+//                 proxy) wrote. Unswizzled: 8 lanes on the 8 rows of one
+//                 core matrix (128 contiguous bytes: no bank conflicts; the
+//                 4 chunks a warp takes of each row are 64 contiguous bytes
+//                 of global memory). Swizzled: 8 lanes on the 8 chunks of
+//                 one 128-byte row segment (128 contiguous bytes of global
+//                 memory into one 128-byte line of shared memory).
 //
 // Inline PTX: MLIR 22's nvgpu.warpgroup.mma takes A only as a descriptor
 // (shared memory), and P is produced in registers. Each matmul is therefore
@@ -36,6 +48,7 @@
 
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
+#include <functional>
 #include <string>
 
 using namespace mlir;
@@ -49,13 +62,25 @@ constexpr int64_t kCoreBytes = 128;
 /// Rows of a warpgroup's wgmma tile; warps of a warpgroup.
 constexpr int64_t kGroupRows = 64, kWarpsPerGroup = 4;
 
-/// A wgmma shared-memory matrix descriptor without swizzle: the start
-/// address and the two strides between core matrices, each in 16-byte
-/// units (PTX ISA, "Matrix Descriptor Format").
+/// Bytes of one 128-byte swizzle atom: 8 rows of 128 bytes. Swizzled tiles
+/// start on a multiple of it.
+constexpr int64_t kSwizzleAtomBytes = 1024;
+/// Elements (16-bit) of a swizzled tile's column block: one 128-byte row.
+constexpr int64_t kSwizzleCols = 64;
+
+/// A wgmma shared-memory matrix descriptor: the start address, the two
+/// strides and the swizzle (PTX ISA, "Matrix Descriptor Format"; the
+/// strides are stored in 16-byte units). Unswizzled, the strides are
+/// between core matrices: leading along K (K-major) or along M/N
+/// (MN-major), stride along the other dimension. With the 128-byte
+/// swizzle, the stride is between groups of 8 rows of 128 bytes (1024),
+/// the leading one between column blocks of an MN-major tile (unused for
+/// K-major).
 struct Descriptor {
   Value address;            // Byte address in the shared window (index).
-  int64_t leadingBytes = 0; // Between core matrices adjacent along K.
-  int64_t strideBytes = 0;  // Between core matrices adjacent along M/N.
+  int64_t leadingBytes = 0;
+  int64_t strideBytes = 0;
+  bool swizzle128 = false;
 };
 
 class WgmmaLowering : public MmaSyncLowering {
@@ -94,6 +119,14 @@ public:
   }
   void storeAccToShared(OpBuilder &b, Location loc, RankedTensorType acc,
                         ValueRange frags, Value sharedOffset) override;
+  // Tiles start on 1024 bytes, where a 128-byte swizzle pattern starts:
+  // the padded bytes of #fa.mma_sync's layout (which the unswizzled core
+  // matrices and the output's staging tile use), rounded up.
+  int64_t sharedTileBytes(RankedTensorType type) const override {
+    return llvm::alignTo(MmaSyncLowering::sharedTileBytes(type),
+                         kSwizzleAtomBytes);
+  }
+  int64_t sharedAlignment() const override { return kSwizzleAtomBytes; }
   SmallVector<Value> waitMatmuls(OpBuilder &b, Location loc, int64_t pending,
                                  ValueRange acc) override {
     return accumulatorAsm(
@@ -110,18 +143,24 @@ private:
                               ArrayAttr());
   }
 
-  /// The shared tile at `offset` of the dynamic shared memory as its grid
-  /// of core matrices: memref<(rows/8) x (cols/8) x 8 x 8 x T>.
-  Value coreMatrices(OpBuilder &b, Location loc, Value offset, int64_t rows,
-                     int64_t cols, Type elemTy) {
+  /// The shared tile at `offset` of the dynamic shared memory as a 4-D
+  /// memref whose row-major order is the layout's: unswizzled, the grid of
+  /// core matrices, memref<(rows/8) x (cols/8) x 8 x 8 x T>; swizzled, the
+  /// column blocks of 128-byte rows, memref<(cols/64) x rows x 8 x 8 x T>
+  /// (block, row, stored chunk, element).
+  Value tileView(OpBuilder &b, Location loc, Value offset, int64_t rows,
+                 int64_t cols, Type elemTy, bool swizzled) {
+    SmallVector<int64_t, 4> shape =
+        swizzled ? SmallVector<int64_t, 4>{cols / kSwizzleCols, rows, 8, 8}
+                 : SmallVector<int64_t, 4>{rows / 8, cols / 8, 8, 8};
     auto tileTy = MemRefType::get(
-        {rows / 8, cols / 8, 8, 8}, elemTy, MemRefLayoutAttrInterface(),
+        shape, elemTy, MemRefLayoutAttrInterface(),
         gpu::AddressSpaceAttr::get(b.getContext(),
                                    gpu::AddressSpace::Workgroup));
     return memref::ViewOp::create(b, loc, tileTy, dynamicShared, offset,
                                   ValueRange());
   }
-  /// Indices of element (row, col) in coreMatrices().
+  /// Indices of element (row, col) in an unswizzled tileView().
   static SmallVector<Value> coreIndices(OpBuilder &b, Location loc, Value row,
                                         Value col) {
     auto div = [&](Value v) {
@@ -131,6 +170,10 @@ private:
       return arith::RemUIOp::create(b, loc, v, cidx(b, loc, 8)).getResult();
     };
     return {div(row), div(col), rem(row), rem(col)};
+  }
+  /// Whether a shared tile of `type` takes the 128-byte swizzle.
+  static bool isSwizzled(RankedTensorType type) {
+    return storedLayout(type).second;
   }
 
   /// The byte address, in the shared window, of `sharedOffset` in the
@@ -154,11 +197,15 @@ private:
                               arith::ConstantIntOp::create(b, loc, i64,
                                                            0x3FFFF)),
         arith::ConstantIntOp::create(b, loc, i64, 4));
-    // Bits 16-29 and 32-45: the strides >> 4; bits 62-63: 0, no swizzle.
-    int64_t strides = ((d.leadingBytes >> 4) << 16) |
-                      ((d.strideBytes >> 4) << 32);
+    // Bits 16-29 and 32-45: the strides >> 4; bits 49-51 (base offset):
+    // 0, tiles start on 1024 bytes; bits 62-63: 1 for the 128-byte
+    // swizzle, 0 for none.
+    uint64_t fields = (uint64_t(d.leadingBytes >> 4) << 16) |
+                      (uint64_t(d.strideBytes >> 4) << 32) |
+                      (uint64_t(d.swizzle128 ? 1 : 0) << 62);
     return arith::OrIOp::create(
-        b, loc, start, arith::ConstantIntOp::create(b, loc, i64, strides));
+        b, loc, start,
+        arith::ConstantIntOp::create(b, loc, i64, int64_t(fields)));
   }
 
   /// One k step of a wgmma chain: A as four registers or a descriptor, B
@@ -210,16 +257,35 @@ private:
         arith::DivUIOp::create(b, loc, warp, cidx(b, loc, kWarpsPerGroup));
     return arith::MulIOp::create(b, loc, group, cidx(b, loc, kGroupRows));
   }
-  /// Descriptor of a [rows][k] tile read K-major from row `row0` on.
-  Descriptor kMajor(OpBuilder &b, Location loc, Value sharedOffset,
-                    int64_t k, Value row0) {
-    Value rowBytes = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, row0, cidx(b, loc, 8)),
-        cidx(b, loc, (k / 8) * kCoreBytes));
-    return Descriptor{
-        arith::AddIOp::create(b, loc, sharedAddress(b, loc, sharedOffset),
-                              rowBytes),
-        kCoreBytes, (k / 8) * kCoreBytes};
+  /// Descriptor of the [rows][k] shared tile `tile` read K-major from row
+  /// `row0` (a multiple of 8) on, and the byte offset of each 16-wide k
+  /// step from it.
+  std::pair<Descriptor, std::function<int64_t(int64_t)>>
+  kMajor(OpBuilder &b, Location loc, const TileOperand &tile, Value row0) {
+    int64_t rows = tile.type.getDimSize(0), k = tile.type.getDimSize(1);
+    Value address = sharedAddress(b, loc, tile.sharedOffset);
+    if (!isSwizzled(tile.type)) {
+      // Row group row0 / 8 starts (k / 8) core matrices further; a k step
+      // is two core matrices along K.
+      Value rowBytes = arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, row0, cidx(b, loc, 8)),
+          cidx(b, loc, (k / 8) * kCoreBytes));
+      return {Descriptor{arith::AddIOp::create(b, loc, address, rowBytes),
+                         kCoreBytes, (k / 8) * kCoreBytes},
+              [](int64_t kk) { return kk * 2 * kCoreBytes; }};
+    }
+    // 128-byte rows: row0 is row0 * 128 bytes into every column block; k
+    // step kk is 32 bytes into its row, in column block kk / 4 (the XOR is
+    // the hardware's, on the final address). The leading stride is unused.
+    Value rowBytes =
+        arith::MulIOp::create(b, loc, row0, cidx(b, loc, 2 * kSwizzleCols));
+    int64_t blockBytes = rows * 2 * kSwizzleCols;
+    return {Descriptor{arith::AddIOp::create(b, loc, address, rowBytes),
+                       /*leadingBytes=*/16, kSwizzleAtomBytes,
+                       /*swizzle128=*/true},
+            [blockBytes](int64_t kk) {
+              return (kk / 4) * blockBytes + (kk % 4) * 2 * kStepK;
+            }};
   }
   static std::string typeSuffix(Type elemTy) {
     return elemTy.isBF16() ? "bf16" : "f16";
@@ -332,17 +398,18 @@ SmallVector<Value> WgmmaLowering::matmulTransposedB(
   // S = Q K^T: B = K^T with K stored [n][k], i.e. K-major.
   int64_t n = accType.getDimSize(1), k = a.type.getDimSize(1);
   Type elemTy = a.type.getElementType();
-  Descriptor keys = kMajor(b, loc, bTile.sharedOffset, k, cidx(b, loc, 0));
-  std::optional<Descriptor> queries;
+  auto [keys, keyStep] = kMajor(b, loc, bTile, cidx(b, loc, 0));
+  std::optional<std::pair<Descriptor, std::function<int64_t(int64_t)>>>
+      queries;
   if (a.inShared())
-    queries = kMajor(b, loc, a.sharedOffset, k, warpgroupRow0(b, loc));
+    queries = kMajor(b, loc, a, warpgroupRow0(b, loc));
   SmallVector<Step> steps;
   for (int64_t kk = 0; kk < k / kStepK; ++kk) {
     Step step;
-    // A k step is 16 columns: two core matrices along K.
-    step.bDesc = descriptorValue(b, loc, keys, kk * 2 * kCoreBytes);
+    step.bDesc = descriptorValue(b, loc, keys, keyStep(kk));
     if (queries)
-      step.aDesc = descriptorValue(b, loc, *queries, kk * 2 * kCoreBytes);
+      step.aDesc =
+          descriptorValue(b, loc, queries->first, queries->second(kk));
     else
       step.aRegs = aRegisters(b, loc, a.fragments[kk]);
     steps.push_back(step);
@@ -365,18 +432,31 @@ SmallVector<Value> WgmmaLowering::matmul(OpBuilder &b, Location loc,
                             "stored [k][m] (a transposed shared view)";
     return SmallVector<Value>(acc);
   }
-  Descriptor values{sharedAddress(b, loc, bTile.sharedOffset),
-                    (n / 8) * kCoreBytes, kCoreBytes};
-  std::optional<Descriptor> probs;
+  // Unswizzled: core matrices adjacent along N are 128 bytes apart, along
+  // K a row of them; a k step (16 rows of V) is two rows of core matrices.
+  // Swizzled: 64-column blocks of kRows rows of 128 bytes (the leading
+  // stride), 8-row groups 1024 bytes apart; a k step is 16 rows.
+  int64_t kRows = bTile.type.getDimSize(0);
+  bool swizzledValues = isSwizzled(bTile.type);
+  Descriptor values =
+      swizzledValues
+          ? Descriptor{sharedAddress(b, loc, bTile.sharedOffset),
+                       kRows * 2 * kSwizzleCols, kSwizzleAtomBytes,
+                       /*swizzle128=*/true}
+          : Descriptor{sharedAddress(b, loc, bTile.sharedOffset),
+                       (n / 8) * kCoreBytes, kCoreBytes};
+  int64_t valueStepBytes = swizzledValues ? kStepK * 2 * kSwizzleCols
+                                          : 2 * (n / 8) * kCoreBytes;
+  std::optional<std::pair<Descriptor, std::function<int64_t(int64_t)>>>
+      probs;
   if (a.inShared())
-    probs = kMajor(b, loc, a.sharedOffset, k, warpgroupRow0(b, loc));
+    probs = kMajor(b, loc, a, warpgroupRow0(b, loc));
   SmallVector<Step> steps;
   for (int64_t kk = 0; kk < k / kStepK; ++kk) {
     Step step;
-    // A k step is 16 rows of V: two rows of core matrices.
-    step.bDesc = descriptorValue(b, loc, values, kk * 2 * (n / 8) * kCoreBytes);
+    step.bDesc = descriptorValue(b, loc, values, kk * valueStepBytes);
     if (probs)
-      step.aDesc = descriptorValue(b, loc, *probs, kk * 2 * kCoreBytes);
+      step.aDesc = descriptorValue(b, loc, probs->first, probs->second(kk));
     else
       step.aRegs = aRegisters(b, loc, a.fragments[kk]);
     steps.push_back(step);
@@ -394,25 +474,42 @@ WgmmaLowering::convertLayout(OpBuilder &b, Location loc,
       isTransposedView(from))
     return failure();
   // Shared -> A registers: per k step one ldmatrix.x4 of the warp's 16
-  // rows; lane l addresses row l % 16 of chunk 2 kk + l / 16, i.e. row
-  // l % 8 of core matrix (row0 / 8 + (l % 16) / 8, 2 kk + l / 16).
+  // rows; lane l addresses row l % 16 of chunk 2 kk + l / 16 (in either
+  // layout, the 8 rows of one matrix meet no bank twice).
   int64_t m = to.getDimSize(0), k = to.getDimSize(1);
   Type elemTy = to.getElementType();
-  Value tile = coreMatrices(b, loc, from.sharedOffset, m, k, elemTy);
+  bool swizzled = isSwizzled(from.type);
+  Value tile =
+      tileView(b, loc, from.sharedOffset, m, k, elemTy, swizzled);
   Value lane = arith::RemUIOp::create(b, loc, threadId, cidx(b, loc, 32));
   Value row = arith::AddIOp::create(
       b, loc, warpRow0(b, loc, m),
       arith::RemUIOp::create(b, loc, lane, cidx(b, loc, 16)));
-  Value chunk = arith::DivUIOp::create(b, loc, lane, cidx(b, loc, 16));
+  Value laneChunk = arith::DivUIOp::create(b, loc, lane, cidx(b, loc, 16));
   auto fragTy = VectorType::get({4, 2}, elemTy);
+  // Unswizzled: row l % 8 of core matrix (row / 8, 2 kk + l / 16).
+  // Swizzled: row `row` of column block kk / 4 at chunk (2 (kk % 4) +
+  // l / 16) ^ (row % 8), row % 8 being l % 8 (warps start on 16 rows).
   Value rowGroup = arith::DivUIOp::create(b, loc, row, cidx(b, loc, 8));
   Value inRow = arith::RemUIOp::create(b, loc, lane, cidx(b, loc, 8));
   SmallVector<Value> out;
   for (int64_t kk = 0; kk < k / kStepK; ++kk) {
-    Value col = arith::AddIOp::create(b, loc, chunk, cidx(b, loc, 2 * kk));
-    out.push_back(nvgpu::LdMatrixOp::create(
-        b, loc, fragTy, tile, ValueRange{rowGroup, col, inRow, cidx(b, loc, 0)},
-        /*transpose=*/false, /*numTiles=*/4));
+    SmallVector<Value, 4> indices;
+    if (swizzled) {
+      int64_t perBlock = kSwizzleCols / kStepK;
+      Value chunk = arith::AddIOp::create(b, loc, laneChunk,
+                                          cidx(b, loc, 2 * (kk % perBlock)));
+      indices = {cidx(b, loc, kk / perBlock), row,
+                 arith::XOrIOp::create(b, loc, chunk, inRow),
+                 cidx(b, loc, 0)};
+    } else {
+      indices = {rowGroup,
+                 arith::AddIOp::create(b, loc, laneChunk, cidx(b, loc, 2 * kk)),
+                 inRow, cidx(b, loc, 0)};
+    }
+    out.push_back(nvgpu::LdMatrixOp::create(b, loc, fragTy, tile, indices,
+                                            /*transpose=*/false,
+                                            /*numTiles=*/4));
   }
   return out;
 }
@@ -427,23 +524,41 @@ void WgmmaLowering::copyTileAsync(OpBuilder &b, Location loc, Value source,
   Value zero = opaqueZero(b, loc);
   auto [view, first] = rowsView(b, loc, source, rows);
   Value global = withOpaqueStride(b, loc, view, zero);
-  Value dst = coreMatrices(b, loc,
-                           arith::AddIOp::create(b, loc, sharedOffset, zero),
-                           tileRows, cols, elemTy);
-  // Chunk q = tid + i * threads: row (q / 8 / perRow) * 8 + q % 8, column
-  // chunk (q / 8) % perRow, so 8 consecutive lanes fill one core matrix.
+  bool swizzled = isSwizzled(tile);
+  Value dst = tileView(b, loc,
+                       arith::AddIOp::create(b, loc, sharedOffset, zero),
+                       tileRows, cols, elemTy, swizzled);
+  // Chunk q = tid + i * threads. Unswizzled: row (q / 8 / perRow) * 8 +
+  // q % 8, column chunk (q / 8) % perRow, so 8 consecutive lanes fill one
+  // core matrix. Swizzled: row q / perRow, chunk q % perRow, so 8
+  // consecutive lanes fill one 128-byte row segment.
   int64_t total = tileRows * perRow;
   Value chunkElems = cidx(b, loc, 8), none = cidx(b, loc, 0);
   for (int64_t firstChunk = 0; firstChunk < total; firstChunk += threads) {
     Value q = arith::AddIOp::create(b, loc, threadId,
                                     cidx(b, loc, firstChunk));
-    Value q8 = arith::DivUIOp::create(b, loc, q, cidx(b, loc, 8));
-    Value rowGroup = arith::DivUIOp::create(b, loc, q8, cidx(b, loc, perRow));
-    Value chunk = arith::RemUIOp::create(b, loc, q8, cidx(b, loc, perRow));
-    Value inRow = arith::RemUIOp::create(b, loc, q, cidx(b, loc, 8));
-    Value row = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, rowGroup, cidx(b, loc, 8)),
-        inRow);
+    Value row, chunk;
+    SmallVector<Value, 4> sharedIndices;
+    if (swizzled) {
+      row = arith::DivUIOp::create(b, loc, q, cidx(b, loc, perRow));
+      chunk = arith::RemUIOp::create(b, loc, q, cidx(b, loc, perRow));
+      sharedIndices = {
+          arith::DivUIOp::create(b, loc, chunk, cidx(b, loc, 8)), row,
+          arith::XOrIOp::create(
+              b, loc, arith::RemUIOp::create(b, loc, chunk, cidx(b, loc, 8)),
+              arith::RemUIOp::create(b, loc, row, cidx(b, loc, 8))),
+          none};
+    } else {
+      Value q8 = arith::DivUIOp::create(b, loc, q, cidx(b, loc, 8));
+      Value rowGroup =
+          arith::DivUIOp::create(b, loc, q8, cidx(b, loc, perRow));
+      chunk = arith::RemUIOp::create(b, loc, q8, cidx(b, loc, perRow));
+      Value inRow = arith::RemUIOp::create(b, loc, q, cidx(b, loc, 8));
+      row = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, rowGroup, cidx(b, loc, 8)),
+          inRow);
+      sharedIndices = {rowGroup, chunk, inRow, none};
+    }
     auto copy = [&](OpBuilder &nb, Location l) {
       Value valid = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult,
                                           row, rows.count);
@@ -452,7 +567,7 @@ void WgmmaLowering::copyTileAsync(OpBuilder &b, Location loc, Value source,
       Value col = arith::MulIOp::create(nb, l, chunk, chunkElems);
       auto copyOp = nvgpu::DeviceAsyncCopyOp::create(
           nb, l, nvgpu::DeviceAsyncTokenType::get(nb.getContext()), dst,
-          ValueRange{rowGroup, chunk, inRow, none}, global,
+          sharedIndices, global,
           ValueRange{srcRow, col}, nb.getIndexAttr(8), srcElems,
           nb.getUnitAttr());
       setL2Prefetch(copyOp, l2PrefetchBytes);
@@ -474,8 +589,10 @@ void WgmmaLowering::storeAccToShared(OpBuilder &b, Location loc,
                                      RankedTensorType acc, ValueRange frags,
                                      Value sharedOffset) {
   gpu::BarrierOp::create(b, loc);
-  Value tile = coreMatrices(b, loc, sharedOffset, acc.getDimSize(0),
-                            acc.getDimSize(1), acc.getElementType());
+  // (Conversions into shared memory are never swizzled: LowerConvertLayout.)
+  Value tile = tileView(b, loc, sharedOffset, acc.getDimSize(0),
+                        acc.getDimSize(1), acc.getElementType(),
+                        /*swizzled=*/false);
   inFirstReplica(b, loc, [&](OpBuilder &b, Location loc) {
     for (auto [f, frag] : llvm::enumerate(frags))
       for (int64_t h = 0; h < 2; ++h) {

@@ -154,10 +154,6 @@ LogicalResult BlockSharedAttr::verifyEncoding(
     return failure();
   if (!getSwizzled())
     return success();
-  if (!isa<MmaSyncAtomAttr>(getAtom()))
-    return emitError() << "swizzled shared tiles are a #fa.mma_sync layout, "
-                          "not "
-                       << Attribute(getAtom());
   if (!isSwizzlable(stored, elementType))
     return emitError() << "a swizzled shared tile stores rows of a multiple "
                           "of 128 bytes, at least 8 and a multiple of 8 of "

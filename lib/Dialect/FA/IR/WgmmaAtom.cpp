@@ -74,10 +74,13 @@ int64_t WgmmaAtomAttr::getFragmentRegisters(FragmentRole role,
 
 // The core-matrix layout needs rows * cols * 2 bytes; a tile reserves the
 // padded layout's bytes so that both atoms plan the same shared memory
-// (and the output staging tile, padded, fits in what is planned).
+// (and the output staging tile, padded, fits in what is planned), rounded
+// up to the 1024 bytes on which the lowering starts every tile (where a
+// 128-byte swizzle pattern starts).
 int64_t WgmmaAtomAttr::getSharedTileBytes(ArrayRef<int64_t> shape,
                                           Type elementType) const {
-  return sm80(getContext()).getSharedTileBytes(shape, elementType);
+  return llvm::alignTo(
+      sm80(getContext()).getSharedTileBytes(shape, elementType), 1024);
 }
 
 // The register budgets of the sm_80 atom: the same fragments per thread.
@@ -87,7 +90,9 @@ int64_t WgmmaAtomAttr::getMaxFragmentRegisters() const {
 int64_t WgmmaAtomAttr::getQueryInRegistersBudget() const {
   return sm80(getContext()).getQueryInRegistersBudget();
 }
-// The wgmma atom's shared layout is its own (core matrices).
+// wgmma reads the swizzled K/V tiles by descriptor (no extra addresses
+// live), but the layout is not yet timed against the core matrices on a
+// GPU: `auto` keeps the core matrices, `swizzle-shared=on` swizzles.
 int64_t WgmmaAtomAttr::getSwizzledSharedBudget(const ChipInfo &,
                                                const ExtraLiveValues &) const {
   return 0;

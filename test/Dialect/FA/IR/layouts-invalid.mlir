@@ -99,8 +99,9 @@ func.func @swizzled_few_rows(%t: tensor<64x4xf16, #fa.block_shared<atom = #fa.mm
 
 // -----
 
-// expected-error @+1 {{swizzled shared tiles are a #fa.mma_sync layout, not #fa.wgmma}}
-func.func @swizzled_wgmma(%t: tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>) {
+// #fa.wgmma's 128-byte swizzle takes whole 64-element column blocks.
+// expected-error @+1 {{a swizzled shared tile stores rows of a multiple of 128 bytes, at least 8 and a multiple of 8 of them, got [64, 32] x 'bf16'}}
+func.func @swizzled_wgmma_narrow(%t: tensor<64x32xbf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>) {
   return
 }
 

@@ -96,6 +96,17 @@ func.func @swizzled(%a: tensor<8x64xf16, #fa.block_shared<atom = #fa.mma_sync, s
 
 // -----
 
+// #fa.wgmma's swizzled tiles (its 128-byte-swizzled canonical layout) are
+// #shared_swz_wgmma.
+// CHECK: #shared_swz_wgmma = #fa.block_shared<atom = #fa.wgmma, swizzled = true>
+// CHECK-LABEL: func.func @swizzled_wgmma
+// CHECK-SAME: (%{{.*}}: tensor<64x128xbf16, #shared_swz_wgmma>)
+func.func @swizzled_wgmma(%k: tensor<64x128xbf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>) {
+  return
+}
+
+// -----
+
 // The input's own alias names do not survive: the dialect's aliases replace
 // them.
 // CHECK-NOT: #my_acc

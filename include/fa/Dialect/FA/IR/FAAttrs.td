@@ -188,7 +188,14 @@ def FA_WgmmaAtomAttr : FA_Attr<"WgmmaAtom", "wgmma",
       stored [n][k] (K) and MN-major for one stored [k][n] (V). `ldmatrix`
       and `cp.async` address the same core matrices (8 lanes a matrix: no
       bank conflicts). A tile takes the bytes of the `#fa.mma_sync` layout
-      (one padding chunk a row), so both atoms plan the same shared memory.
+      (one padding chunk a row), rounded up to 1024, so both atoms plan
+      about the same shared memory.
+    * With `#fa.block_shared<atom = #fa.wgmma, swizzled = true>`, a tile is
+      stored in wgmma's 128-byte-swizzled canonical layout instead: column
+      blocks of 64 elements, each its rows of 128 bytes, 16-byte chunk `c`
+      of row `r` at chunk `c ^ (r % 8)` (the hardware's XOR of address bits
+      4-6 with bits 7-9). Every tile starts on 1024 bytes, and the kernel's
+      dynamic shared memory is aligned to 1024 (`fa.shared_alignment`).
 
     Tiles are filled by `cp.async` (the generic proxy); a
     `fence.proxy.async` before the barrier that publishes them makes them
@@ -298,10 +305,11 @@ def FA_BlockSharedAttr : FA_Attr<"BlockShared", "block_shared",
     copy). The atom reads it with transposing loads (`#fa.mma_sync`:
     `ldmatrix.trans` for an A operand).
 
-    With `swizzled = true` (`#fa.mma_sync` only) the stored rows are not
-    padded: the 16-byte chunk `c` of stored row `r` sits at chunk
-    `c ^ (r % 8)`, an XOR within each 128-byte segment of the row (as in
-    FlashAttention-2 and CUTLASS). The 8 rows one `ldmatrix` reads then meet
+    With `swizzled = true` the stored rows are not padded: the 16-byte
+    chunk `c` of stored row `r` sits at chunk `c ^ (r % 8)`, an XOR within
+    each 128-byte segment of the row (as in FlashAttention-2 and CUTLASS;
+    `#fa.wgmma` stores each 128-byte column block of the rows as its own
+    sub-tile, wgmma's 128-byte swizzle). The 8 rows one `ldmatrix` reads then meet
     no bank twice, as with padding, and every 128-byte segment of a source
     row is copied into one aligned 128-byte segment of shared memory, which
     the padded layout's 16-byte shift per row does not give (there, `cp.async`
@@ -312,6 +320,7 @@ def FA_BlockSharedAttr : FA_Attr<"BlockShared", "block_shared",
     tensor<64x128xf16, #fa.block_shared<atom = #fa.mma_sync>>
     tensor<128x64xf16, #fa.block_shared<atom = #fa.mma_sync, transposed = true>>
     tensor<64x128xf16, #fa.block_shared<atom = #fa.mma_sync, swizzled = true>>
+    tensor<64x128xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>
     ```
   }];
   let parameters = (ins "::mlir::fa::MmaAtomAttrInterface":$atom,
@@ -326,7 +335,7 @@ def FA_BlockSharedAttr : FA_Attr<"BlockShared", "block_shared",
   let extraClassDeclaration = [{
     /// Whether a tile stored as `stored` x `elementType` can take the
     /// swizzled layout: 2-D, rows of a multiple of 128 bytes, a multiple of
-    /// 8 rows (the atom must also be #fa.mma_sync).
+    /// 8 rows.
     static bool isSwizzlable(::llvm::ArrayRef<int64_t> stored,
                              ::mlir::Type elementType) {
       return stored.size() == 2 && elementType.isIntOrFloat() &&
