@@ -143,3 +143,60 @@ func.func @pv_swizzled(%p: tensor<1x1x?x32xbf16>, %v: tensor<1x1x?x128xbf16>, %o
   } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
   return %r : tensor<1x1x?x128xbf16>
 }
+
+// -----
+
+// Q read by descriptor from a swizzled tile (A from shared memory), 128
+// rows on two warpgroups: warpgroup w (warp / 4) starts at row 64 w, i.e.
+// 64 w x 128 = 8192 w bytes into each column block; its k steps as K's
+// (kk / 4 x 16384, Q's column block, + kk % 4 x 32). K follows Q's 32768
+// bytes.
+// CHECK-LABEL: gpu.func @qk_swizzled_q_in_shared_kernel
+// CHECK-DAG: %[[KMAJOR:.*]] = arith.constant 4611686293305360384 : i64
+// CHECK: %[[WARP:.*]] = arith.divui %thread_id_x, %c32 : index
+// CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index
+// CHECK: %[[K0:.*]] = arith.addi %[[BASE]], %c32768 : index
+// CHECK: %[[GROUP:.*]] = arith.divui %[[WARP]], %c4 : index
+// CHECK: %[[GROUPBYTES:.*]] = arith.muli %[[GROUP]], %c8192 : index
+// CHECK: %[[Q0:.*]] = arith.addi %[[BASE]], %[[GROUPBYTES]] : index
+// CHECK: arith.index_castui %[[Q0]]
+// CHECK: arith.ori %{{.*}}, %[[KMAJOR]] : i64
+// CHECK: arith.addi %[[Q0]], %c32 : index
+// CHECK: arith.addi %[[Q0]], %c64 : index
+// CHECK: arith.addi %[[Q0]], %c96 : index
+// CHECK: arith.addi %[[Q0]], %c16384 : index
+//     A and B by descriptor: `$desc, $desc, p, 1, 1, 0, 0`.
+// CHECK: llvm.inline_asm has_side_effects "{{.*}}wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {$0, $1, $2, $3, $4, $5, $6, $7}, $17, $18, p, 1, 1, 0, 0;
+#acc = #fa.warp_rows<acc, num_warps = 8, atom = #fa.wgmma>
+#opA = #fa.warp_rows<operand_a, num_warps = 8, atom = #fa.wgmma>
+#swz = #fa.block_shared<atom = #fa.wgmma, swizzled = true>
+func.func @qk_swizzled_q_in_shared(%q: tensor<1x1x?x128xf16>, %k: tensor<1x1x?x128xf16>, %s: tensor<1x1x?x16xf16>) -> tensor<1x1x?x16xf16> {
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 128 : index
+  %nq = tensor.dim %q, %c2 : tensor<1x1x?x128xf16>
+  %nqb = arith.ceildivui %nq, %c64 : index
+  %r = scf.forall (%b, %h, %qb) in (1, 1, %nqb) shared_outs(%so = %s) -> (tensor<1x1x?x16xf16>) {
+    %zero = arith.constant 0.0 : f16
+    %q0 = arith.muli %qb, %c64 : index
+    %qleft = arith.subi %nq, %q0 : index
+    %qn = arith.minsi %qleft, %c64 : index
+    %qpad = arith.subi %c64, %qn : index
+    %qs = tensor.extract_slice %q[%b, %h, %q0, 0] [1, 1, %qn, 128] [1, 1, 1, 1] : tensor<1x1x?x128xf16> to tensor<?x128xf16>
+    %qt = tensor.pad %qs low[0, 0] high[%qpad, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<?x128xf16> to tensor<128x128xf16, #swz>
+    %ks = tensor.extract_slice %k[%b, %h, 0, 0] [1, 1, 16, 128] [1, 1, 1, 1] : tensor<1x1x?x128xf16> to tensor<16x128xf16>
+    %kt = tensor.pad %ks low[0, 0] high[0, 0] {
+    ^bb0(%i: index, %j: index):
+      tensor.yield %zero : f16
+    } : tensor<16x128xf16> to tensor<16x128xf16, #swz>
+    %sc = fa.qk %qt, %kt : tensor<128x128xf16, #swz>, tensor<16x128xf16, #swz> -> tensor<128x16xf32, #acc>
+    %s16 = arith.truncf %sc : tensor<128x16xf32, #acc> to tensor<128x16xf16, #acc>
+    %ss = tensor.extract_slice %s16[0, 0] [%qn, 16] [1, 1] : tensor<128x16xf16, #acc> to tensor<?x16xf16>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %ss into %so[%b, %h, %q0, 0] [1, 1, %qn, 16] [1, 1, 1, 1] : tensor<?x16xf16> into tensor<1x1x?x16xf16>
+    }
+  } {mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>]}
+  return %r : tensor<1x1x?x16xf16>
+}
