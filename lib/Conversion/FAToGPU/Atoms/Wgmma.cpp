@@ -48,7 +48,6 @@
 
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
-#include <functional>
 #include <string>
 
 using namespace mlir;
@@ -81,6 +80,18 @@ struct Descriptor {
   int64_t leadingBytes = 0;
   int64_t strideBytes = 0;
   bool swizzle128 = false;
+  /// Swizzled K-major tiles: bytes of one 64-column block (rows * 128).
+  int64_t blockBytes = 0;
+
+  /// Where k step `kk` (16 columns) of a K-major tile starts, from
+  /// `address`: two core matrices along K each, unswizzled; swizzled, 32
+  /// bytes into the rows of column block kk / 4 (the XOR is the
+  /// hardware's, on the final address).
+  int64_t kMajorStep(int64_t kk) const {
+    if (!swizzle128)
+      return kk * 2 * kCoreBytes;
+    return (kk / 4) * blockBytes + (kk % 4) * 32;
+  }
 };
 
 class WgmmaLowering : public MmaSyncLowering {
@@ -258,10 +269,9 @@ private:
     return arith::MulIOp::create(b, loc, group, cidx(b, loc, kGroupRows));
   }
   /// Descriptor of the [rows][k] shared tile `tile` read K-major from row
-  /// `row0` (a multiple of 8) on, and the byte offset of each 16-wide k
-  /// step from it.
-  std::pair<Descriptor, std::function<int64_t(int64_t)>>
-  kMajor(OpBuilder &b, Location loc, const TileOperand &tile, Value row0) {
+  /// `row0` (a multiple of 8) on; its k steps at kMajorStep().
+  Descriptor kMajor(OpBuilder &b, Location loc, const TileOperand &tile,
+                    Value row0) {
     int64_t rows = tile.type.getDimSize(0), k = tile.type.getDimSize(1);
     Value address = sharedAddress(b, loc, tile.sharedOffset);
     if (!isSwizzled(tile.type)) {
@@ -270,22 +280,16 @@ private:
       Value rowBytes = arith::MulIOp::create(
           b, loc, arith::DivUIOp::create(b, loc, row0, cidx(b, loc, 8)),
           cidx(b, loc, (k / 8) * kCoreBytes));
-      return {Descriptor{arith::AddIOp::create(b, loc, address, rowBytes),
-                         kCoreBytes, (k / 8) * kCoreBytes},
-              [](int64_t kk) { return kk * 2 * kCoreBytes; }};
+      return Descriptor{arith::AddIOp::create(b, loc, address, rowBytes),
+                        kCoreBytes, (k / 8) * kCoreBytes};
     }
-    // 128-byte rows: row0 is row0 * 128 bytes into every column block; k
-    // step kk is 32 bytes into its row, in column block kk / 4 (the XOR is
-    // the hardware's, on the final address). The leading stride is unused.
+    // 128-byte rows: row0 is row0 * 128 bytes into every column block. The
+    // leading stride is unused.
     Value rowBytes =
         arith::MulIOp::create(b, loc, row0, cidx(b, loc, 2 * kSwizzleCols));
-    int64_t blockBytes = rows * 2 * kSwizzleCols;
-    return {Descriptor{arith::AddIOp::create(b, loc, address, rowBytes),
-                       /*leadingBytes=*/16, kSwizzleAtomBytes,
-                       /*swizzle128=*/true},
-            [blockBytes](int64_t kk) {
-              return (kk / 4) * blockBytes + (kk % 4) * 2 * kStepK;
-            }};
+    return Descriptor{arith::AddIOp::create(b, loc, address, rowBytes),
+                      /*leadingBytes=*/16, kSwizzleAtomBytes,
+                      /*swizzle128=*/true, rows * 2 * kSwizzleCols};
   }
   static std::string typeSuffix(Type elemTy) {
     return elemTy.isBF16() ? "bf16" : "f16";
@@ -398,18 +402,16 @@ SmallVector<Value> WgmmaLowering::matmulTransposedB(
   // S = Q K^T: B = K^T with K stored [n][k], i.e. K-major.
   int64_t n = accType.getDimSize(1), k = a.type.getDimSize(1);
   Type elemTy = a.type.getElementType();
-  auto [keys, keyStep] = kMajor(b, loc, bTile, cidx(b, loc, 0));
-  std::optional<std::pair<Descriptor, std::function<int64_t(int64_t)>>>
-      queries;
+  Descriptor keys = kMajor(b, loc, bTile, cidx(b, loc, 0));
+  std::optional<Descriptor> queries;
   if (a.inShared())
     queries = kMajor(b, loc, a, warpgroupRow0(b, loc));
   SmallVector<Step> steps;
   for (int64_t kk = 0; kk < k / kStepK; ++kk) {
     Step step;
-    step.bDesc = descriptorValue(b, loc, keys, keyStep(kk));
+    step.bDesc = descriptorValue(b, loc, keys, keys.kMajorStep(kk));
     if (queries)
-      step.aDesc =
-          descriptorValue(b, loc, queries->first, queries->second(kk));
+      step.aDesc = descriptorValue(b, loc, *queries, queries->kMajorStep(kk));
     else
       step.aRegs = aRegisters(b, loc, a.fragments[kk]);
     steps.push_back(step);
@@ -447,8 +449,7 @@ SmallVector<Value> WgmmaLowering::matmul(OpBuilder &b, Location loc,
                        (n / 8) * kCoreBytes, kCoreBytes};
   int64_t valueStepBytes = swizzledValues ? kStepK * 2 * kSwizzleCols
                                           : 2 * (n / 8) * kCoreBytes;
-  std::optional<std::pair<Descriptor, std::function<int64_t(int64_t)>>>
-      probs;
+  std::optional<Descriptor> probs;
   if (a.inShared())
     probs = kMajor(b, loc, a, warpgroupRow0(b, loc));
   SmallVector<Step> steps;
@@ -456,7 +457,7 @@ SmallVector<Value> WgmmaLowering::matmul(OpBuilder &b, Location loc,
     Step step;
     step.bDesc = descriptorValue(b, loc, values, kk * valueStepBytes);
     if (probs)
-      step.aDesc = descriptorValue(b, loc, probs->first, probs->second(kk));
+      step.aDesc = descriptorValue(b, loc, *probs, probs->kMajorStep(kk));
     else
       step.aRegs = aRegisters(b, loc, a.fragments[kk]);
     steps.push_back(step);
