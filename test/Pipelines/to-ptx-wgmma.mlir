@@ -46,25 +46,36 @@
 // RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a atom=wgmma mma-pipeline=yes" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-PIPELINE
 // BAD-PIPELINE: error: fa-to-ptx: option mma-pipeline must be auto, on or off, got 'yes'
 
-// swizzle-shared=on: K and V in wgmma's 128-byte-swizzled layout (at L3
-// #shared_swz_wgmma), the dynamic shared memory aligned to 1024 bytes, and
-// the descriptors' layout type 1 (bit 62): K-major K with SBO = 1024
-// ((1 << 16) | (64 << 32) | (1 << 62)), MN-major V with LBO = 64 rows of
-// 128 bytes ((512 << 16) | (64 << 32) | (1 << 62)).
+// By default (swizzle-shared=auto, as =on): K and V in wgmma's
+// 128-byte-swizzled layout (at L3 #shared_swz_wgmma), the dynamic shared
+// memory aligned to 1024 bytes, and the descriptors' layout type 1 (bit
+// 62): K-major K with SBO = 1024 ((1 << 16) | (64 << 32) | (1 << 62)),
+// MN-major V with LBO = 64 rows of 128 bytes ((512 << 16) | (64 << 32) |
+// (1 << 62)).
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma" -o /dev/null && FileCheck %s --check-prefix=SWZ --input-file=%t/attention_kernel.ptx
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma swizzle-shared=on" -o /dev/null && FileCheck %s --check-prefix=SWZ --input-file=%t/attention_kernel.ptx
 // SWZ: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // SWZ: or.b64 {{.*}}, 4611686293305360384;
 // SWZ: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0;
 // SWZ: or.b64 {{.*}}, 4611686293338849280;
 // SWZ: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
-// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma swizzle-shared=on" | FileCheck %s --check-prefix=L3SWZ
-// L3SWZ: fa.pv {{.*}} : tensor<128x64xbf16, #opA_w8_wgmma>, tensor<64x64xbf16, #shared_swz_wgmma>, tensor<128x64xf32, #acc_w8_wgmma>
+// swizzle-shared=off: the core matrices (layout type 0: K-major K with
+// LBO = 2 core matrices, 256 bytes, and SBO = 8 core matrices, 1024 bytes:
+// (16 << 16) | (64 << 32)).
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma swizzle-shared=off" -o /dev/null && FileCheck %s --check-prefix=CORE --input-file=%t/attention_kernel.ptx
+// CORE-NOT: 4611686293305360384
+// CORE: or.b64 {{.*}}, 274878431232;
+// CORE: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0;
+// CORE-NOT: 4611686293305360384
 
-// The stages show the atom: #fa.wgmma encodings at L3.
+// The stages show the atom: #fa.wgmma encodings at L3, the K/V tiles
+// swizzled by default.
 // RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" | FileCheck %s --check-prefix=L3
 // L3: #acc_w8_wgmma = #fa.warp_rows<acc, num_warps = 8, atom = #fa.wgmma>
 // L3: fa.qk {{.*}} -> tensor<128x64xf32, #acc_w8_wgmma>
-// L3: fa.pv {{.*}} : tensor<128x64xbf16, #opA_w8_wgmma>, tensor<64x64xbf16, #shared_wgmma>, tensor<128x64xf32, #acc_w8_wgmma>
+// L3: fa.pv {{.*}} : tensor<128x64xbf16, #opA_w8_wgmma>, tensor<64x64xbf16, #shared_swz_wgmma>, tensor<128x64xf32, #acc_w8_wgmma>
+// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma swizzle-shared=off" | FileCheck %s --check-prefix=L3CORE
+// L3CORE: fa.pv {{.*}} : tensor<128x64xbf16, #opA_w8_wgmma>, tensor<64x64xbf16, #shared_wgmma>, tensor<128x64xf32, #acc_w8_wgmma>
 
 // RUN: not fa-opt %s --fa-to-ptx="atom=wgmma" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHIP
 // CHIP: error: fa-to-ptx: option atom=wgmma needs chip=sm_90a (wgmma is an sm_90a instruction), got chip=sm_80

@@ -935,9 +935,9 @@ def FAMapWarps : Pass<"fa-map-warps"> {
     128-byte-swizzled canonical layout (`#fa.block_shared<atom =
     #fa.wgmma, swizzled = true>`, printed `#shared_swz_wgmma`: 64-column
     blocks of 128-byte rows, chunk `c` of row `r` at `c ^ (r % 8)`), which
-    wgmma reads by descriptor; `auto` and `off` keep the atom's unswizzled
-    core matrices (`#shared_wgmma`) until the swizzled layout is timed
-    against them on a GPU.
+    wgmma reads by descriptor; `auto` does too (1.46-1.66x the core
+    matrices on an H100, docs/performance.md), except in split-KV nests;
+    `off` keeps the atom's unswizzled core matrices (`#shared_wgmma`).
 
     With `key-groups=C` (C > 1; `#fa.mma_sync`, forward nests) the thread
     block has C groups of `num-warps` warps that divide the keys of every
