@@ -444,9 +444,8 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
   // staged), nor where the window tiles are the table's (nothing to gain).
   // Not without the causal mask: the tail block's mask then needs more
   // registers than staging frees (d = 128 spills 36 bytes), nor with a
-  // window or a soft cap, which stay live themselves. Opt-in
-  // (stage-block-scalars=true) until timed on a GPU: docs/performance.md,
-  // session 16.
+  // window or a soft cap, which stay live themselves. On by default
+  // (stage-block-scalars=true); docs/performance.md has its timing.
   bool onlyKVBlockDiffers =
       tiles->windowBlockN && tiles->windowBlockN != tiles->blockN &&
       (!tiles->windowBlockM || tiles->windowBlockM == tiles->blockM);

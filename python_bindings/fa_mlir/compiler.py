@@ -194,12 +194,13 @@ def stage_pipeline(stage, options=None):
     # fa-to-ptx's atom=auto is #fa.mma_sync.
     atom = get("atom", "auto")
     atom = "mma_sync" if atom == "auto" else atom
-    stage_scalars = get("stage-block-scalars", "off")
+    stage_scalars = get("stage-block-scalars", "auto")
     passes = []
     if m == 0 and n == 0:
         passes.append("fa-tile-q-outer{auto-blocks=true pack-gqa=%s%s chip=%s atom=%s%s}" % (
             pack, " for-split-kv=true" if splits != 1 else "", get("chip", "sm_80"), atom,
-            " stage-block-scalars=true" if stage_scalars != "off" else ""))
+            # fa-tile-q-outer's stage-block-scalars is true by default.
+            " stage-block-scalars=false" if stage_scalars == "off" else ""))
     else:
         passes.append("fa-tile-q-outer{block-m=%d block-n=%d pack-gqa=%s}" % (m, n, pack))
     passes.append("fa-causal-block-skip")

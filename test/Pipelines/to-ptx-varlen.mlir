@@ -6,8 +6,8 @@
 // RUN: rm -rf %t && sed -e 's/128x/64x/g; s/x128x/x64x/g' %s | fa-opt --fa-to-ptx="output-dir=%t" -o /dev/null && %ptxas -arch=sm_80 -v %t/varlen_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLS
 // RUN: rm -rf %t && sed -e 's/x128x/x64x/g; s/) causal -> /) -> /' %s | fa-opt --fa-to-ptx="output-dir=%t chip=sm_90" -o /dev/null && %ptxas -arch=sm_90 -v %t/varlen_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLS
 // RUN: rm -rf %t && sed -e 's/) causal -> /) -> /' %s | fa-opt --fa-to-ptx="output-dir=%t chip=sm_90" -o /dev/null && %ptxas -arch=sm_90 -v %t/varlen_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLS
-// RUN: fa-opt %s --fa-to-ptx="chip=sm_90 stage-block-scalars=auto" --mlir-print-ir-after=fa-stage-block-scalars -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGED
-// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90 stage-block-scalars=auto" -o /dev/null && %ptxas -arch=sm_90 -v %t/varlen_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLS
+// RUN: fa-opt %s --fa-to-ptx="chip=sm_90" --mlir-print-ir-after=fa-stage-block-scalars -o /dev/null 2>&1 | FileCheck %s --check-prefix=STAGED
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90 stage-block-scalars=off" -o /dev/null && %ptxas -arch=sm_90 -v %t/varlen_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPILLS
 
 // Packed sequences (cu_seqlens) through --fa-to-ptx (GQA 32:8, d = 128,
 // bf16, causal): one kernel; the grid's x is ceil(total_q / 128) + S, the
@@ -16,12 +16,14 @@
 // (i32), named by how the kernel reads them. The kernel walks the
 // sequences for its Q block (fa.varlen_block: 32 a round on a warp's
 // lanes) and reads the offsets with plain loads. No spills (d = 64 and 128,
-// sm_80 and sm_90, causal or not; the table's window tiles). With
-// stage-block-scalars=auto, on sm_90 the causal kernel has the dense
-// kernel's tiles (128 x 64, 100352 bytes of swizzled tiles) and keeps its
-// sequence's offsets and lengths in shared memory across the K/V loops
-// (--fa-stage-block-scalars: a workgroup buffer written before the loops,
-// read where used), also without spills.
+// sm_80 and sm_90, causal or not). On sm_90 the causal kernel has the
+// dense kernel's tiles (128 x 64, 100352 bytes of swizzled tiles) and
+// keeps its sequence's offsets and lengths in shared memory across the
+// K/V loops (stage-block-scalars=auto, the default:
+// --fa-stage-block-scalars, a workgroup buffer written before the loops,
+// read where used); the other kernels, and this one with
+// stage-block-scalars=off, take the table's window tiles (128 x 32) with
+// the bounds in registers.
 
 // CHECK: "grid": [
 // CHECK-NEXT:  {

@@ -1,12 +1,12 @@
-// RUN: fa-opt %s --split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90 stage-block-scalars=true" | FileCheck %s --check-prefix=HOPPER
-// RUN: fa-opt %s --split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_80 stage-block-scalars=true" | FileCheck %s --check-prefix=AMPERE
-// RUN: fa-opt %s --split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90" | FileCheck %s --check-prefix=AMPERE
+// RUN: fa-opt %s --split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90" | FileCheck %s --check-prefix=HOPPER
+// RUN: fa-opt %s --split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_80" | FileCheck %s --check-prefix=AMPERE
+// RUN: fa-opt %s --split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90 stage-block-scalars=false" | FileCheck %s --check-prefix=AMPERE
 
 // The tiles of packed sequences at d = 128 (auto-blocks). With
-// stage-block-scalars=true, on Hopper a causal packed nest keeps the
+// stage-block-scalars=true (the default), on Hopper a causal packed nest keeps the
 // table's tiles (128 x 64, as the dense kernel) and asks for its
 // sequences' bounds to be kept in shared memory (fa.stage_block_scalars,
-// for --fa-stage-block-scalars); on sm_80, or by default (false), it takes
+// for --fa-stage-block-scalars); on sm_80, or with false, it takes
 // the table's window tiles (128 x 32) with the bounds in registers. Non-causal nests take the
 // window tiles on every chip.
 

@@ -143,10 +143,10 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "across the K/V loops (--fa-stage-block-scalars): "
                      "'auto' where the tiling asks for it (causal packed "
                      "sequences on Hopper, which then keep the dense "
-                     "kernel's tiles), 'on' in every kernel, 'off' nowhere "
-                     "(the default until timed on a GPU: "
-                     "docs/performance.md)"),
-      llvm::cl::init("off")};
+                     "kernel's tiles; the default), 'on' in every kernel, "
+                     "'off' nowhere (the table's window tiles, bounds in "
+                     "registers)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("Target GPU, an NVPTX processor from sm_80 on (sm_80, "

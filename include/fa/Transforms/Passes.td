@@ -217,7 +217,7 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
            "table's size take its window K/V block (32 keys at d = 128, "
            "which spills 8-32 bytes with 64)">,
     Option<"stageBlockScalars", "stage-block-scalars", "bool",
-           /*default=*/"false",
+           /*default=*/"true",
            "With auto-blocks: a causal packed nest (cu_seqlens) on Hopper "
            "keeps the table's tiles and is marked fa.stage_block_scalars, "
            "its sequences' bounds to be kept in shared memory by "
