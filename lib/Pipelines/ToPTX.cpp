@@ -92,6 +92,15 @@ LogicalResult mlir::fa::buildToPTXPipeline(
     if (value != "auto" && value != "on" && value != "off")
       return fail("option " + name + " must be auto, on or off, got '" +
                   value + "'");
+  if (options.copy != "auto" && options.copy != "cp-async" &&
+      options.copy != "tma")
+    return fail("option copy must be auto, cp-async or tma, got '" +
+                options.copy + "'");
+  if (options.copy == "tma" &&
+      (options.chip != "sm_90a" || atom != MmaAtomKind::Wgmma))
+    return fail("option copy=tma needs chip=sm_90a atom=wgmma (TMA writes "
+                "#fa.wgmma's swizzled tiles), got chip=" + options.chip +
+                " atom=" + options.atom);
   std::string message;
   FailureOr<std::string> features =
       checkFeatures(options.chip, options.features, message);
@@ -183,7 +192,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
     pm.addPass(createFAPipelineMMA(
         FAPipelineMMAOptions{/*allAtoms=*/options.mmaPipeline == "on"}));
   pm.addPass(createFAPipelineKV(
-      FAPipelineKVOptions{options.kvStages, options.l2Prefetch}));
+      FAPipelineKVOptions{options.kvStages, options.l2Prefetch, options.copy}));
   if (options.warpBlockSkip)
     pm.addPass(createFAWarpBlockSkip());
 
@@ -217,6 +226,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   gpuToNVVM.indexBitwidth = options.indexBitwidth;
   kernels.addPass(createConvertGpuOpsToNVVMOps(gpuToNVVM));
   kernels.addPass(createFAExternDynamicShared());
+  kernels.addPass(createFATensorMapParams());
   kernels.addPass(createConvertVectorToLLVMPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

@@ -136,11 +136,58 @@ bool sameLoads(PipelinedLoop a, PipelinedLoop b) {
   return true;
 }
 
+/// Whether `rows`, the row count of the loads of `group`, is `min(c, N -
+/// row start)` (or `N - row start`) with N the extent of one of its sources
+/// along the rows: then the tile rows past `rows` are past the source's
+/// end, which a TMA copy fills with zeros, as cp.async's zero-fill does. (A
+/// K/V cache's or a packed sequence's rows end at a length read from
+/// memory, with rows of other data, or none, behind them.)
+bool rowsRunToSourceEnd(const LoadGroup &group) {
+  auto rowsValue = dyn_cast<Value>(group.rows);
+  auto rowStart = dyn_cast<Value>(group.rowStart);
+  if (!rowsValue || !rowStart)
+    return false;
+  auto isRest = [&](Value v) {
+    auto sub = v.getDefiningOp<arith::SubIOp>();
+    if (!sub || sub.getRhs() != rowStart)
+      return false;
+    auto dim = sub.getLhs().getDefiningOp<tensor::DimOp>();
+    std::optional<int64_t> axis =
+        dim ? getConstantIntValue(dim.getIndex()) : std::nullopt;
+    return axis && *axis == 2 &&
+           llvm::any_of(group.loads, [&](TileLoad load) {
+             return load.source() == dim.getSource();
+           });
+  };
+  if (isRest(rowsValue))
+    return true;
+  auto min = rowsValue.getDefiningOp<arith::MinSIOp>();
+  return min && (isRest(min.getLhs()) || isRest(min.getRhs()));
+}
+
+/// Whether the loads of `group` can be TMA copies: rows of one head, in
+/// the layout TMA's 128-byte swizzle writes (fa.async_load's verifier
+/// rule), to the source's end.
+bool canCopyByTma(const LoadGroup &group) {
+  for (TileLoad load : group.loads) {
+    auto tile = cast<RankedTensorType>(load.pad.getResult().getType());
+    auto shared = dyn_cast_or_null<BlockSharedAttr>(tile.getEncoding());
+    if (load.alongHeads || !shared ||
+        !isa<WgmmaAtomAttr>(shared.getAtom()) || !shared.getSwizzled() ||
+        shared.getTransposed() || tile.getElementTypeBitWidth() != 16 ||
+        tile.getDimSize(1) % 64 != 0 || tile.getDimSize(0) > 256 ||
+        tile.getDimSize(0) % 8 != 0)
+      return false;
+  }
+  return rowsRunToSourceEnd(group);
+}
+
 class KVPipeliner {
 public:
-  KVPipeliner(scf::ForallOp forall, int64_t stages, int64_t l2Prefetch)
+  KVPipeliner(scf::ForallOp forall, int64_t stages, int64_t l2Prefetch,
+              bool tma)
       : forall(forall), stages(stages), slots(stages), l2Prefetch(l2Prefetch),
-        rewriter(forall.getContext()) {}
+        tmaAllowed(tma), rewriter(forall.getContext()) {}
 
   LogicalResult run();
 
@@ -169,6 +216,10 @@ private:
   /// fa.async_load's l2_prefetch for every load issued (0: none): how tiles
   /// move, the same for every tile.
   int64_t l2Prefetch;
+  /// copy=tma: the chain's K/V loads are TMA copies where canCopyByTma.
+  bool tmaAllowed;
+  /// Whether they are (set by pipelineChain).
+  bool tma = false;
   IRRewriter rewriter;
 };
 
@@ -228,7 +279,8 @@ FailureOr<Value> KVPipeliner::issue(PipelinedLoop pl, Value k,
              rewriter.getI64IntegerAttr(slots), inRange,
              pl.group.loads.front().alongHeads ? rewriter.getUnitAttr()
                                                : UnitAttr(),
-             prefetchAttr())
+             tma ? IntegerAttr() : prefetchAttr(),
+             tma ? rewriter.getUnitAttr() : UnitAttr())
       .getResult();
 }
 
@@ -259,6 +311,12 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
   }
   Value end = chain.back().loop.getUpperBound();
   int64_t step = chain.front().step;
+  // The first block of the chain: where every slot's mbarrier phases count
+  // from (TMA).
+  Value chainStart = first.getLowerBound();
+  tma = tmaAllowed && llvm::all_of(chain, [](const PipelinedLoop &pl) {
+          return canCopyByTma(pl.group);
+        });
 
   // Prologue: the loads outside the loops (the Q tile), then the first
   // S - 1 blocks; each outside tile is awaited with every later load still
@@ -278,7 +336,7 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
           getValueOrCreateConstantIndexOp(rewriter, loc, load.rows()),
           cidx(0), rewriter.getI64IntegerAttr(1), Value(),
           load.alongHeads ? rewriter.getUnitAttr() : UnitAttr(),
-          prefetchAttr());
+          prefetchAttr(), UnitAttr());
       outer.push_back({load, future});
     }
   }
@@ -295,7 +353,8 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
     auto [load, future] = entry;
     int64_t pending = static_cast<int64_t>(outer.size() - 1 - i) + stages - 1;
     auto await = AwaitOp::create(rewriter, load.pad.getLoc(), future,
-                                 rewriter.getI64IntegerAttr(pending));
+                                 rewriter.getI64IntegerAttr(pending),
+                                 Value());
     Value tile = await.getResult(0);
     rewriter.replaceAllUsesWith(load.pad.getResult(), tile);
     // Ops of the forall body placed before the await that use the tile,
@@ -355,8 +414,22 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
                                newLoop.getRegionIterArgs().end());
 
     rewriter.setInsertionPointToStart(newLoop.getBody());
+    // A TMA slot's fills alternate its mbarrier's phase: block k0 is fill
+    // (k0 - first) / step / slots of its slot (consecutive blocks take
+    // consecutive slots), so the phase is that mod 2.
+    Value phase;
+    if (tma) {
+      Value rel = arith::DivUIOp::create(
+          rewriter, loc,
+          arith::SubIOp::create(rewriter, loc, newLoop.getInductionVar(),
+                                chainStart),
+          cidx(step));
+      phase = arith::RemUIOp::create(
+          rewriter, loc, arith::DivUIOp::create(rewriter, loc, rel, cidx(slots)),
+          cidx(2));
+    }
     auto await = AwaitOp::create(rewriter, loc, futures.front(),
-                                 rewriter.getI64IntegerAttr(stages - 2));
+                                 rewriter.getI64IntegerAttr(stages - 2), phase);
     // The indices again: the new loop has a new induction variable.
     PipelinedLoop rebound = pl;
     rebound.loop = newLoop;
@@ -490,6 +563,13 @@ struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
           << l2Prefetch.getValue();
       return signalPassFailure();
     }
+    if (copy != "auto" && copy != "cp-async" && copy != "tma") {
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-pipeline-kv: option copy must be 'auto', 'cp-async' or "
+             "'tma', got '"
+          << copy.getValue() << "'";
+      return signalPassFailure();
+    }
     SmallVector<scf::ForallOp> foralls;
     getOperation()->walk([&](scf::ForallOp forall) {
       foralls.push_back(forall);
@@ -497,7 +577,8 @@ struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
     for (scf::ForallOp forall : foralls)
       if (failed(KVPipeliner(forall, stages ? stages : defaultStages(forall),
                              l2Prefetch == -1 ? defaultL2Prefetch(forall)
-                                              : l2Prefetch)
+                                              : l2Prefetch,
+                             copy != "cp-async")
                      .run()))
         return signalPassFailure();
   }

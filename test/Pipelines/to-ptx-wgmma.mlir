@@ -59,6 +59,53 @@
 // SWZ: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0;
 // SWZ: or.b64 {{.*}}, 4611686293338849280;
 // SWZ: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
+// By default (copy=auto) the swizzled K/V tiles come by TMA, with two 128-byte
+// by-value tensor-map parameters (K, V) after the others, three mbarriers
+// (one per slot) after the shared tiles, one cp.async.bulk.tensor per tile
+// and block, waits on the slot's phase; Q (core matrices) by cp.async. The
+// plan names the maps. copy=cp-async keeps cp.async for K and V too.
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma" -o /dev/null && FileCheck %s --check-prefix=TMA --input-file=%t/attention_kernel.ptx && FileCheck %s --check-prefix=TMA-PLAN --input-file=%t/attention_kernel.json
+// TMA: .param .align 64 .b8 attention_kernel_param_[[KMAP:[0-9]+]][128],
+// TMA-NEXT: .param .align 64 .b8 attention_kernel_param_[[VMAP:[0-9]+]][128]
+// TMA-NEXT: )
+// TMA: cvta.param.u64 {{.*}}
+// TMA: mbarrier.init.shared.b64 [__dynamic_shmem__0+67584], %r{{[0-9]+}};
+// TMA-NEXT: mbarrier.init.shared.b64 [__dynamic_shmem__0+67592], %r{{[0-9]+}};
+// TMA-NEXT: mbarrier.init.shared.b64 [__dynamic_shmem__0+67600], %r{{[0-9]+}};
+// TMA: fence.mbarrier_init.release.cluster;
+// TMA: cp.async.cg.shared.global.L2::128B
+// TMA: fence.proxy.async.shared::cta;
+// TMA: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, [__dynamic_shmem__0+67584], %r{{[0-9]+}};
+// TMA: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}], [__dynamic_shmem__0+67584];
+// TMA: mbarrier.try_wait.parity.shared::cta.b64 p, [%r{{[0-9]+}}], %r{{[0-9]+}};
+// TMA-NEXT: @!p bra.uni fa_wait;
+// TMA: bar.sync 0;
+// TMA: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// TMA-PLAN: "dynamic_shared_memory": 67608,
+// TMA-PLAN: "k_map",
+// TMA-PLAN-NEXT: "v_map"
+// TMA-PLAN: "tensor_maps": [
+// TMA-PLAN-NEXT: {
+// TMA-PLAN-NEXT: "box": [
+// TMA-PLAN-NEXT: 1,
+// TMA-PLAN-NEXT: 1,
+// TMA-PLAN-NEXT: 64,
+// TMA-PLAN-NEXT: 64
+// TMA-PLAN-NEXT: ],
+// TMA-PLAN-NEXT: "l2_promotion": 128,
+// TMA-PLAN-NEXT: "name": "k_map",
+// TMA-PLAN-NEXT: "swizzle": 128,
+// TMA-PLAN-NEXT: "tensor": "k"
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma copy=cp-async" -o /dev/null && FileCheck %s --check-prefix=CPASYNC --input-file=%t/attention_kernel.ptx
+// CPASYNC-NOT: cp.async.bulk.tensor
+// CPASYNC-NOT: mbarrier
+// CPASYNC-NOT: [128]
+// CPASYNC: wgmma.mma_async
+// RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a atom=wgmma copy=bulk" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-COPY
+// BAD-COPY: error: fa-to-ptx: option copy must be auto, cp-async or tma, got 'bulk'
+// RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a copy=tma" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TMA-ATOM
+// TMA-ATOM: error: fa-to-ptx: option copy=tma needs chip=sm_90a atom=wgmma (TMA writes #fa.wgmma's swizzled tiles), got chip=sm_90a atom=auto
+
 // swizzle-shared=off: the core matrices (layout type 0: K-major K with
 // LBO = 2 core matrices, 256 bytes, and SBO = 8 core matrices, 1024 bytes:
 // (16 << 16) | (64 << 32)).

@@ -25,6 +25,13 @@ namespace fa {
 inline constexpr llvm::StringLiteral kSharedAlignmentAttrName =
     "fa.shared_alignment";
 
+/// On a kernel (gpu.func, then llvm.func): how many of its last parameters
+/// are TMA tensor maps (`--fa-lower-to-gpu` appends them as !llvm.ptr;
+/// `--fa-tensor-map-params` passes them by value, 128 bytes each, as
+/// `__grid_constant__` parameters).
+inline constexpr llvm::StringLiteral kTensorMapParamsAttrName =
+    "fa.tensor_map_params";
+
 #define GEN_PASS_DECL
 #include "fa/Conversion/Passes.h.inc"
 

@@ -274,6 +274,46 @@ def FAConvertNVGPUToNVVM : Pass<"fa-convert-nvgpu-to-nvvm",
 }
 
 
+def FATensorMapParams : Pass<"fa-tensor-map-params",
+                             "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass a kernel's TMA tensor maps by value, as "
+                "__grid_constant__ parameters";
+  let description = [{
+    `--fa-lower-to-gpu` appends one `!llvm.ptr` parameter per TMA tensor
+    map to a kernel with `fa.async_load {tma}` and counts them in
+    `fa.tensor_map_params`. A tensor map is a 128-byte value the host makes
+    (`cuTensorMapEncodeTiled`) and the kernel must read from the parameter
+    space or constant memory, not from global memory the host wrote, and a
+    by-value parameter stays valid when a launch is captured in a CUDA
+    graph. `convert-gpu-to-nvvm` drops `llvm.byval` from a `gpu.func`'s
+    arguments and rejects `nvvm.grid_constant` on one, so this pass, run
+    after it, marks the last `fa.tensor_map_params` parameters of each
+    `llvm.func` kernel `llvm.byval = !llvm.struct<(array<16 x i64>)>`,
+    `llvm.align = 64` and `nvvm.grid_constant`: PTX
+    `.param .align 64 .b8 name[128]`, whose address the kernel takes
+    (`cvta.param`) for `cp.async.bulk.tensor`. It fails on a count larger
+    than the kernel's parameters or on a counted parameter that is not a
+    pointer.
+
+    Before:
+
+    ```mlir
+    llvm.func @k(..., %map: !llvm.ptr {llvm.align = 64 : i64})
+        attributes {fa.tensor_map_params = 1 : i64, nvvm.kernel}
+    ```
+
+    After:
+
+    ```mlir
+    llvm.func @k(..., %map: !llvm.ptr {llvm.align = 64 : i64,
+        llvm.byval = !llvm.struct<(array<16 x i64>)>, nvvm.grid_constant})
+        attributes {fa.tensor_map_params = 1 : i64, nvvm.kernel}
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
 def FAExternDynamicShared : Pass<"fa-extern-dynamic-shared",
                                  "::mlir::gpu::GPUModuleOp"> {
   let summary = "Declare dynamic shared memory as .extern .shared, as CUDA "

@@ -54,6 +54,17 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "64, 128 or 256, 0 for no hint, -1 for 128 in forward "
                      "kernels and none in backward ones (--fa-pipeline-kv)"),
       llvm::cl::init(-1)};
+  PassOptions::Option<std::string> copy{
+      *this, "copy",
+      llvm::cl::desc("How the forward kernels' K/V tiles are copied into "
+                     "shared memory: auto (the default) by TMA (one thread, "
+                     "cp.async.bulk.tensor from a tensor map the runtime "
+                     "makes, mbarrier completion) where the tiles are in "
+                     "#fa.wgmma's swizzled layout and end at the tensor's "
+                     "end, by cp.async elsewhere; tma the same, and an error "
+                     "unless chip=sm_90a atom=wgmma; cp-async everywhere "
+                     "(--fa-pipeline-kv copy)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> swizzleShared{
       *this, "swizzle-shared",
       llvm::cl::desc("The shared layout of the streamed tiles (the "

@@ -1239,6 +1239,14 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
       unmasked and masked loops of `--fa-causal-block-skip`) are one
       pipeline: the last iterations of one loop load the first blocks of
       the next, and the futures flow through the iter_args.
+    * By default (`copy=auto`, or `tma`), the K/V loads whose tiles are in the swizzled
+      `#fa.wgmma` layout and whose `rows` is `min(block-n, N - k0)` of the
+      source (so that the tile's rows past `rows` are past the source's
+      end, zeros from TMA) are `fa.async_load ... tma` (without an L2
+      prefetch hint: the host's tensor map asks for 128 bytes), and their
+      `fa.await`s name the `mbarrier` phase: `phase(((k0 - k_first) /
+      block-n / slots) mod 2)`, `k_first` the first block of the chain.
+      The loads before the loops (Q, unswizzled) stay `cp.async`.
 
     Loops whose tile loads do not follow that form, or that are not
     consecutive blocks of one sequence, are an error; a loop nest without
@@ -1279,7 +1287,14 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
            "Bytes each copy asks L2 to fetch from DRAM around it "
            "(fa.async_load's l2_prefetch: 64, 128 or 256; 0 for none, "
            "fetching only the sectors copied; -1: 128 for forward nests, none "
-           "for the backward's, which recompute P from the LSE)">
+           "for the backward's, which recompute P from the LSE)">,
+    Option<"copy", "copy", "std::string", /*default=*/"\"auto\"",
+           "How the K/V tiles of the loops are copied: 'auto' (the default) "
+           "and 'tma' by TMA (fa.async_load {tma}: one thread, one "
+           "cp.async.bulk.tensor per 64 columns, an mbarrier per slot) where "
+           "the tiles are in the swizzled #fa.wgmma layout and their rows "
+           "run to the source's end (dense K/V), by cp.async elsewhere; "
+           "'cp-async' everywhere (every thread, 16 bytes a copy)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

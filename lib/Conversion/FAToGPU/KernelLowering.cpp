@@ -79,7 +79,22 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
       if (load.getNumSlots() == 1 && !loopCarried) {
         for (RankedTensorType tile : future.getTiles())
           privateRings[load].push_back(newRing(atom.sharedTileBytes(tile), 1));
+        if (load.getTma())
+          privateBarriers[load] = 8 * barrierCount++;
         return WalkResult::advance();
+      }
+      // Loads of one ring are all TMA copies or none (one kind of
+      // completion per slot).
+      const void *typeKey = future.getAsOpaquePointer();
+      bool knownRing = asyncRings.count({typeKey, 0});
+      if (knownRing && asyncBarriers.count(typeKey) != load.getTma()) {
+        load.emitOpError("fa-lower-to-gpu: loads into the same ring of shared "
+                         "tiles must all be tma copies or all cp.async");
+        return WalkResult::interrupt();
+      }
+      if (!knownRing && load.getTma()) {
+        asyncBarriers[typeKey] = 8 * barrierCount;
+        barrierCount += load.getNumSlots();
       }
       for (auto [i, tile] : llvm::enumerate(future.getTiles())) {
         auto key = std::make_pair(future.getAsOpaquePointer(),
@@ -180,6 +195,7 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
   });
   if (keyGroupExchangeBytes)
     keyGroupExchange = newRing(keyGroupExchangeBytes, 1);
+  barrierStart = llvm::alignTo(std::max(ringBytes, stagingBytes), 8);
   return failure(walk.wasInterrupted());
 }
 

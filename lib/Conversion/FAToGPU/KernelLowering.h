@@ -83,7 +83,28 @@ public:
   /// accumulators in fa.finalize: from byte 0, over the rings (the K/V
   /// loops are done with them by then).
   int64_t stagingOffset() const { return 0; }
-  int64_t totalBytes() const { return std::max(ringBytes, stagingBytes); }
+  /// The mbarrier of slot 0 of the future's ring when its loads are TMA
+  /// copies (fa.async_load {tma}): one 8-byte mbarrier per slot, after
+  /// everything else (the output's staging overwrites the rings, never
+  /// them); nullopt for cp.async loads.
+  std::optional<int64_t> barriers(Value future) const {
+    if (auto load = future.getDefiningOp<AsyncLoadOp>()) {
+      auto it = privateBarriers.find(load.getOperation());
+      if (it != privateBarriers.end())
+        return barrierStart + it->second;
+    }
+    auto it = asyncBarriers.find(future.getType().getAsOpaquePointer());
+    if (it == asyncBarriers.end())
+      return std::nullopt;
+    return barrierStart + it->second;
+  }
+  /// Offset of the first mbarrier and how many there are (0: none).
+  int64_t barrierOffset() const { return barrierStart; }
+  int64_t numBarriers() const { return barrierCount; }
+  int64_t totalBytes() const {
+    return barrierCount ? barrierStart + 8 * barrierCount
+                        : std::max(ringBytes, stagingBytes);
+  }
 
 private:
   /// The next ring, after the ones laid out so far.
@@ -92,6 +113,11 @@ private:
   /// in the same block whose tiles are all read before it, else a new one.
   Ring convertRing(ConvertLayoutOp convert, int64_t bytes);
 
+  /// TMA loads' mbarriers, as offsets from barrierStart: per future type
+  /// (the K/V rings) or per load (a one-slot load of its own).
+  DenseMap<const void *, int64_t> asyncBarriers;
+  DenseMap<Operation *, int64_t> privateBarriers;
+  int64_t barrierStart = 0, barrierCount = 0;
   std::map<std::pair<const void *, unsigned>, Ring> asyncRings;
   DenseMap<Operation *, SmallVector<Ring, 2>> privateRings;
   DenseMap<Operation *, Ring> syncRings;
@@ -108,6 +134,9 @@ private:
 struct KernelContext {
   AtomLowering &atom;
   const SharedMemoryPlan &plan;
+  /// The tensor map parameter (!llvm.ptr) of each kernel argument that TMA
+  /// copies read (fa.async_load {tma}).
+  DenseMap<Value, Value> tensorMaps;
 };
 
 /// The patterns of --fa-lower-to-gpu, one per op (Patterns/*.cpp).

@@ -62,6 +62,13 @@ DictionaryAttr LaunchPlan::toAttr(MLIRContext *ctx) const {
         {named("name", str(w.name)),
          named("dtype", str(dtypeName(w.elementType))),
          named("shape", b.getArrayAttr(w.shape))}));
+  SmallVector<Attribute> mapAttrs;
+  for (const TensorMap &m : tensorMaps)
+    mapAttrs.push_back(b.getDictionaryAttr(
+        {named("name", str(m.name)), named("tensor", str(m.tensor)),
+         named("box", b.getI64ArrayAttr(m.box)),
+         named("swizzle", b.getI64IntegerAttr(128)),
+         named("l2_promotion", b.getI64IntegerAttr(128))}));
   SmallVector<Attribute> kernelAttrs;
   for (const Kernel &k : kernels) {
     SmallVector<Attribute> params;
@@ -74,7 +81,7 @@ DictionaryAttr LaunchPlan::toAttr(MLIRContext *ctx) const {
          named("dynamic_shared_memory", b.getI64IntegerAttr(k.sharedBytes)),
          named("params", b.getArrayAttr(params))}));
   }
-  return b.getDictionaryAttr({
+  SmallVector<NamedAttribute> fields = {
       named("format", str(kFormat)),
       named("version", b.getI64IntegerAttr(kVersion)),
       named("name", str(name)),
@@ -84,7 +91,12 @@ DictionaryAttr LaunchPlan::toAttr(MLIRContext *ctx) const {
       named("scalars", b.getArrayAttr(scalarAttrs)),
       named("workspaces", b.getArrayAttr(workspaceAttrs)),
       named("kernels", b.getArrayAttr(kernelAttrs)),
-  });
+  };
+  // Only plans with TMA copies have the field (a loader that does not
+  // know it refuses their kernels' unknown parameters).
+  if (!mapAttrs.empty())
+    fields.push_back(named("tensor_maps", b.getArrayAttr(mapAttrs)));
+  return b.getDictionaryAttr(fields);
 }
 
 FailureOr<Attribute>
@@ -203,6 +215,11 @@ mlir::fa::mergeLaunchPlans(ArrayRef<LoweredKernel> kernels) {
     }
   }
 
+  for (const LoweredKernel &kernel : kernels)
+    if (!kernel.plan.tensorMaps.empty())
+      return error() << "kernel " << kernel.plan.kernels.front().name
+                     << " takes TMA tensor maps, which a plan of several "
+                        "kernels does not carry yet";
   LaunchPlan merged;
   const LaunchPlan &head = kernels.front().plan;
   merged.name = head.name;

@@ -48,6 +48,15 @@ struct LaunchPlan {
     Type elementType;
     SmallVector<Attribute> shape; // Expressions (see gridExpression).
   };
+  /// A TMA tensor map the runtime makes from a tensor (cuTensorMapEncodeTiled)
+  /// and passes by value (128 bytes): `box` in the tensor's dimension order
+  /// (outermost first), the 128-byte swizzle, L2 promotion of 128 bytes,
+  /// zeros past the tensor's extent.
+  struct TensorMap {
+    std::string name;   // <tensor>_map
+    std::string tensor; // A tensor of the plan.
+    SmallVector<int64_t, 4> box;
+  };
   /// One kernel launch, in order.
   struct Kernel {
     std::string name;          // Symbol in the PTX; <name>.ptx on disk.
@@ -66,6 +75,7 @@ struct LaunchPlan {
   SmallVector<Scalar> inputs;
   SmallVector<Scalar> scalars; // The kernels' scalar parameters.
   SmallVector<Workspace> workspaces;
+  SmallVector<TensorMap> tensorMaps;
   SmallVector<Kernel> kernels;
 
   DictionaryAttr toAttr(MLIRContext *ctx) const;

@@ -13,6 +13,8 @@
 #include "KernelLowering.h"
 #include "Outline.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/MapVector.h"
@@ -131,6 +133,135 @@ LogicalResult checkFragmentOrderPairs(ModuleOp module) {
   return failure(result.wasInterrupted());
 }
 
+/// The tensor maps of the kernel's TMA loads (fa.async_load {tma}): one
+/// !llvm.ptr parameter per source argument, appended to the kernel (and
+/// counted in fa.tensor_map_params); on the host, the map of that
+/// argument's buffer (nvgpu.tma.create.descriptor, its type naming the box,
+/// the 128-byte swizzle, the L2 promotion and the zero fill), passed as the
+/// parameter; in the plan, a tensor map the runtime makes.
+LogicalResult addTensorMaps(OutlinedLoopNest &nest,
+                            DenseMap<Value, Value> &maps) {
+  gpu::GPUFuncOp kernel = nest.kernel;
+  MLIRContext *ctx = kernel.getContext();
+  auto ptrTy = LLVM::LLVMPointerType::get(ctx);
+  OpBuilder host(nest.forall);
+  Location loc = nest.forall.getLoc();
+  DenseMap<Value, SmallVector<int64_t, 4>> boxes;
+  WalkResult walk = kernel.walk([&](AsyncLoadOp load) {
+    if (!load.getTma())
+      return WalkResult::advance();
+    auto future = cast<FutureType>(load.getFuture().getType());
+    for (auto [source, tile] :
+         llvm::zip(load.getSources(), future.getTiles())) {
+      auto arg = dyn_cast_or_null<BlockArgument>(kernelBuffer(source));
+      if (!arg || arg.getOwner() != &kernel.getBody().front()) {
+        load.emitOpError("fa-lower-to-gpu: a tma load reads a kernel "
+                         "argument");
+        return WalkResult::interrupt();
+      }
+      SmallVector<int64_t, 4> box = {1, 1, tile.getDimSize(0), 64};
+      auto [it, inserted] = boxes.try_emplace(arg, box);
+      if (!inserted) {
+        if (it->second != box) {
+          load.emitOpError("fa-lower-to-gpu: tma loads of one tensor take "
+                           "tiles of one shape (one tensor map)");
+          return WalkResult::interrupt();
+        }
+        continue;
+      }
+      unsigned argNo = arg.getArgNumber();
+      Value buffer = nest.hostArgs[argNo];
+      // A tensor argument's buffer (as the launch passes it).
+      if (auto tensorTy = dyn_cast<RankedTensorType>(buffer.getType()))
+        buffer = bufferization::ToBufferOp::create(
+            host, loc,
+            MemRefType::get(tensorTy.getShape(), tensorTy.getElementType(),
+                            StridedLayoutAttr::get(
+                                ctx, ShapedType::kDynamic,
+                                SmallVector<int64_t>(tensorTy.getRank(),
+                                                     ShapedType::kDynamic))),
+            buffer);
+      auto bufferTy = dyn_cast<MemRefType>(buffer.getType());
+      if (!bufferTy) {
+        load.emitOpError("fa-lower-to-gpu: a tma load reads a tensor or "
+                         "buffer of the host");
+        return WalkResult::interrupt();
+      }
+      Type elemTy = bufferTy.getElementType();
+      auto unranked = memref::CastOp::create(
+          host, loc, UnrankedMemRefType::get(elemTy, bufferTy.getMemorySpace()),
+          buffer);
+      SmallVector<Value> boxSizes;
+      for (int64_t d : box)
+        boxSizes.push_back(arith::ConstantIndexOp::create(host, loc, d));
+      auto descTy = nvgpu::TensorMapDescriptorType::get(
+          ctx,
+          MemRefType::get(box, elemTy, MemRefLayoutAttrInterface(),
+                          IntegerAttr::get(IntegerType::get(ctx, 64), 3)),
+          nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+          nvgpu::TensorMapL2PromoKind::L2PROMO_128B,
+          nvgpu::TensorMapOOBKind::OOB_ZERO,
+          nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+      Value desc = nvgpu::TmaCreateDescriptorOp::create(host, loc, descTy,
+                                                        unranked, boxSizes);
+      Value param =
+          UnrealizedConversionCastOp::create(host, loc, ptrTy, desc)
+              .getResult(0);
+      unsigned index = kernel.getNumArguments();
+      kernel.insertArgument(index, ptrTy,
+                            DictionaryAttr::get(
+                                ctx, {NamedAttribute(
+                                         StringAttr::get(ctx, "llvm.align"),
+                                         IntegerAttr::get(
+                                             IntegerType::get(ctx, 64), 64))}),
+                            loc);
+      maps[arg] = kernel.getArgument(index);
+      nest.hostArgs.push_back(param);
+      std::string tensor = nest.plan.tensors[argNo].name;
+      nest.plan.tensorMaps.push_back(
+          LaunchPlan::TensorMap{tensor + "_map", tensor, box});
+      nest.plan.kernels.front().params.push_back(tensor + "_map");
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (!maps.empty())
+    kernel->setAttr(kTensorMapParamsAttrName,
+                    IntegerAttr::get(IntegerType::get(ctx, 64), maps.size()));
+  return success();
+}
+
+/// Thread 0 makes every mbarrier of the plan expect one arrival (the TMA
+/// loads' issuing thread); the fence and the barrier publish them to every
+/// thread (and to TMA's async proxy) before any use.
+void initBarriers(OpBuilder &b, Location loc, AtomLowering &atom,
+                  const SharedMemoryPlan &plan, Value threadId) {
+  if (plan.numBarriers() == 0)
+    return;
+  Value leader = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, threadId,
+      arith::ConstantIndexOp::create(b, loc, 0));
+  scf::IfOp::create(b, loc, leader, [&](OpBuilder &nb, Location l) {
+    Value one = arith::ConstantIntOp::create(nb, l, nb.getI32Type(), 1);
+    for (int64_t i = 0; i < plan.numBarriers(); ++i)
+      NVVM::MBarrierInitOp::create(
+          nb, l,
+          atom.sharedPointer(nb, l,
+                             arith::ConstantIndexOp::create(
+                                 nb, l, plan.barrierOffset() + 8 * i)),
+          one, Value());
+    LLVM::InlineAsmOp::create(nb, l, Type(), ValueRange(),
+                              "fence.mbarrier_init.release.cluster;", "",
+                              /*has_side_effects=*/true,
+                              /*is_align_stack=*/false,
+                              LLVM::TailCallKind::None,
+                              LLVM::AsmDialectAttr(), ArrayAttr());
+    scf::YieldOp::create(nb, l);
+  });
+  gpu::BarrierOp::create(b, loc);
+}
+
 class KernelLowering {
 public:
   KernelLowering(ModuleOp module, StringRef chip, int64_t maxShared,
@@ -194,6 +325,9 @@ LogicalResult KernelLowering::convertBody(OutlinedLoopNest &nest) {
                    << " that fit in 255 without spilling: use smaller blocks "
                       "or more warps";
 
+  DenseMap<Value, Value> tensorMaps;
+  if (failed(addTensorMaps(nest, tensorMaps)))
+    return failure();
   SharedMemoryPlan plan;
   if (failed(plan.build(kernel, *atom)))
     return failure();
@@ -219,6 +353,7 @@ LogicalResult KernelLowering::convertBody(OutlinedLoopNest &nest) {
                           b.getContext(), gpu::AddressSpace::Workgroup)));
   atom->setUp(b, loc, threadId, dynamicShared, nest.numWarps,
               nest.replicas);
+  initBarriers(b, loc, *atom, plan, threadId);
 
   MLIRContext *ctx = module.getContext();
   FragmentTypeConverter converter;
@@ -229,7 +364,7 @@ LogicalResult KernelLowering::convertBody(OutlinedLoopNest &nest) {
   RewritePatternSet patterns(ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
-  KernelContext context{*atom, plan};
+  KernelContext context{*atom, plan, std::move(tensorMaps)};
   populateMatmulPatterns(converter, context, patterns);
   populateMaskPatterns(converter, context, patterns);
   populateSoftmaxPatterns(converter, context, patterns);

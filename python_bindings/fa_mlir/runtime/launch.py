@@ -19,6 +19,7 @@ import struct
 import threading
 
 from .plan import LaunchPlan, TensorInfo, attention_scalars, load_plan_file
+from .tensor_maps import TensorMapCache
 
 _torch = None
 _cu = None
@@ -55,9 +56,11 @@ def check_cuda(result):
     return None
 
 
-# struct codes of the parameter kinds, each value in an 8-byte slot.
+# struct codes of the parameter kinds, each value in an 8-byte slot; a TMA
+# tensor map (TENSOR_MAP) in a 128-byte slot on 64 bytes.
+TENSOR_MAP = "tensor_map"
 _SLOT_CODES = {ctypes.c_void_p: "Q", ctypes.c_int32: "i4x", ctypes.c_int64: "q",
-               ctypes.c_float: "f4x"}
+               ctypes.c_float: "f4x", TENSOR_MAP: "128s"}
 
 
 class ParamBuffer:
@@ -68,17 +71,28 @@ class ParamBuffer:
     is issued (or captured), so the buffer is reused, under a lock."""
 
     def __init__(self, types):
-        self.struct = struct.Struct("=" + "".join(_SLOT_CODES[t] for t in types))
-        self.data = ctypes.create_string_buffer(max(8 * len(types), 8))
-        base = ctypes.addressof(self.data)
+        codes, offsets, offset = [], [], 0
+        for t in types:
+            size, align = (128, 64) if t == TENSOR_MAP else (8, 8)
+            pad = -offset % align
+            codes.append("%dx" % pad if pad else "")
+            offset += pad
+            offsets.append(offset)
+            codes.append(_SLOT_CODES[t])
+            offset += size
+        self.struct = struct.Struct("=" + "".join(codes))
+        # 64 more bytes: the slots are placed from a 64-byte aligned start.
+        self.data = ctypes.create_string_buffer(max(offset, 8) + 64)
+        self.start = -ctypes.addressof(self.data) % 64
+        base = ctypes.addressof(self.data) + self.start
         self.pointers = (ctypes.c_void_p * max(len(types), 1))(
-            *[base + 8 * i for i in range(len(types))])
+            *[base + o for o in offsets])
         self.address = ctypes.addressof(self.pointers)
         self.lock = threading.Lock()
 
     def pack(self, values):
         """Writes `values`; returns the kernelParams address."""
-        self.struct.pack_into(self.data, 0, *values)
+        self.struct.pack_into(self.data, self.start, *values)
         return self.address
 
 
@@ -165,7 +179,9 @@ class LoadedPlan:
             types = []
             for p in kernel["params"]:
                 buffer = self.plan.tensors.get(p) or self.plan.workspaces.get(p)
-                if buffer is not None:
+                if p in self.plan.tensor_maps:
+                    types.append(TENSOR_MAP)
+                elif buffer is not None:
                     rank = len(buffer["shape"])
                     types += [kinds["ptr"]] * 2 + [kinds["index"]] * (1 + 2 * rank)
                 else:
@@ -177,6 +193,7 @@ class LoadedPlan:
         # checks' Python work.
         self._checked = {}
         self._devices = {}
+        self._tensor_maps = TensorMapCache()
 
     def load(self, device=None):
         """Loads the PTX into `device`'s context (default: the current
@@ -258,10 +275,14 @@ class LoadedPlan:
             grid = grids[i]
             if grid is None:
                 continue  # Nothing to compute (an empty batch or sequence).
-            values, _ = self.plan.params(kernel, arrays, scalars)
+            values, kinds = self.plan.params(kernel, arrays, scalars)
+            if TENSOR_MAP in kinds:
+                values = [self._tensor_maps.get(*v) if kind == TENSOR_MAP else v
+                          for v, kind in zip(values, kinds)]
             function = kernels.functions[i]
             shared = int(kernel["dynamic_shared_memory"])
-            if _TUPLE_PARAMS:
+            # (cuda-python's tuples have no 128-byte kind: maps go packed.)
+            if _TUPLE_PARAMS and TENSOR_MAP not in kinds:
                 check_cuda(cu.cuLaunchKernel(function, *grid, *kernel["block"], shared, stream,
                                              (tuple(values), self._param_types[i]), 0))
                 continue

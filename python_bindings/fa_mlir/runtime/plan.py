@@ -12,6 +12,8 @@ import math
 import os
 from collections import namedtuple
 
+from .tensor_maps import check_spec as check_tensor_map
+
 PLAN_FORMAT = "fa-mlir-launch-plan"
 PLAN_VERSION = 1
 # Grid limits of every CUDA GPU: x up to 2^31 - 1 blocks, y and z 65535.
@@ -156,11 +158,22 @@ class LaunchPlan:
                 raise PlanFormatError("workspace %r has the name of a tensor or scalar"
                                       % w["name"])
             self.workspaces[w["name"]] = w
+        # TMA tensor maps the runtime makes from a tensor (tensor_maps.py).
+        self.tensor_maps = {}
+        for m in plan.get("tensor_maps", []):
+            try:
+                check_tensor_map(m, self.tensors)
+            except ValueError as e:
+                raise PlanFormatError(str(e)) from None
+            if m["name"] in self.tensors or m["name"] in self.scalars \
+                    or m["name"] in self.workspaces or m["name"] in self.tensor_maps:
+                raise PlanFormatError("tensor map %r has the name of another entry" % m["name"])
+            self.tensor_maps[m["name"]] = m
         self.kernels = plan["kernels"]
         for k in self.kernels:
             for p in k["params"]:
                 if p not in self.tensors and p not in self.scalars \
-                        and p not in self.workspaces:
+                        and p not in self.workspaces and p not in self.tensor_maps:
                     raise PlanFormatError("kernel %s takes unknown parameter %r" % (k["name"], p))
             if len(k["grid"]) != 3 or len(k["block"]) != 3:
                 raise PlanFormatError("kernel %s: grid and block must have 3 entries" % k["name"])
@@ -305,11 +318,18 @@ class LaunchPlan:
 
     def params(self, kernel, arrays, scalars):
         """The kernel's arguments, flattened as the parameter ABI says:
-        (values, kinds) with kinds "ptr", "index" or "f32". `arrays` holds
+        (values, kinds) with kinds "ptr", "index", "f32" or "tensor_map"
+        (the value: the map's plan entry and its tensor). `arrays` holds
         the tensors and the workspaces by name; an index scalar is passed
         as an "index"."""
         values, kinds = [], []
         for param in kernel["params"]:
+            if param in self.tensor_maps:
+                # (spec, tensor): launch.py encodes the 128 bytes.
+                spec = self.tensor_maps[param]
+                values.append((spec, arrays[spec["tensor"]]))
+                kinds.append("tensor_map")
+                continue
             if param in self.tensors or param in self.workspaces:
                 t = arrays[param]
                 # allocated pointer, aligned pointer, offset, sizes, strides.

@@ -200,6 +200,22 @@ public:
                              const TileRows &rows, RankedTensorType tile,
                              Value sharedOffset,
                              int64_t l2PrefetchBytes) = 0;
+  /// TMA (fa.async_load {tma}): the copies of rows `rows` of the tensor
+  /// that the tensor map `map` (!llvm.ptr to the 128-byte map, box: the
+  /// tile's rows x 64 columns, 128-byte swizzle) describes into the shared
+  /// tile at `sharedOffset`, completing on the mbarrier `barrier`
+  /// (!llvm.ptr<3>). Issued by the calling thread alone. Fails for an atom
+  /// whose shared layout TMA does not write.
+  virtual LogicalResult copyTileByTma(OpBuilder &b, Location loc, Value map,
+                                      const TileRows &rows,
+                                      RankedTensorType tile,
+                                      Value sharedOffset, Value barrier) {
+    return failure();
+  }
+  /// `sharedOffset` (bytes into the dynamic shared memory) as an
+  /// !llvm.ptr<3> (an mbarrier's address).
+  virtual Value sharedPointer(OpBuilder &b, Location loc,
+                              Value sharedOffset) = 0;
   /// Closes the copies issued so far into one group.
   virtual void commitCopies(OpBuilder &b, Location loc) = 0;
   /// Waits until at most `pending` groups are in flight, then makes the

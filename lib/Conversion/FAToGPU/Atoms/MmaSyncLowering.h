@@ -178,6 +178,15 @@ public:
   void commitCopies(OpBuilder &b, Location loc) override {
     commitAsyncGroup(b, loc);
   }
+  Value sharedPointer(OpBuilder &b, Location loc,
+                      Value sharedOffset) override {
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dynamicShared);
+    Value address = arith::IndexCastOp::create(
+        b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, sharedOffset));
+    return LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
+  }
   void waitCopies(OpBuilder &b, Location loc, int64_t pending) override {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(pending));
     gpu::BarrierOp::create(b, loc);

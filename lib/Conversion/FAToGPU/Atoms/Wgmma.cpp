@@ -123,6 +123,9 @@ public:
   void copyTileAsync(OpBuilder &b, Location loc, Value source,
                      const TileRows &rows, RankedTensorType tile,
                      Value sharedOffset, int64_t l2PrefetchBytes) override;
+  LogicalResult copyTileByTma(OpBuilder &b, Location loc, Value map,
+                              const TileRows &rows, RankedTensorType tile,
+                              Value sharedOffset, Value barrier) override;
   void waitCopies(OpBuilder &b, Location loc, int64_t pending) override {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(pending));
     asmStatement(b, loc, "fence.proxy.async.shared::cta;");
@@ -584,6 +587,40 @@ void WgmmaLowering::copyTileAsync(OpBuilder &b, Location loc, Value source,
       scf::YieldOp::create(nb, l);
     });
   }
+}
+
+LogicalResult WgmmaLowering::copyTileByTma(OpBuilder &b, Location loc,
+                                           Value map, const TileRows &rows,
+                                           RankedTensorType tile,
+                                           Value sharedOffset, Value barrier) {
+  int64_t tileRows = tile.getDimSize(0), cols = tile.getDimSize(1);
+  if (!isSwizzled(tile) || rows.alongHeads || cols % kSwizzleCols != 0)
+    return failure();
+  // One box of tileRows x 64 elements per column block: TMA writes it as
+  // rows of 128 bytes with the 128-byte swizzle, the swizzled layout's
+  // column block (tileView). Coordinates innermost first: column, row,
+  // head, batch; rows past the tensor's end come back as zeros.
+  Type i32 = b.getI32Type();
+  auto toI32 = [&](Value v) -> Value {
+    return arith::IndexCastOp::create(b, loc, i32, v);
+  };
+  Value row = toI32(rows.row), head = toI32(rows.head),
+        batch = toI32(rows.batch);
+  auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  int64_t blockBytes = tileRows * 2 * kSwizzleCols;
+  for (int64_t c = 0; c < cols / kSwizzleCols; ++c) {
+    Value dst = sharedPointer(
+        b, loc,
+        arith::AddIOp::create(b, loc, sharedOffset,
+                              cidx(b, loc, c * blockBytes)));
+    Value dstCluster = LLVM::AddrSpaceCastOp::create(b, loc, clusterPtr, dst);
+    Value col = arith::ConstantIntOp::create(b, loc, i32, c * kSwizzleCols);
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, dstCluster, map, ValueRange{col, row, head, batch}, barrier,
+        ValueRange(), Value(), Value(), NVVM::TMALoadMode::TILE,
+        /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), Value());
+  }
+  return success();
 }
 
 void WgmmaLowering::storeAccToShared(OpBuilder &b, Location loc,

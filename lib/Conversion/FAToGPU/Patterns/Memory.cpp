@@ -98,9 +98,95 @@ struct LowerSyncTileLoad : OpConversionPattern<tensor::PadOp> {
   KernelContext &kernel;
 };
 
+/// The mbarrier of slot `slot` of a ring whose first is at byte `first`.
+Value slotBarrier(OpBuilder &b, Location loc, KernelContext &kernel,
+                  int64_t first, Value slot) {
+  Value offset = arith::AddIOp::create(
+      b, loc, cidx(b, loc, first),
+      arith::MulIOp::create(b, loc, slot, cidx(b, loc, 8)));
+  return kernel.atom.sharedPointer(b, loc, offset);
+}
+
+/// An fa.async_load {tma}: thread 0 orders the earlier reads of the slot
+/// (generic proxy) before TMA's writes (async proxy), announces the bytes
+/// to the slot's mbarrier and arrives on it (0 bytes when `%pred` is
+/// false, which completes the phase at once, keeping the slot's phases in
+/// step), then issues the copies.
+LogicalResult lowerTmaLoad(AsyncLoadOp op, ValueRange sources,
+                           AsyncLoadOp::Adaptor adaptor, KernelContext &kernel,
+                           ConversionPatternRewriter &b) {
+  Location loc = op.getLoc();
+  auto future = cast<FutureType>(op.getFuture().getType());
+  std::optional<int64_t> first = kernel.plan.barriers(op.getFuture());
+  if (!first)
+    return op.emitOpError("fa-lower-to-gpu: no mbarriers for this tma load");
+  int64_t bytes = 0;
+  for (RankedTensorType tile : future.getTiles())
+    bytes += tile.getNumElements() * tile.getElementTypeBitWidth() / 8;
+  SmallVector<Value> maps;
+  for (Value source : sources) {
+    maps.push_back(kernel.tensorMaps.lookup(source));
+    if (!maps.back())
+      return op.emitOpError("fa-lower-to-gpu: no tensor map for a tma load's "
+                            "source");
+  }
+  Type i32 = b.getI32Type();
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                       cidx(b, loc, 0));
+  LogicalResult copied = success();
+  scf::IfOp::create(b, loc, leader, [&](OpBuilder &nb, Location l) {
+    Value barrier =
+        slotBarrier(nb, l, kernel, *first, adaptor.getSlot());
+    Value txBytes = arith::ConstantIntOp::create(nb, l, i32, bytes);
+    if (Value pred = adaptor.getPred())
+      txBytes = arith::SelectOp::create(
+          nb, l, pred, txBytes, arith::ConstantIntOp::create(nb, l, i32, 0));
+    LLVM::InlineAsmOp::create(nb, l, Type(), ValueRange(),
+                              "fence.proxy.async.shared::cta;", "",
+                              /*has_side_effects=*/true,
+                              /*is_align_stack=*/false,
+                              LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
+                              ArrayAttr());
+    NVVM::MBarrierArriveExpectTxOp::create(nb, l, Type(), barrier, txBytes,
+                                           NVVM::MemScopeKind::CTA,
+                                           /*relaxed=*/false, Value());
+    auto copies = [&](OpBuilder &cb, Location cl) {
+      for (auto [i, tile] : llvm::enumerate(future.getTiles()))
+        if (failed(kernel.atom.copyTileByTma(
+                cb, cl, maps[i],
+                TileRows{adaptor.getBatch(), adaptor.getHead(),
+                         adaptor.getRowStart(), adaptor.getRows(),
+                         op.getAlongHeads()},
+                tile,
+                slotOffset(cb, cl, kernel.plan.ring(op.getFuture(), i),
+                           adaptor.getSlot()),
+                barrier)))
+          copied = failure();
+    };
+    if (Value pred = adaptor.getPred()) {
+      scf::IfOp::create(nb, l, pred, [&](OpBuilder &cb, Location cl) {
+        copies(cb, cl);
+        scf::YieldOp::create(cb, cl);
+      });
+    } else {
+      copies(nb, l);
+    }
+    scf::YieldOp::create(nb, l);
+  });
+  if (failed(copied))
+    return op.emitOpError("fa-lower-to-gpu: the atom cannot copy these tiles "
+                          "with TMA");
+  // An empty cp.async group, so that fa.await's `pending` still counts
+  // every fa.async_load (of the other, cp.async, loads) exactly.
+  kernel.atom.commitCopies(b, loc);
+  b.replaceOp(op, adaptor.getSlot());
+  return success();
+}
+
 /// Pattern: fa.async_load => (under `if (%pred)`) one cooperative copy per
 /// source into its ring's slot, then one commit: a group. The future is the
-/// slot.
+/// slot. With {tma}: lowerTmaLoad.
 struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
   LowerAsyncLoad(const TypeConverter &converter, MLIRContext *ctx,
                  KernelContext &kernel)
@@ -118,6 +204,8 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
         return op.emitOpError("fa-lower-to-gpu: tiles are loaded from kernel "
                               "arguments");
     }
+    if (op.getTma())
+      return lowerTmaLoad(op, sources, adaptor, kernel, b);
     auto copies = [&](OpBuilder &nb, Location l) {
       for (auto [i, source, tile] :
            llvm::enumerate(sources, future.getTiles()))
@@ -160,7 +248,31 @@ struct LowerAwait : OpConversionPattern<AwaitOp> {
                   ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
     auto future = cast<FutureType>(op.getFuture().getType());
-    kernel.atom.waitCopies(b, loc, op.getPending());
+    std::optional<int64_t> barriers = kernel.plan.barriers(op.getFuture());
+    if (barriers.has_value() != static_cast<bool>(op.getPhase()))
+      return op.emitOpError("fa-lower-to-gpu: ")
+             << (barriers ? "awaits tma loads without a phase(%p)"
+                          : "has a phase but awaits cp.async loads");
+    if (barriers) {
+      // Every thread waits for the slot's phase `phase` to complete (its
+      // copies have landed), then the barrier of fa.await's contract.
+      Value barrier =
+          slotBarrier(b, loc, kernel, *barriers, adaptor.getFuture());
+      Value phase = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                               adaptor.getPhase());
+      Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(),
+                                               barrier);
+      LLVM::InlineAsmOp::create(
+          b, loc, Type(), ValueRange{address, phase},
+          "{\n.reg .pred p;\nfa_wait:\n"
+          "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
+          "@!p bra.uni fa_wait;\n}",
+          "r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+      gpu::BarrierOp::create(b, loc);
+    } else {
+      kernel.atom.waitCopies(b, loc, op.getPending());
+    }
     SmallVector<Value> tiles;
     for (size_t i = 0; i < future.getTiles().size(); ++i)
       tiles.push_back(

@@ -446,6 +446,27 @@ LogicalResult AsyncLoadOp::verify() {
                          "type, got ")
              << tile << " from " << sourceTy;
   }
+  if (getTma()) {
+    if (getAlongHeads() || getL2Prefetch())
+      return emitOpError("tma copies rows of one head from a tensor map, "
+                         "without along_heads or l2_prefetch (the map holds "
+                         "the L2 promotion)");
+    for (RankedTensorType tile : future.getTiles()) {
+      auto shared = dyn_cast_or_null<BlockSharedAttr>(tile.getEncoding());
+      // TMA's 128-byte swizzle writes 64-column blocks of 128-byte rows,
+      // the swizzled #fa.wgmma layout; a box has at most 256 rows.
+      if (!shared || !isa<WgmmaAtomAttr>(shared.getAtom()) ||
+          !shared.getSwizzled() || shared.getTransposed() ||
+          tile.getElementTypeBitWidth() != 16 || tile.getDimSize(1) % 64 != 0 ||
+          tile.getDimSize(0) > 256 || tile.getDimSize(0) % 8 != 0)
+        return emitOpError("tma loads 16-bit tiles of at most 256 rows (a "
+                           "multiple of 8) and a multiple of 64 columns in "
+                           "the swizzled #fa.wgmma layout "
+                           "(#fa.block_shared<atom = #fa.wgmma, swizzled = "
+                           "true>), got ")
+               << tile;
+    }
+  }
   return success();
 }
 
@@ -464,6 +485,15 @@ LogicalResult AwaitOp::verify() {
   if (getPendingAttr().getInt() < 0)
     return emitOpError("pending must be >= 0, got ")
            << getPendingAttr().getInt();
+  // The future's loads are out of reach (a loop-carried value); when one
+  // is in reach, the phase goes with tma loads and only with them.
+  if (auto load = getFuture().getDefiningOp<AsyncLoadOp>();
+      load && load.getTma() != static_cast<bool>(getPhase()))
+    return emitOpError(load.getTma()
+                           ? "awaits tma loads: name the mbarrier phase "
+                             "with phase(%p)"
+                           : "has a phase but awaits cp.async loads (no "
+                             "tma)");
   return success();
 }
 

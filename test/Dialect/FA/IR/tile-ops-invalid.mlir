@@ -1016,3 +1016,41 @@ func.func @convert_summand_to_shared(%p: tensor<16x128xf16, #acc_sum>) {
   %a = fa.convert_layout %p : tensor<16x128xf16, #acc_sum> -> tensor<16x128xf16, #shared>
   return
 }
+
+// -----
+
+// TMA copies (fa.async_load tma) write #fa.wgmma's swizzled tiles only.
+
+func.func @tma_into_padded_tiles(%k: tensor<?x2x?x64xf16>, %b: index, %s: index) {
+  // expected-error @+1 {{'fa.async_load' op tma loads 16-bit tiles of at most 256 rows (a multiple of 8) and a multiple of 64 columns in the swizzled #fa.wgmma layout (#fa.block_shared<atom = #fa.wgmma, swizzled = true>), got 'tensor<64x64xf16, #fa.block_shared<atom = #fa.mma_sync>>'}}
+  %f = fa.async_load %k[%b, %b, %b] rows(%b) slot(%s) of 2 tma : tensor<?x2x?x64xf16> -> !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.mma_sync>>>
+  return
+}
+
+// -----
+
+func.func @tma_with_prefetch(%k: tensor<?x2x?x64xf16>, %b: index, %s: index) {
+  // expected-error @+1 {{'fa.async_load' op tma copies rows of one head from a tensor map, without along_heads or l2_prefetch (the map holds the L2 promotion)}}
+  %f = fa.async_load %k[%b, %b, %b] rows(%b) slot(%s) of 2 l2_prefetch(128) tma : tensor<?x2x?x64xf16> -> !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
+  return
+}
+
+// -----
+
+// Awaiting TMA copies names the slot's mbarrier phase, and only then.
+
+func.func @tma_await_without_phase(%k: tensor<?x2x?x64xf16>, %b: index, %s: index) {
+  %f = fa.async_load %k[%b, %b, %b] rows(%b) slot(%s) of 2 tma : tensor<?x2x?x64xf16> -> !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
+  // expected-error @+1 {{'fa.await' op awaits tma loads: name the mbarrier phase with phase(%p)}}
+  %t = fa.await %f pending(0) : !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
+  return
+}
+
+// -----
+
+func.func @cp_async_await_with_phase(%k: tensor<?x2x?x64xf16>, %b: index, %s: index) {
+  %f = fa.async_load %k[%b, %b, %b] rows(%b) slot(%s) of 2 : tensor<?x2x?x64xf16> -> !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
+  // expected-error @+1 {{'fa.await' op has a phase but awaits cp.async loads (no tma)}}
+  %t = fa.await %f pending(0) phase(%s) : !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
+  return
+}

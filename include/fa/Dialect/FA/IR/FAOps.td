@@ -961,6 +961,18 @@ def FA_AsyncLoadOp : FA_Op<"async_load", [AttrSizedOperandSegments,
     the copy names are fetched. It changes no value, only which bytes the
     memory system moves and when.
 
+    `tma` copies each tile with the tensor memory accelerator instead
+    (sm_90: `cp.async.bulk.tensor`, one per 64-column block of the tile,
+    issued by one thread from a tensor map of the source the host makes):
+    the tiles must be in a swizzled `#fa.wgmma` layout (what TMA's 128-byte
+    swizzle writes), and the slot's completion is an `mbarrier` phase, so
+    the `fa.await` of such a future names the phase (`phase(%p)`). The
+    tile's rows past `rows` then hold the source's rows there, zeros only
+    past the source's extent: `--fa-pipeline-kv{copy=tma}` uses it only
+    where `rows` runs to the source's end (dense K/V, not caches, pages or
+    packed sequences, whose rows past a sequence may be anything). On the
+    CPU it is the same load as without.
+
     ```mlir
     %f = fa.async_load %k, %v [%b, %kvh, %k0] rows(%n) slot(%s) of 2 if (%in)
         : tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>
@@ -971,12 +983,12 @@ def FA_AsyncLoadOp : FA_Op<"async_load", [AttrSizedOperandSegments,
                        Index:$head, Index:$row_start, Index:$rows,
                        Index:$slot, I64Attr:$num_slots,
                        Optional<I1>:$pred, UnitAttr:$along_heads,
-                       OptionalAttr<I64Attr>:$l2_prefetch);
+                       OptionalAttr<I64Attr>:$l2_prefetch, UnitAttr:$tma);
   let results = (outs FA_FutureType:$future);
   let assemblyFormat = [{
     $sources `[` $batch `,` $head `,` $row_start `]` `rows` `(` $rows `)`
     `slot` `(` $slot `)` `of` $num_slots (`if` `(` $pred^ `)`)?
-    (`l2_prefetch` `(` $l2_prefetch^ `)`)? attr-dict
+    (`l2_prefetch` `(` $l2_prefetch^ `)`)? (`tma` $tma^)? attr-dict
     `:` type($sources) `->` qualified(type($future))
   }];
   let hasVerifier = 1;
@@ -992,15 +1004,24 @@ def FA_AwaitOp : FA_Op<"await", [MemoryEffects<[MemRead, MemWrite]>, InferTypeOp
     every read of the block's shared tiles before it ahead of the
     `fa.async_load`s after it, which is what lets a slot be reused.
 
+    A future of `tma` loads completes on its slot's `mbarrier`: `phase(%p)`
+    is the parity (0 or 1, an index) of the slot's fill being awaited, 0
+    for the first fill of the slot in the thread block, then alternating
+    (`mbarrier.try_wait.parity`); `pending` counts the `cp.async` groups of
+    other loads as before (a `tma` load also closes one, empty). The CPU
+    ignores the phase.
+
     ```mlir
     %k, %v = fa.await %f pending(0) : !fa.future<tensor<64x64xf16, #shared>,
                                                   tensor<64x64xf16, #shared>>
     ```
   }];
-  let arguments = (ins FA_FutureType:$future, I64Attr:$pending);
+  let arguments = (ins FA_FutureType:$future, I64Attr:$pending,
+                       Optional<Index>:$phase);
   let results = (outs Variadic<AnyRankedTensor>:$tiles);
   let assemblyFormat = [{
-    $future `pending` `(` $pending `)` attr-dict `:` qualified(type($future))
+    $future `pending` `(` $pending `)` (`phase` `(` $phase^ `)`)? attr-dict
+    `:` qualified(type($future))
   }];
   let hasVerifier = 1;
 }

@@ -1,0 +1,72 @@
+// --fa-lower-to-gpu on fa.async_load {tma} (the swizzled #fa.wgmma K/V
+// tiles of --fa-pipeline-kv's default copy=auto), for a causal d = 64
+// bf16 nest: 128 x 64 tiles on 8 warps, a 3-slot K/V ring (2 stages, one
+// more for the deferred P V).
+//
+//   host    one tensor map per source (nvgpu.tma.create.descriptor of its
+//           buffer: box [1, 1, 64 rows, 64 columns], 128-byte swizzle, L2
+//           promotion 128 B, zero fill), passed as !llvm.ptr parameters
+//           after the others, and named in the plan (tensor_maps, params);
+//   kernel  the parameters counted in fa.tensor_map_params (made by-value
+//           __grid_constant__ ones by --fa-tensor-map-params); one mbarrier
+//           per slot after every other shared byte, initialised by thread
+//           0; a load: thread 0 fences the proxies, arrives on the slot's
+//           mbarrier expecting the K and V bytes (0 when the block is past
+//           the end), and issues one cp.async.bulk.tensor per tile and
+//           64-column block (coordinates column, row, head, batch); an
+//           await: every thread waits for the slot's phase, then bar.sync.
+
+// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv \
+// RUN:   | fa-opt --fa-lower-to-gpu=chip=sm_90a --canonicalize --cse | FileCheck %s
+
+// CHECK-LABEL: func.func @dense
+// CHECK: %[[KD:.*]] = nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c1, %c64, %c64] : memref<*xbf16> -> <tensor = memref<1x1x64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = l2promo_128b, oob = zero, interleave = none>
+// CHECK: %[[KP:.*]] = builtin.unrealized_conversion_cast %[[KD]] : {{.*}} to !llvm.ptr
+// CHECK: %[[VD:.*]] = nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c1, %c64, %c64] : memref<*xbf16> -> <tensor = memref<1x1x64x64xbf16, 3>
+// CHECK: %[[VP:.*]] = builtin.unrealized_conversion_cast %[[VD]] : {{.*}} to !llvm.ptr
+// CHECK: gpu.launch_func @dense_kernel_module::@dense_kernel {{.*}} dynamic_shared_memory_size %c67608_i32 args({{.*}}, %[[KP]] : !llvm.ptr, %[[VP]] : !llvm.ptr)
+// CHECK-SAME: params = ["q", "k", "v", "o", "lse", "softmax_scale_log2", "k_map", "v_map"]
+// CHECK-SAME: tensor_maps = [{box = [1, 1, 64, 64], l2_promotion = 128 : i64, name = "k_map", swizzle = 128 : i64, tensor = "k"}, {box = [1, 1, 64, 64], l2_promotion = 128 : i64, name = "v_map", swizzle = 128 : i64, tensor = "v"}]
+
+// CHECK: gpu.func @dense_kernel({{.*}}, %[[KMAP:.*]]: !llvm.ptr {llvm.align = 64 : i64}, %[[VMAP:.*]]: !llvm.ptr {llvm.align = 64 : i64}) kernel attributes {{{.*}}fa.tensor_map_params = 2
+//     Three mbarriers at 67584 (after the rings), one arrival each.
+// CHECK: scf.if
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32 : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32 : !llvm.ptr<3>, i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32 : !llvm.ptr<3>, i32
+// CHECK-NOT: nvvm.mbarrier.init
+// CHECK: fence.mbarrier_init.release.cluster;
+// CHECK: gpu.barrier
+//     The first K/V block (slot 0): 2 x 64 x 64 x 2 = 16384 bytes expected.
+// CHECK: %[[IN:.*]] = arith.cmpi sgt
+// CHECK: scf.if %[[LEADER:.*]] {
+// CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index
+// CHECK: %[[B0:.*]] = arith.addi %[[BASE]], %c67584 : index
+// CHECK: %[[BAR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK: %[[TX:.*]] = arith.select %[[IN]], %c16384_i32, %c0_i32 : i32
+// CHECK: fence.proxy.async.shared::cta;
+// CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR]], %[[TX]] : !llvm.ptr<3>, i32
+// CHECK: scf.if %[[IN]] {
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP]], %[[BAR]], box[%c0_i32, %c0_i32, %{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VMAP]], %[[BAR]], box[%c0_i32, %c0_i32, %{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK: }
+// CHECK: }
+//     The K/V loop: wait for the slot's phase, a barrier, the next load.
+// CHECK: scf.for
+// CHECK: %[[PHASE:.*]] = arith.remui %{{.*}}, %c2 : index
+// CHECK: %[[SLOTBAR:.*]] = arith.muli %{{.*}}, %c8 : index
+// CHECK: arith.addi %[[SLOTBAR]], %c67584 : index
+// CHECK: %[[P32:.*]] = arith.index_cast %[[PHASE]] : index to i32
+// CHECK: %[[ADDR:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i32
+// CHECK: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Afa_wait:\0Ambarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\0A@!p bra.uni fa_wait;\0A}", "r,r" %[[ADDR]], %[[P32]]
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[KMAP]]
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[VMAP]]
+func.func @dense(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>,
+                 %o: tensor<?x4x?x64xbf16>, %lse: tensor<?x4x?xf32>) -> (tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>) {
+  %0, %1 = fa.attention ins(%q, %k, %v : tensor<?x4x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16>)
+               outs(%o, %lse : tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>) causal -> tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>
+  return %0, %1 : tensor<?x4x?x64xbf16>, tensor<?x4x?xf32>
+}
