@@ -198,7 +198,8 @@ LogicalResult mlir::fa::buildToPTXPipeline(
 
   // L3 -> L4: the kernel in the GPU/NVGPU/NVVM dialects, op by op.
   pm.addPass(createFALowerToGPU(
-      FALowerToGPUOptions{options.chip, options.indexBitwidth}));
+      FALowerToGPUOptions{options.chip, options.indexBitwidth,
+                          options.mbarrierTimeoutMs}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.stageBlockScalars != "off") {

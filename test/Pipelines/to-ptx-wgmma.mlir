@@ -101,6 +101,20 @@
 // CPASYNC-NOT: mbarrier
 // CPASYNC-NOT: [128]
 // CPASYNC: wgmma.mma_async
+// mbarrier-timeout-ms (test builds): each wait reads %globaltimer and
+// traps after the bound (2000 ms = 2e9 ns); 0 (the default) has no bound.
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma mbarrier-timeout-ms=2000" -o /dev/null && FileCheck %s --check-prefix=BOUNDED --input-file=%t/attention_kernel.ptx
+// BOUNDED: mov.u64 t0, %globaltimer;
+// BOUNDED-NEXT: fa_wait:
+// BOUNDED-NEXT: mbarrier.try_wait.parity.shared::cta.b64 p, [%r{{[0-9]+}}], %r{{[0-9]+}};
+// BOUNDED-NEXT: @p bra.uni fa_done;
+// BOUNDED-NEXT: mov.u64 t, %globaltimer;
+// BOUNDED-NEXT: sub.u64 t, t, t0;
+// BOUNDED-NEXT: setp.gt.u64 p, t, 2000000000;
+// BOUNDED-NEXT: @p trap;
+// TMA-NOT: globaltimer
+// RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a atom=wgmma mbarrier-timeout-ms=-5" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-TIMEOUT
+// BAD-TIMEOUT: error: fa-lower-to-gpu: option mbarrier-timeout-ms must be >= 0 (0: no bound), got -5
 // RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a atom=wgmma copy=bulk" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-COPY
 // BAD-COPY: error: fa-to-ptx: option copy must be auto, cp-async or tma, got 'bulk'
 // RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a copy=tma" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TMA-ATOM

@@ -74,7 +74,13 @@ def FALowerToGPU : Pass<"fa-lower-to-gpu", "::mlir::ModuleOp"> {
            "Index width the kernel will be lowered with (32 or 64), recorded "
            "in the launch plan: with 32, sizes, strides and offsets are i32 "
            "parameters and every tensor must have fewer than 2^31 reachable "
-           "elements">
+           "elements">,
+    Option<"mbarrierTimeoutMs", "mbarrier-timeout-ms", "int64_t",
+           /*default=*/"0",
+           "Bound every mbarrier wait (TMA copies): a thread that has waited "
+           "this many milliseconds (%globaltimer) executes `trap`, so a "
+           "pipeline bug fails the launch instead of hanging it (test "
+           "builds); 0: wait without a bound">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -54,6 +54,12 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "64, 128 or 256, 0 for no hint, -1 for 128 in forward "
                      "kernels and none in backward ones (--fa-pipeline-kv)"),
       llvm::cl::init(-1)};
+  PassOptions::Option<int64_t> mbarrierTimeoutMs{
+      *this, "mbarrier-timeout-ms",
+      llvm::cl::desc("Bound every mbarrier wait (TMA copies): trap after "
+                     "this many milliseconds, for test builds (0: no bound; "
+                     "--fa-lower-to-gpu)"),
+      llvm::cl::init(0)};
   PassOptions::Option<std::string> copy{
       *this, "copy",
       llvm::cl::desc("How the forward kernels' K/V tiles are copied into "

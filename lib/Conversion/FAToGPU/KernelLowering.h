@@ -137,6 +137,9 @@ struct KernelContext {
   /// The tensor map parameter (!llvm.ptr) of each kernel argument that TMA
   /// copies read (fa.async_load {tma}).
   DenseMap<Value, Value> tensorMaps;
+  /// --fa-lower-to-gpu{mbarrier-timeout-ms}: a thread that has waited this
+  /// long on an mbarrier traps (0: no bound).
+  int64_t mbarrierTimeoutMs = 0;
 };
 
 /// The patterns of --fa-lower-to-gpu, one per op (Patterns/*.cpp).

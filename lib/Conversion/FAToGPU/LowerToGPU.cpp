@@ -265,9 +265,9 @@ void initBarriers(OpBuilder &b, Location loc, AtomLowering &atom,
 class KernelLowering {
 public:
   KernelLowering(ModuleOp module, StringRef chip, int64_t maxShared,
-                 unsigned indexBitwidth)
+                 unsigned indexBitwidth, int64_t mbarrierTimeoutMs)
       : module(module), chip(chip), maxShared(maxShared),
-        indexBitwidth(indexBitwidth),
+        indexBitwidth(indexBitwidth), mbarrierTimeoutMs(mbarrierTimeoutMs),
         accumulated(collectAccumulatedBuffers(module)) {}
 
   FailureOr<LoweredKernel> lower(scf::ForallOp forall);
@@ -279,6 +279,7 @@ private:
   StringRef chip;
   int64_t maxShared;
   unsigned indexBitwidth;
+  int64_t mbarrierTimeoutMs;
   AccumulatedBuffers accumulated;
 };
 
@@ -364,7 +365,8 @@ LogicalResult KernelLowering::convertBody(OutlinedLoopNest &nest) {
   RewritePatternSet patterns(ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
-  KernelContext context{*atom, plan, std::move(tensorMaps)};
+  KernelContext context{*atom, plan, std::move(tensorMaps),
+                        mbarrierTimeoutMs};
   populateMatmulPatterns(converter, context, patterns);
   populateMaskPatterns(converter, context, patterns);
   populateSoftmaxPatterns(converter, context, patterns);
@@ -512,8 +514,15 @@ struct FALowerToGPUPass : fa::impl::FALowerToGPUBase<FALowerToGPUPass> {
     }
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
+    if (mbarrierTimeoutMs < 0) {
+      mlir::emitError(module.getLoc())
+          << "fa-lower-to-gpu: option mbarrier-timeout-ms must be >= 0 (0: "
+             "no bound), got "
+          << mbarrierTimeoutMs.getValue();
+      return signalPassFailure();
+    }
     KernelLowering lowering(module, chip, chipInfo->maxSharedMemoryPerBlock,
-                            indexBitwidth);
+                            indexBitwidth, mbarrierTimeoutMs);
     SmallVector<LoweredKernel, 2> lowered;
     for (scf::ForallOp forall : nests) {
       FailureOr<LoweredKernel> kernel = lowering.lower(forall);

@@ -20,6 +20,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <string>
+
 using namespace mlir;
 using namespace mlir::fa;
 
@@ -97,6 +99,25 @@ struct LowerSyncTileLoad : OpConversionPattern<tensor::PadOp> {
   }
   KernelContext &kernel;
 };
+
+/// PTX of a wait for phase $1 of the mbarrier at shared address $0: a
+/// `try_wait.parity` loop (labels are local to the braces). With
+/// `timeoutMs` > 0 the thread reads %globaltimer (ns) first and traps once
+/// it has waited longer, so that a pipeline bug in a test build fails the
+/// launch instead of hanging it.
+std::string mbarrierWaitAsm(int64_t timeoutMs) {
+  std::string wait = "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n";
+  if (timeoutMs <= 0)
+    return "{\n.reg .pred p;\nfa_wait:\n" + wait +
+           "@!p bra.uni fa_wait;\n}";
+  return "{\n.reg .pred p;\n.reg .u64 t0, t;\n"
+         "mov.u64 t0, %globaltimer;\nfa_wait:\n" +
+         wait +
+         "@p bra.uni fa_done;\nmov.u64 t, %globaltimer;\nsub.u64 t, t, t0;\n"
+         "setp.gt.u64 p, t, " +
+         std::to_string(timeoutMs * 1000000) +
+         ";\n@p trap;\nbra.uni fa_wait;\nfa_done:\n}";
+}
 
 /// The mbarrier of slot `slot` of a ring whose first is at byte `first`.
 Value slotBarrier(OpBuilder &b, Location loc, KernelContext &kernel,
@@ -264,10 +285,8 @@ struct LowerAwait : OpConversionPattern<AwaitOp> {
                                                barrier);
       LLVM::InlineAsmOp::create(
           b, loc, Type(), ValueRange{address, phase},
-          "{\n.reg .pred p;\nfa_wait:\n"
-          "mbarrier.try_wait.parity.shared::cta.b64 p, [$0], $1;\n"
-          "@!p bra.uni fa_wait;\n}",
-          "r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+          mbarrierWaitAsm(kernel.mbarrierTimeoutMs), "r,r",
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
           LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
       gpu::BarrierOp::create(b, loc);
     } else {
