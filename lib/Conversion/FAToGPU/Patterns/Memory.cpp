@@ -119,6 +119,20 @@ std::string mbarrierWaitAsm(int64_t timeoutMs) {
          ";\n@p trap;\nbra.uni fa_wait;\nfa_done:\n}";
 }
 
+/// `body` under `if (pred)`, or as is without a predicate (an
+/// fa.async_load's copies).
+void underPredicate(OpBuilder &b, Location loc, Value pred,
+                    function_ref<void(OpBuilder &, Location)> body) {
+  if (!pred) {
+    body(b, loc);
+    return;
+  }
+  scf::IfOp::create(b, loc, pred, [&](OpBuilder &nb, Location l) {
+    body(nb, l);
+    scf::YieldOp::create(nb, l);
+  });
+}
+
 /// The mbarrier of slot `slot` of a ring whose first is at byte `first`.
 Value slotBarrier(OpBuilder &b, Location loc, KernelContext &kernel,
                   int64_t first, Value slot) {
@@ -185,14 +199,7 @@ LogicalResult lowerTmaLoad(AsyncLoadOp op, ValueRange sources,
                 barrier)))
           copied = failure();
     };
-    if (Value pred = adaptor.getPred()) {
-      scf::IfOp::create(nb, l, pred, [&](OpBuilder &cb, Location cl) {
-        copies(cb, cl);
-        scf::YieldOp::create(cb, cl);
-      });
-    } else {
-      copies(nb, l);
-    }
+    underPredicate(nb, l, adaptor.getPred(), copies);
     scf::YieldOp::create(nb, l);
   });
   if (failed(copied))
@@ -240,14 +247,7 @@ struct LowerAsyncLoad : OpConversionPattern<AsyncLoadOp> {
                        adaptor.getSlot()),
             static_cast<int64_t>(op.getL2Prefetch().value_or(0)));
     };
-    if (Value pred = adaptor.getPred()) {
-      scf::IfOp::create(b, loc, pred, [&](OpBuilder &nb, Location l) {
-        copies(nb, l);
-        scf::YieldOp::create(nb, l);
-      });
-    } else {
-      copies(b, loc);
-    }
+    underPredicate(b, loc, adaptor.getPred(), copies);
     // Committed even when nothing was copied, so that every fa.async_load is
     // one group and fa.await's `pending` counts them exactly.
     kernel.atom.commitCopies(b, loc);
