@@ -19,6 +19,21 @@
 // RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv \
 // RUN:   | fa-opt --fa-lower-to-gpu=chip=sm_90a --canonicalize --cse | FileCheck %s
 
+// A loop-carried future's await must name the phase exactly when its loads
+// are TMA copies (the verifier cannot see through the iter_args): each
+// mismatch, made by editing the pipelined IR, is a diagnostic.
+// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv \
+// RUN:   | sed -e 's/ phase(%[0-9a-z_]*)//' | not fa-opt --fa-lower-to-gpu=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=NO-PHASE
+// NO-PHASE: error: 'fa.await' op fa-lower-to-gpu: awaits tma loads without a phase(%p)
+// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv=copy=cp-async \
+// RUN:   | sed -e 's/\(fa.await .*\) pending(0) :/\1 pending(0) phase(%c0) :/' | not fa-opt --fa-lower-to-gpu=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=STRAY-PHASE
+// STRAY-PHASE: error: 'fa.await' op fa-lower-to-gpu: has a phase but awaits cp.async loads
+// The loads of one ring complete one way: the loop's loads made cp.async
+// while the first one stays TMA is a diagnostic.
+// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv \
+// RUN:   | sed -e '0,/) tma :/! s/) tma :/) :/' | not fa-opt --fa-lower-to-gpu=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=MIXED
+// MIXED: error: 'fa.async_load' op fa-lower-to-gpu: loads into the same ring of shared tiles must all be tma copies or all cp.async
+
 // CHECK-LABEL: func.func @dense
 // CHECK: %[[KD:.*]] = nvgpu.tma.create.descriptor %{{.*}} box[%c1, %c1, %c64, %c64] : memref<*xbf16> -> <tensor = memref<1x1x64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = l2promo_128b, oob = zero, interleave = none>
 // CHECK: %[[KP:.*]] = builtin.unrealized_conversion_cast %[[KD]] : {{.*}} to !llvm.ptr
