@@ -36,14 +36,16 @@ _version = None
 PTX_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "l2-prefetch",
                "swizzle-shared", "query-home", "rescale",
                "mma-pipeline", "pack-gqa", "dq", "splits", "warp-block-skip",
-               "stage-block-scalars", "chip", "atom", "features", "opt-level", "index-bitwidth")
+               "stage-block-scalars", "chip", "atom", "features", "opt-level", "index-bitwidth",
+               "copy", "mbarrier-timeout-ms")
 # Checked here: LLVM's option parser reports a bad number on stderr only.
 _INT_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "l2-prefetch", "splits",
-                "opt-level", "index-bitwidth")
+                "opt-level", "index-bitwidth", "mbarrier-timeout-ms")
 _BOOL_OPTIONS = ("pack-gqa", "warp-block-skip")
 # Checked here for the stage pipelines, which read them (fa-to-ptx checks
 # its own).
-_CHOICE_OPTIONS = {"stage-block-scalars": ("auto", "on", "off")}
+_CHOICE_OPTIONS = {"stage-block-scalars": ("auto", "on", "off"),
+                   "copy": ("auto", "cp-async", "tma")}
 STAGES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 
@@ -217,13 +219,13 @@ def stage_pipeline(stage, options=None):
     mma = get("mma-pipeline", "auto")
     if mma != "off":
         passes.append("fa-pipeline-mma{all-atoms=%s}" % ("true" if mma == "on" else "false"))
-    passes.append("fa-pipeline-kv{stages=%s l2-prefetch=%s}" % (get("kv-stages", 0),
-                                                               get("l2-prefetch", -1)))
+    passes.append("fa-pipeline-kv{stages=%s l2-prefetch=%s copy=%s}" % (
+        get("kv-stages", 0), get("l2-prefetch", -1), get("copy", "auto")))
     if get("warp-block-skip", "false").lower() in ("true", "1"):
         passes.append("fa-warp-block-skip")
     l3 = len(passes)
-    passes.append("fa-lower-to-gpu{chip=%s index-bitwidth=%s}" % (
-        get("chip", "sm_80"), get("index-bitwidth", 32)))
+    passes.append("fa-lower-to-gpu{chip=%s index-bitwidth=%s mbarrier-timeout-ms=%s}" % (
+        get("chip", "sm_80"), get("index-bitwidth", 32), get("mbarrier-timeout-ms", 0)))
     passes += ["canonicalize", "cse"]
     if stage_scalars != "off":
         passes.append("fa-stage-block-scalars{all-kernels=%s}" % (

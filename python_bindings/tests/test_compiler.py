@@ -364,3 +364,28 @@ def test_scales_and_caps_written_with_exponents_parse(compiler, kw):
     # which MLIR's float literal does not take; the spec adds one.
     text = compiler.run_pipeline(AttentionSpec(q_heads=8, head_dim=64, **kw))
     assert "fa.attention ins(" in text
+
+
+def test_tma_copy_option(compiler):
+    """copy=auto (the default) copies #fa.wgmma's swizzled K/V tiles by TMA,
+    in the staged pipeline (L3: fa.async_load ... tma) and fa-to-ptx alike,
+    with the tensor maps in the plan; copy=cp-async keeps cp.async;
+    mbarrier-timeout-ms bounds the waits; bad values are errors."""
+    hopper = {"chip": "sm_90a", "atom": "wgmma"}
+    l3 = compiler.compile(GQA, stage="L3", options=hopper)
+    assert ") tma :" in l3 and "phase(" in l3
+    assert ") tma :" not in compiler.compile(GQA, stage="L3", options=dict(hopper, copy="cp-async"))
+    assert ") tma :" not in compiler.compile(GQA, stage="L3")  # mma_sync tiles
+    plan = compiler.compile(GQA, options=hopper).plan()
+    [text] = plan.ptx.values()
+    assert "cp.async.bulk.tensor.4d" in text and "globaltimer" not in text
+    assert [m["tensor"] for m in plan.plan["tensor_maps"]] == ["k", "v"]
+    bounded = compiler.compile(GQA, options=dict(hopper, **{"mbarrier-timeout-ms": 500}))
+    [text] = bounded.plan().ptx.values()
+    assert "globaltimer" in text and "setp.gt.u64 p, t, 500000000;" in text
+    staged = compiler.compile(GQA, stage="L4", options=dict(hopper, **{"mbarrier-timeout-ms": 500}))
+    assert "globaltimer" in staged
+    with pytest.raises(ValueError, match="copy takes one of auto, cp-async, tma"):
+        compiler.compile(GQA, options={"copy": "bulk"})
+    with pytest.raises(ValueError, match="mbarrier-timeout-ms takes a non-negative integer"):
+        compiler.compile(GQA, options={"mbarrier-timeout-ms": -1})
