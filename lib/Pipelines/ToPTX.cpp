@@ -96,6 +96,9 @@ LogicalResult mlir::fa::buildToPTXPipeline(
       options.copy != "tma")
     return fail("option copy must be auto, cp-async or tma, got '" +
                 options.copy + "'");
+  if (options.release != "auto" && options.release != "barrier")
+    return fail("option release must be auto or barrier, got '" +
+                options.release + "'");
   if (options.copy == "tma" &&
       (options.chip != "sm_90a" || atom != MmaAtomKind::Wgmma))
     return fail("option copy=tma needs chip=sm_90a atom=wgmma (TMA writes "
@@ -192,7 +195,8 @@ LogicalResult mlir::fa::buildToPTXPipeline(
     pm.addPass(createFAPipelineMMA(
         FAPipelineMMAOptions{/*allAtoms=*/options.mmaPipeline == "on"}));
   pm.addPass(createFAPipelineKV(
-      FAPipelineKVOptions{options.kvStages, options.l2Prefetch, options.copy}));
+      FAPipelineKVOptions{options.kvStages, options.l2Prefetch, options.copy,
+                          options.release}));
   if (options.warpBlockSkip)
     pm.addPass(createFAWarpBlockSkip());
 

@@ -154,6 +154,17 @@ struct EraseAwait : OpConversionPattern<AwaitOp> {
   }
 };
 
+/// fa.release on the CPU: loads complete when issued, nothing to release.
+struct EraseRelease : OpConversionPattern<ReleaseOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReleaseOp op, OneToNOpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// fa.mma_wait on the CPU: every product is complete when computed.
 struct EraseMmaWait : OpConversionPattern<MmaWaitOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -212,13 +223,13 @@ LogicalResult mlir::fa::eraseLayouts(Operation *root) {
   ConversionTarget target(*ctx);
   target.markUnknownOpDynamicallyLegal(
       [](Operation *op) { return !hasLayoutTypes(op); });
-  target.addIllegalOp<ConvertLayoutOp, AsyncLoadOp, AwaitOp, WarpRowRangeOp,
-                      MmaWaitOp>();
+  target.addIllegalOp<ConvertLayoutOp, AsyncLoadOp, AwaitOp, ReleaseOp,
+                      WarpRowRangeOp, MmaWaitOp>();
   RewritePatternSet patterns(ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   populateAnyFunctionOpInterfaceTypeConversionPattern(patterns, converter);
-  patterns.add<EraseConvertLayout, EraseAsyncLoad, EraseAwait,
+  patterns.add<EraseConvertLayout, EraseAsyncLoad, EraseAwait, EraseRelease,
                EraseWarpRowRange, EraseMmaWait>(converter, ctx);
   patterns.add<Retype>(converter, ctx);
   return applyPartialConversion(root, target, std::move(patterns));

@@ -182,12 +182,42 @@ bool canCopyByTma(const LoadGroup &group) {
   return rowsRunToSourceEnd(group);
 }
 
+/// Whether every read of a block's tiles in `loop`'s body has completed by
+/// the end of the iteration: each asynchronous matmul is followed by an
+/// `fa.mma_wait ... pending(0)` of the body (which waits for all of them),
+/// and a tile yielded to the next iteration is not yielded again from
+/// there (so it is read there and no later).
+bool readsEndWithIteration(scf::ForOp loop) {
+  bool outstanding = false;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (auto wait = dyn_cast<MmaWaitOp>(op); wait && wait.getPending() == 0) {
+      outstanding = false;
+      continue;
+    }
+    op.walk([&](Operation *inner) {
+      auto qk = dyn_cast<QKOp>(inner);
+      auto pv = dyn_cast<PVOp>(inner);
+      if ((qk && qk.getAsync()) || (pv && pv.getAsync()))
+        outstanding = true;
+    });
+  }
+  if (outstanding)
+    return false;
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (Value yielded : yield.getOperands())
+    if (auto arg = dyn_cast<BlockArgument>(yielded);
+        arg && arg.getOwner() == loop.getBody() && isSharedTile(arg))
+      return false;
+  return true;
+}
+
 class KVPipeliner {
 public:
   KVPipeliner(scf::ForallOp forall, int64_t stages, int64_t l2Prefetch,
-              bool tma)
+              bool tma, bool releaseAllowed)
       : forall(forall), stages(stages), slots(stages), l2Prefetch(l2Prefetch),
-        tmaAllowed(tma), rewriter(forall.getContext()) {}
+        tmaAllowed(tma), releaseAllowed(releaseAllowed),
+        rewriter(forall.getContext()) {}
 
   LogicalResult run();
 
@@ -205,6 +235,9 @@ private:
   /// fa.async_load of the group's tiles for the block at `k`, predicated on
   /// k < end.
   FailureOr<Value> issue(PipelinedLoop pl, Value k, Value end);
+  /// ((k - chainStart) / step / slots + offset) mod 2: the parity of block
+  /// k's fill of its slot (offset 0), or of the fill before (offset 1).
+  Value fillParity(Value k, int64_t step, int64_t offset);
   LogicalResult pipelineChain(MutableArrayRef<PipelinedLoop> chain);
 
   scf::ForallOp forall;
@@ -220,6 +253,14 @@ private:
   bool tmaAllowed;
   /// Whether they are (set by pipelineChain).
   bool tma = false;
+  /// release=auto: a TMA ring's slots are released by fa.release.
+  bool releaseAllowed;
+  /// Whether they are (set by pipelineChain), and whether a loop carries a
+  /// tile to its next iteration (set by run).
+  bool release = false;
+  bool carriesTile = false;
+  /// The chain's first block (set by pipelineChain).
+  Value chainStart;
   IRRewriter rewriter;
 };
 
@@ -267,6 +308,7 @@ FailureOr<Value> KVPipeliner::issue(PipelinedLoop pl, Value k,
   Value slot = arith::RemUIOp::create(rewriter, loc, block, cidx(slots));
   Value inRange =
       arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, k, end);
+  Value releasePhase = release ? fillParity(k, pl.step, 1) : Value();
   SmallVector<Value> sources;
   SmallVector<RankedTensorType> tiles;
   for (TileLoad load : pl.group.loads) {
@@ -280,8 +322,19 @@ FailureOr<Value> KVPipeliner::issue(PipelinedLoop pl, Value k,
              pl.group.loads.front().alongHeads ? rewriter.getUnitAttr()
                                                : UnitAttr(),
              tma ? IntegerAttr() : prefetchAttr(),
-             tma ? rewriter.getUnitAttr() : UnitAttr())
+             tma ? rewriter.getUnitAttr() : UnitAttr(), releasePhase)
       .getResult();
+}
+
+Value KVPipeliner::fillParity(Value k, int64_t step, int64_t offset) {
+  Location loc = forall.getLoc();
+  Value block = arith::DivUIOp::create(
+      rewriter, loc, arith::SubIOp::create(rewriter, loc, k, chainStart),
+      cidx(step));
+  Value fill = arith::DivUIOp::create(rewriter, loc, block, cidx(slots));
+  if (offset)
+    fill = arith::AddIOp::create(rewriter, loc, fill, cidx(offset));
+  return arith::RemUIOp::create(rewriter, loc, fill, cidx(2));
 }
 
 LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
@@ -313,10 +366,19 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
   int64_t step = chain.front().step;
   // The first block of the chain: where every slot's mbarrier phases count
   // from (TMA).
-  Value chainStart = first.getLowerBound();
+  chainStart = first.getLowerBound();
   tma = tmaAllowed && llvm::all_of(chain, [](const PipelinedLoop &pl) {
           return canCopyByTma(pl.group);
         });
+  // Releases need every read of a block done by the end of the iteration
+  // that releases it. A load reuses the slot of the block `slots` before,
+  // which its iteration's predecessor released at the latest (loads run
+  // stages - 1 blocks ahead, a carried tile is released one iteration
+  // late, and slots = stages + 1 then): no warp waits for itself.
+  release = tma && releaseAllowed &&
+            llvm::all_of(chain, [](const PipelinedLoop &pl) {
+              return readsEndWithIteration(pl.loop);
+            });
 
   // Prologue: the loads outside the loops (the Q tile), then the first
   // S - 1 blocks; each outside tile is awaited with every later load still
@@ -336,7 +398,7 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
           getValueOrCreateConstantIndexOp(rewriter, loc, load.rows()),
           cidx(0), rewriter.getI64IntegerAttr(1), Value(),
           load.alongHeads ? rewriter.getUnitAttr() : UnitAttr(),
-          prefetchAttr(), UnitAttr());
+          prefetchAttr(), UnitAttr(), Value());
       outer.push_back({load, future});
     }
   }
@@ -392,42 +454,42 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
   }
 
   // Each loop carries the S - 1 blocks in flight: it awaits the oldest and
-  // issues the block S - 1 ahead.
+  // issues the block S - 1 ahead. A loop that releases the previous block's
+  // slot also carries that block's future (the first iteration's is a
+  // placeholder, never released).
+  bool carryPrevious = release && carriesTile;
+  Value previous = carryPrevious ? inFlight.front() : Value();
   for (PipelinedLoop pl : chain) {
 
     scf::ForOp loop = pl.loop;
+    SmallVector<Value> carried = inFlight;
+    if (carryPrevious)
+      carried.push_back(previous);
     auto yieldFutures = [&](OpBuilder &, Location,
                             ArrayRef<BlockArgument> newArgs) {
       return SmallVector<Value>(newArgs.begin(), newArgs.end());
     };
     FailureOr<LoopLikeOpInterface> replaced =
         cast<LoopLikeOpInterface>(loop.getOperation())
-            .replaceWithAdditionalYields(rewriter, inFlight,
+            .replaceWithAdditionalYields(rewriter, carried,
                                          /*replaceInitOperandUsesInLoop=*/false,
                                          yieldFutures);
     if (failed(replaced))
       return loop.emitError("fa-pipeline-kv: cannot add iter_args to the loop");
     auto newLoop = cast<scf::ForOp>(replaced->getOperation());
 
-    size_t numOld = newLoop.getNumRegionIterArgs() - inFlight.size();
+    size_t numOld = newLoop.getNumRegionIterArgs() - carried.size();
     SmallVector<Value> futures(newLoop.getRegionIterArgs().begin() + numOld,
-                               newLoop.getRegionIterArgs().end());
+                               newLoop.getRegionIterArgs().begin() + numOld +
+                                   inFlight.size());
 
     rewriter.setInsertionPointToStart(newLoop.getBody());
     // A TMA slot's fills alternate its mbarrier's phase: block k0 is fill
     // (k0 - first) / step / slots of its slot (consecutive blocks take
     // consecutive slots), so the phase is that mod 2.
     Value phase;
-    if (tma) {
-      Value rel = arith::DivUIOp::create(
-          rewriter, loc,
-          arith::SubIOp::create(rewriter, loc, newLoop.getInductionVar(),
-                                chainStart),
-          cidx(step));
-      phase = arith::RemUIOp::create(
-          rewriter, loc, arith::DivUIOp::create(rewriter, loc, rel, cidx(slots)),
-          cidx(2));
-    }
+    if (tma)
+      phase = fillParity(newLoop.getInductionVar(), step, 0);
     auto await = AwaitOp::create(rewriter, loc, futures.front(),
                                  rewriter.getI64IntegerAttr(stages - 2), phase);
     // The indices again: the new loop has a new induction variable.
@@ -451,16 +513,36 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
       if (load.slice->use_empty())
         rewriter.eraseOp(load.slice);
     }
-    // Yield: the blocks still in flight, then the one just issued.
+    // Yield: the blocks still in flight, then the one just issued (and the
+    // one awaited, released at the end of the next iteration).
     auto yield = cast<scf::YieldOp>(newLoop.getBody()->getTerminator());
     SmallVector<Value> yields(yield.getOperands().begin(),
                               yield.getOperands().begin() + numOld);
     llvm::append_range(yields, ArrayRef<Value>(futures).drop_front());
     yields.push_back(*issued);
+    if (carryPrevious)
+      yields.push_back(futures.front());
     rewriter.modifyOpInPlace(
         yield, [&] { yield.getResultsMutable().assign(yields); });
+    // This iteration's last read is done: release its block's slot, or the
+    // previous block's (the tile it carried here), except in the chain's
+    // first iteration.
+    if (release) {
+      rewriter.setInsertionPoint(yield);
+      if (carryPrevious) {
+        Value notFirst = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::ne, newLoop.getInductionVar(),
+            chainStart);
+        ReleaseOp::create(rewriter, loc, newLoop.getRegionIterArgs().back(),
+                          notFirst);
+      } else {
+        ReleaseOp::create(rewriter, loc, futures.front(), Value());
+      }
+    }
     inFlight.assign(newLoop.getResults().begin() + numOld,
-                    newLoop.getResults().end());
+                    newLoop.getResults().begin() + numOld + futures.size());
+    if (carryPrevious)
+      previous = newLoop.getResults().back();
   }
   return success();
 }
@@ -503,8 +585,10 @@ LogicalResult KVPipeliner::run() {
   for (PipelinedLoop &pl : loops) {
     Operation *yield = pl.loop.getBody()->getTerminator();
     for (TileLoad &load : pl.group.loads)
-      if (llvm::is_contained(load.pad.getResult().getUsers(), yield))
+      if (llvm::is_contained(load.pad.getResult().getUsers(), yield)) {
         slots = stages + 1;
+        carriesTile = true;
+      }
   }
   if (failed(pipelineChain(loops)))
     return failure();
@@ -570,6 +654,13 @@ struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
           << copy.getValue() << "'";
       return signalPassFailure();
     }
+    if (release != "auto" && release != "barrier") {
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-pipeline-kv: option release must be 'auto' or 'barrier', "
+             "got '"
+          << release.getValue() << "'";
+      return signalPassFailure();
+    }
     SmallVector<scf::ForallOp> foralls;
     getOperation()->walk([&](scf::ForallOp forall) {
       foralls.push_back(forall);
@@ -578,7 +669,7 @@ struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
       if (failed(KVPipeliner(forall, stages ? stages : defaultStages(forall),
                              l2Prefetch == -1 ? defaultL2Prefetch(forall)
                                               : l2Prefetch,
-                             copy != "cp-async")
+                             copy != "cp-async", release != "barrier")
                      .run()))
         return signalPassFailure();
   }

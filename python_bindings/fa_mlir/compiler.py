@@ -37,7 +37,7 @@ PTX_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "l2
                "swizzle-shared", "query-home", "rescale",
                "mma-pipeline", "pack-gqa", "dq", "splits", "warp-block-skip",
                "stage-block-scalars", "chip", "atom", "features", "opt-level", "index-bitwidth",
-               "copy", "mbarrier-timeout-ms")
+               "copy", "release", "mbarrier-timeout-ms")
 # Checked here: LLVM's option parser reports a bad number on stderr only.
 _INT_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "l2-prefetch", "splits",
                 "opt-level", "index-bitwidth", "mbarrier-timeout-ms")
@@ -45,7 +45,8 @@ _BOOL_OPTIONS = ("pack-gqa", "warp-block-skip")
 # Checked here for the stage pipelines, which read them (fa-to-ptx checks
 # its own).
 _CHOICE_OPTIONS = {"stage-block-scalars": ("auto", "on", "off"),
-                   "copy": ("auto", "cp-async", "tma")}
+                   "copy": ("auto", "cp-async", "tma"),
+                   "release": ("auto", "barrier")}
 STAGES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 
@@ -219,8 +220,9 @@ def stage_pipeline(stage, options=None):
     mma = get("mma-pipeline", "auto")
     if mma != "off":
         passes.append("fa-pipeline-mma{all-atoms=%s}" % ("true" if mma == "on" else "false"))
-    passes.append("fa-pipeline-kv{stages=%s l2-prefetch=%s copy=%s}" % (
-        get("kv-stages", 0), get("l2-prefetch", -1), get("copy", "auto")))
+    passes.append("fa-pipeline-kv{stages=%s l2-prefetch=%s copy=%s release=%s}" % (
+        get("kv-stages", 0), get("l2-prefetch", -1), get("copy", "auto"),
+        get("release", "auto")))
     if get("warp-block-skip", "false").lower() in ("true", "1"):
         passes.append("fa-warp-block-skip")
     l3 = len(passes)

@@ -373,9 +373,9 @@ def test_tma_copy_option(compiler):
     mbarrier-timeout-ms bounds the waits; bad values are errors."""
     hopper = {"chip": "sm_90a", "atom": "wgmma"}
     l3 = compiler.compile(GQA, stage="L3", options=hopper)
-    assert ") tma :" in l3 and "phase(" in l3
-    assert ") tma :" not in compiler.compile(GQA, stage="L3", options=dict(hopper, copy="cp-async"))
-    assert ") tma :" not in compiler.compile(GQA, stage="L3")  # mma_sync tiles
+    assert ") tma " in l3 and "phase(" in l3
+    assert ") tma " not in compiler.compile(GQA, stage="L3", options=dict(hopper, copy="cp-async"))
+    assert ") tma " not in compiler.compile(GQA, stage="L3")  # mma_sync tiles
     plan = compiler.compile(GQA, options=hopper).plan()
     [text] = plan.ptx.values()
     assert "cp.async.bulk.tensor.4d" in text and "globaltimer" not in text
@@ -387,5 +387,23 @@ def test_tma_copy_option(compiler):
     assert "globaltimer" in staged
     with pytest.raises(ValueError, match="copy takes one of auto, cp-async, tma"):
         compiler.compile(GQA, options={"copy": "bulk"})
+
+
+def test_release_option(compiler):
+    """release=auto (the default) frees a TMA ring's slots with fa.release
+    and release mbarriers instead of the await's barrier, in the staged
+    pipeline and fa-to-ptx alike; release=barrier keeps the barrier; a bad
+    value is an error before any pass runs."""
+    hopper = {"chip": "sm_90a", "atom": "wgmma"}
+    l3 = compiler.compile(GQA, stage="L3", options=hopper)
+    assert "after_release(" in l3 and "fa.release" in l3
+    barrier = compiler.compile(GQA, stage="L3", options=dict(hopper, release="barrier"))
+    assert "phase(" in barrier and "after_release(" not in barrier and "fa.release" not in barrier
+    [text] = compiler.compile(GQA, options=hopper).plan().ptx.values()
+    assert "mbarrier.arrive.shared.b64" in text and "bar.warp.sync" in text
+    [text] = compiler.compile(GQA, options=dict(hopper, release="barrier")).plan().ptx.values()
+    assert "mbarrier.arrive.shared.b64" not in text
+    with pytest.raises(ValueError, match="release takes one of auto, barrier"):
+        compiler.compile(GQA, options={"release": "never"})
     with pytest.raises(ValueError, match="mbarrier-timeout-ms takes a non-negative integer"):
         compiler.compile(GQA, options={"mbarrier-timeout-ms": -1})

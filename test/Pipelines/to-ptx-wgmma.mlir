@@ -64,24 +64,57 @@
 // (one per slot) after the shared tiles, one cp.async.bulk.tensor per tile
 // and block, waits on the slot's phase; Q (core matrices) by cp.async. The
 // plan names the maps. copy=cp-async keeps cp.async for K and V too.
+// By default (release=auto) three more mbarriers free the slots: in the
+// K/V loop no bar.sync, each warp arrives on the slot's release mbarrier
+// (bar.warp.sync, then lane 0) and the issuing thread waits for it before
+// the next copy into the slot; release=barrier (REL-BARRIER) keeps the
+// await's bar.sync and has no release mbarriers.
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma" -o /dev/null && FileCheck %s --check-prefix=TMA --input-file=%t/attention_kernel.ptx && FileCheck %s --check-prefix=TMA-PLAN --input-file=%t/attention_kernel.json
 // TMA: .param .align 64 .b8 attention_kernel_param_[[KMAP:[0-9]+]][128],
 // TMA-NEXT: .param .align 64 .b8 attention_kernel_param_[[VMAP:[0-9]+]][128]
 // TMA-NEXT: )
 // TMA: cvta.param.u64 {{.*}}
-// TMA: mbarrier.init.shared.b64 [__dynamic_shmem__0+67584], %r{{[0-9]+}};
-// TMA-NEXT: mbarrier.init.shared.b64 [__dynamic_shmem__0+67592], %r{{[0-9]+}};
-// TMA-NEXT: mbarrier.init.shared.b64 [__dynamic_shmem__0+67600], %r{{[0-9]+}};
+// TMA: mbarrier.init.shared.b64 [__dynamic_shmem__0+67584], %r[[ONE:[0-9]+]];
+// TMA-NEXT: mbarrier.init.shared.b64 [__dynamic_shmem__0+67592], %r[[ONE]];
+// TMA-NEXT: mbarrier.init.shared.b64 [__dynamic_shmem__0+67600], %r[[ONE]];
+// TMA: mbarrier.init.shared.b64 [__dynamic_shmem__0+67608], %r[[WARPS:[0-9]+]];
+// TMA-NEXT: mbarrier.init.shared.b64 [__dynamic_shmem__0+67616], %r[[WARPS]];
+// TMA-NEXT: mbarrier.init.shared.b64 [__dynamic_shmem__0+67624], %r[[WARPS]];
 // TMA: fence.mbarrier_init.release.cluster;
 // TMA: cp.async.cg.shared.global.L2::128B
+// TMA: mbarrier.try_wait.parity.shared::cta.b64 p, [%r{{[0-9]+}}], %r{{[0-9]+}};
 // TMA: fence.proxy.async.shared::cta;
 // TMA: mbarrier.arrive.expect_tx.shared.b64 {{.*}}, [__dynamic_shmem__0+67584], %r{{[0-9]+}};
 // TMA: cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}], [__dynamic_shmem__0+67584];
+//     The Q tile's wait (cp.async) ends with the block's barrier; in the
+//     loop, the slot's phase, the next copy after its release, the
+//     matmuls, the release, and no barrier.
+// TMA: bar.sync 0;
 // TMA: mbarrier.try_wait.parity.shared::cta.b64 p, [%r{{[0-9]+}}], %r{{[0-9]+}};
 // TMA-NEXT: @!p bra.uni fa_wait;
-// TMA: bar.sync 0;
+// TMA-NOT: bar.sync
+// TMA: mbarrier.try_wait.parity.shared::cta.b64 p, [%r{{[0-9]+}}], %r{{[0-9]+}};
+// TMA-NOT: bar.sync
+// TMA: mbarrier.arrive.expect_tx.shared.b64
+// TMA-NOT: bar.sync
 // TMA: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
-// TMA-PLAN: "dynamic_shared_memory": 67608,
+// TMA-NOT: bar.sync
+// TMA: bar.warp.sync -1;
+// TMA-NOT: bar.sync
+// TMA: mbarrier.arrive.shared.b64 {{.*}}, [%r{{[0-9]+}}];
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma release=barrier" -o /dev/null && FileCheck %s --check-prefix=REL-BARRIER --input-file=%t/attention_kernel.ptx
+// REL-BARRIER: mbarrier.init.shared.b64 [__dynamic_shmem__0+67600]
+// REL-BARRIER-NOT: mbarrier.init
+// REL-BARRIER: mbarrier.try_wait.parity.shared::cta.b64 p, [%r{{[0-9]+}}], %r{{[0-9]+}};
+// REL-BARRIER-NEXT: @!p bra.uni fa_wait;
+// REL-BARRIER-NEXT: }
+// REL-BARRIER-NEXT: // end inline asm
+// REL-BARRIER-NEXT: bar.sync 0;
+// REL-BARRIER-NOT: bar.warp.sync
+// REL-BARRIER-NOT: mbarrier.arrive.shared.b64
+// RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a atom=wgmma release=never" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-RELEASE
+// BAD-RELEASE: error: fa-to-ptx: option release must be auto or barrier, got 'never'
+// TMA-PLAN: "dynamic_shared_memory": 67632,
 // TMA-PLAN: "k_map",
 // TMA-PLAN-NEXT: "v_map"
 // TMA-PLAN: "tensor_maps": [

@@ -6,6 +6,16 @@
 // cp.async. copy=cp-async keeps every load as it was; a K/V cache's rows
 // end at its key length, so its loads stay cp.async (TMA would bring the
 // rows past it, which need not be finite).
+//
+// release=auto (the default): the warps free a TMA slot with fa.release
+// instead of meeting at every await's barrier. The deferred P V reads
+// block j - 1's V in iteration j, so the loop also carries the awaited
+// future one iteration and releases it at the end of the next (not in the
+// chain's first iteration, whose carried future is a placeholder); each
+// load waits for the release of its slot's fill before,
+// after_release(((k - first) / N / slots + 1) mod 2). Without the deferred
+// P V (SYNC) each iteration releases its own block. release=barrier
+// (BARRIER) and cp.async loads release nothing.
 
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma \
 // RUN:   | fa-opt -split-input-file --fa-pipeline-kv --cse | FileCheck %s
@@ -13,17 +23,49 @@
 // RUN:   | fa-opt -split-input-file --fa-pipeline-kv=copy=tma --cse | FileCheck %s
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma \
 // RUN:   | fa-opt -split-input-file --fa-pipeline-kv=copy=cp-async --cse | FileCheck %s --check-prefix=CPASYNC
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma \
+// RUN:   | fa-opt -split-input-file --fa-pipeline-kv=release=barrier --cse | FileCheck %s --check-prefix=BARRIER
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax \
+// RUN:   | fa-opt -split-input-file --fa-pipeline-kv --cse | FileCheck %s --check-prefix=SYNC
 
 // CHECK-LABEL: func.func @dense
 // CHECK: fa.async_load %{{.*}} slot(%{{.*}}) of 1 l2_prefetch(128) : tensor<?x4x?x64xbf16> -> !fa.future<tensor<128x64xbf16, #shared_wgmma>>
-// CHECK: fa.async_load %[[K:.*]], %[[V:.*]][%{{.*}}] rows(%{{.*}}) slot(%{{.*}}) of 3 if(%{{.*}}) tma : {{.*}} -> !fa.future<tensor<64x64xbf16, #shared_swz_wgmma>, tensor<64x64xbf16, #shared_swz_wgmma>>
-// CHECK: scf.for %[[K0:.*]] = %[[FIRST:.*]] to
+// CHECK: %[[F0:.*]] = fa.async_load %[[K:.*]], %[[V:.*]][%{{.*}}] rows(%{{.*}}) slot(%{{.*}}) of 3 if(%{{.*}}) tma after_release(%{{.*}}) : {{.*}} -> !fa.future<tensor<64x64xbf16, #shared_swz_wgmma>, tensor<64x64xbf16, #shared_swz_wgmma>>
+// CHECK: scf.for %[[K0:.*]] = %[[FIRST:.*]] to {{.*}} iter_args({{.*}}, %[[NEXT:.*]] = %[[F0]], %[[PREV:.*]] = %[[F0]]) ->
 // CHECK: %[[REL:.*]] = arith.subi %[[K0]], %[[FIRST]] : index
 // CHECK: %[[BLOCK:.*]] = arith.divui %[[REL]], %c64 : index
 // CHECK: %[[FILL:.*]] = arith.divui %[[BLOCK]], %c3 : index
 // CHECK: %[[PHASE:.*]] = arith.remui %[[FILL]], %c2 : index
-// CHECK: fa.await %{{.*}} pending(0) phase(%[[PHASE]])
-// CHECK: fa.async_load %[[K]], %[[V]]{{.*}} tma :
+// CHECK: fa.await %[[NEXT]] pending(0) phase(%[[PHASE]])
+// CHECK: %[[K1:.*]] = arith.addi %[[K0]], %c64 : index
+// CHECK: %[[REL1:.*]] = arith.subi %[[K1]], %[[FIRST]] : index
+// CHECK: %[[BLOCK1:.*]] = arith.divui %[[REL1]], %c64 : index
+// CHECK: %[[FILL1:.*]] = arith.divui %[[BLOCK1]], %c3 : index
+// CHECK: %[[BEFORE:.*]] = arith.addi %[[FILL1]], %c1 : index
+// CHECK: %[[RPHASE:.*]] = arith.remui %[[BEFORE]], %c2 : index
+// CHECK: %[[ISSUED:.*]] = fa.async_load %[[K]], %[[V]]{{.*}} tma after_release(%[[RPHASE]]) :
+// CHECK: fa.mma_wait %{{.*}} pending(0)
+// CHECK: %[[LATER:.*]] = arith.cmpi ne, %[[K0]], %[[FIRST]] : index
+// CHECK: fa.release %[[PREV]] if(%[[LATER]])
+// CHECK-NEXT: scf.yield {{.*}}, %[[ISSUED]], %[[NEXT]] :
+//     The masked loop continues the chain: its first release is block
+//     first_end - 1's (K0 is not FIRST there).
+// CHECK: scf.for {{.*}} iter_args(
+// CHECK: fa.release
+// CHECK-NEXT: scf.yield
+// BARRIER-LABEL: func.func @dense
+// BARRIER-NOT: after_release
+// BARRIER-NOT: fa.release
+// BARRIER: fa.await %{{.*}} pending(0) phase(
+// BARRIER-NOT: after_release
+// BARRIER-NOT: fa.release
+// BARRIER: return
+// SYNC-LABEL: func.func @dense
+// SYNC: tma after_release(
+// SYNC: scf.for {{.*}} iter_args({{.*}}, %[[F:[a-z0-9_]*]] = %{{[a-z0-9_]*}}) ->
+// SYNC: fa.await %[[F]] pending(0) phase(
+// SYNC: fa.release %[[F]] :
+// SYNC-NEXT: scf.yield
 // CPASYNC-LABEL: func.func @dense
 // CPASYNC-NOT: {{\) tma :}}
 // CPASYNC-NOT: phase(
@@ -40,11 +82,12 @@ func.func @dense(%q: tensor<?x4x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tenso
 // A sliding window: the chain starts at the window's first block, not 0,
 // and the phases count from there.
 // CHECK-LABEL: func.func @window
-// CHECK: fa.async_load {{.*}} tma :
+// CHECK: fa.async_load {{.*}} tma after_release(
 // CHECK: scf.for %[[K0:.*]] = %[[FIRST:.*]] to
 // CHECK-NOT: %c0 to
 // CHECK: arith.subi %[[K0]], %[[FIRST]] : index
 // CHECK: fa.await %{{.*}} pending(0) phase(%{{.*}})
+// CHECK: arith.cmpi ne, %[[K0]], %[[FIRST]] : index
 func.func @window(%q: tensor<?x4x?x128xf16>, %k: tensor<?x4x?x128xf16>, %v: tensor<?x4x?x128xf16>,
                   %o: tensor<?x4x?x128xf16>, %lse: tensor<?x4x?xf32>) -> (tensor<?x4x?x128xf16>, tensor<?x4x?xf32>) {
   %0, %1 = fa.attention ins(%q, %k, %v : tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16>, tensor<?x4x?x128xf16>)

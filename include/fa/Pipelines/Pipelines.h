@@ -71,6 +71,14 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "unless chip=sm_90a atom=wgmma; cp-async everywhere "
                      "(--fa-pipeline-kv copy)"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> release{
+      *this, "release",
+      llvm::cl::desc("How a TMA ring's slots are freed for their next "
+                     "fill: auto (the default) by fa.release, each warp "
+                     "arriving on the slot's release mbarrier when done "
+                     "with it, where the loops allow; barrier by the "
+                     "barrier of each await (--fa-pipeline-kv release)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> swizzleShared{
       *this, "swizzle-shared",
       llvm::cl::desc("The shared layout of the streamed tiles (the "

@@ -1247,6 +1247,18 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
       `fa.await`s name the `mbarrier` phase: `phase(((k0 - k_first) /
       block-n / slots) mod 2)`, `k_first` the first block of the chain.
       The loads before the loops (Q, unswizzled) stay `cp.async`.
+    * With TMA copies (and `release=auto`, the default), each warp releases
+      a slot when it is done with it instead of meeting the others at the
+      await's barrier: `fa.release` of the block's future at the end of
+      the iteration that last reads it (iteration j, or j + 1 for a loop
+      that carries a tile to its next iteration, whose previous future is
+      then loop-carried too and whose first release is predicated off),
+      and every load waits for the release of its slot's previous fill
+      (`after_release(((k - k_first) / block-n / slots + 1) mod 2)`). Only
+      where each iteration ends with its asynchronous matmuls waited for
+      (`fa.mma_wait ... pending(0)` after the last `{async}` one) and
+      tiles are carried one iteration at most; elsewhere, and with
+      `release=barrier`, the awaits keep their barrier.
 
     Loops whose tile loads do not follow that form, or that are not
     consecutive blocks of one sequence, are an error; a loop nest without
@@ -1294,7 +1306,13 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
            "cp.async.bulk.tensor per 64 columns, an mbarrier per slot) where "
            "the tiles are in the swizzled #fa.wgmma layout and their rows "
            "run to the source's end (dense K/V), by cp.async elsewhere; "
-           "'cp-async' everywhere (every thread, 16 bytes a copy)">
+           "'cp-async' everywhere (every thread, 16 bytes a copy)">,
+    Option<"release", "release", "std::string", /*default=*/"\"auto\"",
+           "How a TMA ring's slots are freed for their next fill: 'auto' "
+           "(the default) by fa.release (each warp arrives on the slot's "
+           "release mbarrier, the load waits for it) where the loops allow "
+           "it, 'barrier' by the barrier of each fa.await (every warp meets "
+           "at every block)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

@@ -92,9 +92,22 @@ LogicalResult SharedMemoryPlan::build(gpu::GPUFuncOp kernel,
                          "tiles must all be tma copies or all cp.async");
         return WalkResult::interrupt();
       }
+      if (knownRing && releaseBarrierOffsets.count(typeKey) !=
+                           static_cast<bool>(load.getReleasePhase())) {
+        load.emitOpError("fa-lower-to-gpu: loads into the same ring of shared "
+                         "tiles must all wait for releases (after_release) "
+                         "or none");
+        return WalkResult::interrupt();
+      }
       if (!knownRing && load.getTma()) {
         asyncBarriers[typeKey] = 8 * barrierCount;
         barrierCount += load.getNumSlots();
+        if (load.getReleasePhase()) {
+          releaseBarrierOffsets[typeKey] = 8 * barrierCount;
+          releaseBarrierRanges.push_back(
+              {barrierCount, static_cast<int64_t>(load.getNumSlots())});
+          barrierCount += load.getNumSlots();
+        }
       }
       for (auto [i, tile] : llvm::enumerate(future.getTiles())) {
         auto key = std::make_pair(future.getAsOpaquePointer(),

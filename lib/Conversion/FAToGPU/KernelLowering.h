@@ -98,9 +98,25 @@ public:
       return std::nullopt;
     return barrierStart + it->second;
   }
+  /// The release mbarrier of slot 0 of the future's ring when its loads
+  /// wait for releases (fa.async_load ... after_release): one per slot,
+  /// after the ring's completion mbarriers; nullopt otherwise.
+  std::optional<int64_t> releaseBarriers(Value future) const {
+    auto it = releaseBarrierOffsets.find(future.getType().getAsOpaquePointer());
+    if (it == releaseBarrierOffsets.end())
+      return std::nullopt;
+    return barrierStart + it->second;
+  }
   /// Offset of the first mbarrier and how many there are (0: none).
   int64_t barrierOffset() const { return barrierStart; }
   int64_t numBarriers() const { return barrierCount; }
+  /// Whether mbarrier `index` (from the first) is a release mbarrier, which
+  /// expects one arrival per warp; the others expect the issuing thread's.
+  bool isReleaseBarrier(int64_t index) const {
+    return llvm::any_of(releaseBarrierRanges, [&](auto range) {
+      return index >= range.first && index < range.first + range.second;
+    });
+  }
   int64_t totalBytes() const {
     return barrierCount ? barrierStart + 8 * barrierCount
                         : std::max(ringBytes, stagingBytes);
@@ -117,6 +133,10 @@ private:
   /// (the K/V rings) or per load (a one-slot load of its own).
   DenseMap<const void *, int64_t> asyncBarriers;
   DenseMap<Operation *, int64_t> privateBarriers;
+  /// Release mbarriers: offsets from barrierStart per future type, and
+  /// (first index, count) of each ring's.
+  DenseMap<const void *, int64_t> releaseBarrierOffsets;
+  SmallVector<std::pair<int64_t, int64_t>, 1> releaseBarrierRanges;
   int64_t barrierStart = 0, barrierCount = 0;
   std::map<std::pair<const void *, unsigned>, Ring> asyncRings;
   DenseMap<Operation *, SmallVector<Ring, 2>> privateRings;

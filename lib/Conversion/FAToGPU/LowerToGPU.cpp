@@ -233,30 +233,29 @@ LogicalResult addTensorMaps(OutlinedLoopNest &nest,
 }
 
 /// Thread 0 makes every mbarrier of the plan expect one arrival (the TMA
-/// loads' issuing thread); the fence and the barrier publish them to every
-/// thread (and to TMA's async proxy) before any use.
+/// loads' issuing thread), or one per warp for a release mbarrier
+/// (fa.release); the fence and the barrier publish them to every thread
+/// (and to TMA's async proxy) before any use.
 void initBarriers(OpBuilder &b, Location loc, AtomLowering &atom,
-                  const SharedMemoryPlan &plan, Value threadId) {
+                  const SharedMemoryPlan &plan, Value threadId,
+                  int64_t numWarps) {
   if (plan.numBarriers() == 0)
     return;
   Value leader = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq, threadId,
       arith::ConstantIndexOp::create(b, loc, 0));
   scf::IfOp::create(b, loc, leader, [&](OpBuilder &nb, Location l) {
-    Value one = arith::ConstantIntOp::create(nb, l, nb.getI32Type(), 1);
     for (int64_t i = 0; i < plan.numBarriers(); ++i)
       NVVM::MBarrierInitOp::create(
           nb, l,
           atom.sharedPointer(nb, l,
                              arith::ConstantIndexOp::create(
                                  nb, l, plan.barrierOffset() + 8 * i)),
-          one, Value());
-    LLVM::InlineAsmOp::create(nb, l, Type(), ValueRange(),
-                              "fence.mbarrier_init.release.cluster;", "",
-                              /*has_side_effects=*/true,
-                              /*is_align_stack=*/false,
-                              LLVM::TailCallKind::None,
-                              LLVM::AsmDialectAttr(), ArrayAttr());
+          arith::ConstantIntOp::create(
+              nb, l, nb.getI32Type(),
+              plan.isReleaseBarrier(i) ? numWarps : 1),
+          Value());
+    createAsmStatement(nb, l, "fence.mbarrier_init.release.cluster;");
     scf::YieldOp::create(nb, l);
   });
   gpu::BarrierOp::create(b, loc);
@@ -354,7 +353,8 @@ LogicalResult KernelLowering::convertBody(OutlinedLoopNest &nest) {
                           b.getContext(), gpu::AddressSpace::Workgroup)));
   atom->setUp(b, loc, threadId, dynamicShared, nest.numWarps,
               nest.replicas);
-  initBarriers(b, loc, *atom, plan, threadId);
+  initBarriers(b, loc, *atom, plan, threadId,
+               nest.numWarps * nest.replicas);
 
   MLIRContext *ctx = module.getContext();
   FragmentTypeConverter converter;

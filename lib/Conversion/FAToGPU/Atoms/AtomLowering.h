@@ -265,6 +265,10 @@ public:
                          const TileRows &rows) = 0;
 };
 
+/// A PTX statement without operands or results, kept in place for its side
+/// effect (a fence: fence.proxy.async, fence.mbarrier_init).
+void createAsmStatement(OpBuilder &b, Location loc, StringRef text);
+
 /// The lowering of #fa.wgmma (Wgmma.cpp).
 std::unique_ptr<AtomLowering> createWgmmaLowering();
 

@@ -128,7 +128,7 @@ public:
                               Value sharedOffset, Value barrier) override;
   void waitCopies(OpBuilder &b, Location loc, int64_t pending) override {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(pending));
-    asmStatement(b, loc, "fence.proxy.async.shared::cta;");
+    createAsmStatement(b, loc, "fence.proxy.async.shared::cta;");
     gpu::BarrierOp::create(b, loc);
   }
   void storeAccToShared(OpBuilder &b, Location loc, RankedTensorType acc,
@@ -149,14 +149,6 @@ public:
   }
 
 private:
-  static void asmStatement(OpBuilder &b, Location loc, StringRef text) {
-    LLVM::InlineAsmOp::create(b, loc, Type(), ValueRange(), text, "",
-                              /*has_side_effects=*/true,
-                              /*is_align_stack=*/false,
-                              LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
-                              ArrayAttr());
-  }
-
   /// The shared tile at `offset` of the dynamic shared memory as a 4-D
   /// memref whose row-major order is the layout's: unswizzled, the grid of
   /// core matrices, memref<(rows/8) x (cols/8) x 8 x 8 x T>; swizzled, the
@@ -643,11 +635,19 @@ void WgmmaLowering::storeAccToShared(OpBuilder &b, Location loc,
       }
   });
   // Written by the generic proxy, read by wgmma (the async proxy).
-  asmStatement(b, loc, "fence.proxy.async.shared::cta;");
+  createAsmStatement(b, loc, "fence.proxy.async.shared::cta;");
   gpu::BarrierOp::create(b, loc);
 }
 
 } // namespace
+
+void mlir::fa::createAsmStatement(OpBuilder &b, Location loc,
+                                  StringRef text) {
+  LLVM::InlineAsmOp::create(b, loc, Type(), ValueRange(), text, "",
+                            /*has_side_effects=*/true,
+                            /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                            LLVM::AsmDialectAttr(), ArrayAttr());
+}
 
 std::unique_ptr<AtomLowering> mlir::fa::createWgmmaLowering() {
   return std::make_unique<WgmmaLowering>();

@@ -119,6 +119,20 @@ std::string mbarrierWaitAsm(int64_t timeoutMs) {
          ";\n@p trap;\nbra.uni fa_wait;\nfa_done:\n}";
 }
 
+/// The executing thread waits for phase `phase` (an index, 0 or 1) of the
+/// mbarrier at `barrier` to complete (mbarrierWaitAsm).
+void waitForPhase(OpBuilder &b, Location loc, KernelContext &kernel,
+                  Value barrier, Value phase) {
+  Value parity =
+      arith::IndexCastOp::create(b, loc, b.getI32Type(), phase);
+  Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), barrier);
+  LLVM::InlineAsmOp::create(
+      b, loc, Type(), ValueRange{address, parity},
+      mbarrierWaitAsm(kernel.mbarrierTimeoutMs), "r,r",
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
 /// `body` under `if (pred)`, or as is without a predicate (an
 /// fa.async_load's copies).
 void underPredicate(OpBuilder &b, Location loc, Value pred,
@@ -142,7 +156,8 @@ Value slotBarrier(OpBuilder &b, Location loc, KernelContext &kernel,
   return kernel.atom.sharedPointer(b, loc, offset);
 }
 
-/// An fa.async_load {tma}: thread 0 orders the earlier reads of the slot
+/// An fa.async_load {tma}: thread 0 waits for the slot's release where the
+/// load says after_release, orders the earlier reads of the slot
 /// (generic proxy) before TMA's writes (async proxy), announces the bytes
 /// to the slot's mbarrier and arrives on it (0 bytes when `%pred` is
 /// false, which completes the phase at once, keeping the slot's phases in
@@ -155,6 +170,11 @@ LogicalResult lowerTmaLoad(AsyncLoadOp op, ValueRange sources,
   std::optional<int64_t> first = kernel.plan.barriers(op.getFuture());
   if (!first)
     return op.emitOpError("fa-lower-to-gpu: no mbarriers for this tma load");
+  std::optional<int64_t> released =
+      kernel.plan.releaseBarriers(op.getFuture());
+  if (released.has_value() != static_cast<bool>(op.getReleasePhase()))
+    return op.emitOpError("fa-lower-to-gpu: the ring's loads disagree on "
+                          "waiting for releases");
   int64_t bytes = 0;
   for (RankedTensorType tile : future.getTiles())
     bytes += tile.getNumElements() * tile.getElementTypeBitWidth() / 8;
@@ -171,18 +191,20 @@ LogicalResult lowerTmaLoad(AsyncLoadOp op, ValueRange sources,
                                        cidx(b, loc, 0));
   LogicalResult copied = success();
   scf::IfOp::create(b, loc, leader, [&](OpBuilder &nb, Location l) {
+    // Every warp is done with the slot's previous fill. Also where nothing
+    // is copied: the arrival below starts the slot's next phase, which
+    // must not overtake a warp still waiting for the one before.
+    if (released)
+      waitForPhase(nb, l, kernel,
+                   slotBarrier(nb, l, kernel, *released, adaptor.getSlot()),
+                   adaptor.getReleasePhase());
     Value barrier =
         slotBarrier(nb, l, kernel, *first, adaptor.getSlot());
     Value txBytes = arith::ConstantIntOp::create(nb, l, i32, bytes);
     if (Value pred = adaptor.getPred())
       txBytes = arith::SelectOp::create(
           nb, l, pred, txBytes, arith::ConstantIntOp::create(nb, l, i32, 0));
-    LLVM::InlineAsmOp::create(nb, l, Type(), ValueRange(),
-                              "fence.proxy.async.shared::cta;", "",
-                              /*has_side_effects=*/true,
-                              /*is_align_stack=*/false,
-                              LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
-                              ArrayAttr());
+    createAsmStatement(nb, l, "fence.proxy.async.shared::cta;");
     NVVM::MBarrierArriveExpectTxOp::create(nb, l, Type(), barrier, txBytes,
                                            NVVM::MemScopeKind::CTA,
                                            /*relaxed=*/false, Value());
@@ -276,19 +298,13 @@ struct LowerAwait : OpConversionPattern<AwaitOp> {
                           : "has a phase but awaits cp.async loads");
     if (barriers) {
       // Every thread waits for the slot's phase `phase` to complete (its
-      // copies have landed), then the barrier of fa.await's contract.
-      Value barrier =
-          slotBarrier(b, loc, kernel, *barriers, adaptor.getFuture());
-      Value phase = arith::IndexCastOp::create(b, loc, b.getI32Type(),
-                                               adaptor.getPhase());
-      Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(),
-                                               barrier);
-      LLVM::InlineAsmOp::create(
-          b, loc, Type(), ValueRange{address, phase},
-          mbarrierWaitAsm(kernel.mbarrierTimeoutMs), "r,r",
-          /*has_side_effects=*/true, /*is_align_stack=*/false,
-          LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
-      gpu::BarrierOp::create(b, loc);
+      // copies have landed), then the barrier of fa.await's contract,
+      // unless the ring's slots are released by fa.release instead.
+      waitForPhase(b, loc, kernel,
+                   slotBarrier(b, loc, kernel, *barriers, adaptor.getFuture()),
+                   adaptor.getPhase());
+      if (!kernel.plan.releaseBarriers(op.getFuture()))
+        gpu::BarrierOp::create(b, loc);
     } else {
       kernel.atom.waitCopies(b, loc, op.getPending());
     }
@@ -298,6 +314,44 @@ struct LowerAwait : OpConversionPattern<AwaitOp> {
           slotOffset(b, loc, kernel.plan.ring(op.getFuture(), i),
                      adaptor.getFuture()));
     b.replaceOp(op, tiles);
+    return success();
+  }
+  KernelContext &kernel;
+};
+
+/// Pattern: fa.release => (under `if (%pred)`) the warp's lanes meet, then
+/// lane 0 arrives on the slot's release mbarrier, which expects one arrival
+/// per warp.
+struct LowerRelease : OpConversionPattern<ReleaseOp> {
+  LowerRelease(const TypeConverter &converter, MLIRContext *ctx,
+               KernelContext &kernel)
+      : OpConversionPattern(converter, ctx), kernel(kernel) {}
+
+  LogicalResult
+  matchAndRewrite(ReleaseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &b) const override {
+    std::optional<int64_t> released =
+        kernel.plan.releaseBarriers(op.getFuture());
+    if (!released)
+      return op.emitOpError("fa-lower-to-gpu: releases a future whose loads "
+                            "do not wait for releases");
+    underPredicate(b, op.getLoc(), adaptor.getPred(),
+                   [&](OpBuilder &nb, Location l) {
+      NVVM::SyncWarpOp::create(
+          nb, l, arith::ConstantIntOp::create(nb, l, nb.getI32Type(), -1));
+      Value lane = NVVM::LaneIdOp::create(nb, l, nb.getI32Type());
+      Value first = arith::CmpIOp::create(
+          nb, l, arith::CmpIPredicate::eq, lane,
+          arith::ConstantIntOp::create(nb, l, nb.getI32Type(), 0));
+      scf::IfOp::create(nb, l, first, [&](OpBuilder &ib, Location il) {
+        NVVM::MBarrierArriveOp::create(
+            ib, il, Type(),
+            slotBarrier(ib, il, kernel, *released, adaptor.getFuture()),
+            Value());
+        scf::YieldOp::create(ib, il);
+      });
+    });
+    b.eraseOp(op);
     return success();
   }
   KernelContext &kernel;
@@ -571,7 +625,8 @@ struct RejectWholeTileStore
 void mlir::fa::populateMemoryPatterns(const TypeConverter &converter,
                                       KernelContext &kernel,
                                       RewritePatternSet &patterns) {
-  patterns.add<LowerSyncTileLoad, LowerAsyncLoad, LowerAwait, LowerTileStore>(
+  patterns.add<LowerSyncTileLoad, LowerAsyncLoad, LowerAwait, LowerRelease,
+               LowerTileStore>(
       converter, patterns.getContext(), kernel);
   patterns.add<RejectWholeTileStore, LowerVarlenBlock>(converter,
                                                        patterns.getContext());

@@ -446,6 +446,9 @@ LogicalResult AsyncLoadOp::verify() {
                          "type, got ")
              << tile << " from " << sourceTy;
   }
+  if (getReleasePhase() && (!getTma() || getNumSlotsAttr().getInt() < 2))
+    return emitOpError("after_release waits for a slot's release, which "
+                       "only tma loads into a ring of 2 slots or more have");
   if (getTma()) {
     if (getAlongHeads() || getL2Prefetch())
       return emitOpError("tma copies rows of one head from a tensor map, "
@@ -494,6 +497,15 @@ LogicalResult AwaitOp::verify() {
                              "with phase(%p)"
                            : "has a phase but awaits cp.async loads (no "
                              "tma)");
+  return success();
+}
+
+LogicalResult ReleaseOp::verify() {
+  // As for fa.await: the loads are checked where they are in reach.
+  if (auto load = getFuture().getDefiningOp<AsyncLoadOp>();
+      load && !load.getReleasePhase())
+    return emitOpError("releases a future whose load does not wait for "
+                       "releases (no after_release(%p))");
   return success();
 }
 

@@ -1054,3 +1054,32 @@ func.func @cp_async_await_with_phase(%k: tensor<?x2x?x64xf16>, %b: index, %s: in
   %t = fa.await %f pending(0) phase(%s) : !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
   return
 }
+
+// -----
+
+// Waiting for a slot's release is for TMA rings (of 2 slots or more), and
+// only futures of such loads are released.
+
+func.func @release_phase_without_tma(%k: tensor<?x2x?x64xf16>, %b: index, %s: index) {
+  // expected-error @+1 {{'fa.async_load' op after_release waits for a slot's release, which only tma loads into a ring of 2 slots or more have}}
+  %f = fa.async_load %k[%b, %b, %b] rows(%b) slot(%s) of 2 after_release(%s) : tensor<?x2x?x64xf16> -> !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
+  return
+}
+
+// -----
+
+func.func @release_phase_one_slot(%k: tensor<?x2x?x64xf16>, %b: index, %s: index) {
+  // expected-error @+1 {{'fa.async_load' op after_release waits for a slot's release, which only tma loads into a ring of 2 slots or more have}}
+  %f = fa.async_load %k[%b, %b, %b] rows(%b) slot(%s) of 1 tma after_release(%s) : tensor<?x2x?x64xf16> -> !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
+  return
+}
+
+// -----
+
+func.func @release_without_release_phase(%k: tensor<?x2x?x64xf16>, %b: index, %s: index) {
+  %f = fa.async_load %k[%b, %b, %b] rows(%b) slot(%s) of 2 tma : tensor<?x2x?x64xf16> -> !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
+  %t = fa.await %f pending(0) phase(%s) : !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
+  // expected-error @+1 {{'fa.release' op releases a future whose load does not wait for releases (no after_release(%p))}}
+  fa.release %f : !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
+  return
+}

@@ -296,3 +296,25 @@ func.func @async_products(%q: tensor<64x16xf16>, %k: tensor<16x16xf16>, %p: tens
   %o1 = fa.mma_wait %o pending(0) : tensor<64x16xf32>
   return %s1, %o1 : tensor<64x16xf32>, tensor<64x16xf32>
 }
+
+// -----
+
+#swz = #fa.block_shared<atom = #fa.wgmma, swizzled = true>
+
+// A TMA ring whose slots are released: the load waits for the release
+// phase of its slot's fill before (after_release, after tma), the await
+// names the completion phase, fa.release (with or without `if`) frees the
+// slot; all print back in this form.
+// CHECK-LABEL: func.func @released_ring
+// CHECK-SAME: (%[[K:.*]]: tensor<?x2x?x64xbf16>, %[[I:.*]]: index, %[[P:.*]]: index, %[[C:.*]]: i1)
+// CHECK: %[[F:.*]] = fa.async_load %[[K]][%[[I]], %[[I]], %[[I]]] rows(%[[I]]) slot(%[[I]]) of 2 if(%[[C]]) tma after_release(%[[P]]) : tensor<?x2x?x64xbf16> -> !fa.future<tensor<64x64xbf16, #shared_swz_wgmma>>
+// CHECK: %[[T:.*]] = fa.await %[[F]] pending(0) phase(%[[P]]) : !fa.future<tensor<64x64xbf16, #shared_swz_wgmma>>
+// CHECK: fa.release %[[F]] if(%[[C]]) : !fa.future<tensor<64x64xbf16, #shared_swz_wgmma>>
+// CHECK: fa.release %[[F]] : !fa.future<tensor<64x64xbf16, #shared_swz_wgmma>>
+func.func @released_ring(%k: tensor<?x2x?x64xbf16>, %i: index, %p: index, %c: i1) -> tensor<64x64xbf16, #swz> {
+  %f = fa.async_load %k[%i, %i, %i] rows(%i) slot(%i) of 2 if (%c) tma after_release(%p) : tensor<?x2x?x64xbf16> -> !fa.future<tensor<64x64xbf16, #swz>>
+  %t = fa.await %f pending(0) phase(%p) : !fa.future<tensor<64x64xbf16, #swz>>
+  fa.release %f if (%c) : !fa.future<tensor<64x64xbf16, #swz>>
+  fa.release %f : !fa.future<tensor<64x64xbf16, #swz>>
+  return %t : tensor<64x64xbf16, #swz>
+}

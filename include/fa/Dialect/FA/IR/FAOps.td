@@ -973,6 +973,14 @@ def FA_AsyncLoadOp : FA_Op<"async_load", [AttrSizedOperandSegments,
     packed sequences, whose rows past a sequence may be anything). On the
     CPU it is the same load as without.
 
+    `after_release(%p)` (`tma` loads into a ring of 2 slots or more): the
+    slot is refilled only once every warp has released its previous fill
+    (`fa.release`): the issuing thread first waits for phase `%p` (0 or 1,
+    an index) of the slot's release `mbarrier`, the parity of the fill
+    before, so 1 for a slot's first fill, which passes at once. The
+    futures of such a ring are released instead of awaited behind a
+    barrier (`fa.await`, `fa.release`).
+
     ```mlir
     %f = fa.async_load %k, %v [%b, %kvh, %k0] rows(%n) slot(%s) of 2 if (%in)
         : tensor<?x2x?x64xf16>, tensor<?x2x?x64xf16>
@@ -983,12 +991,14 @@ def FA_AsyncLoadOp : FA_Op<"async_load", [AttrSizedOperandSegments,
                        Index:$head, Index:$row_start, Index:$rows,
                        Index:$slot, I64Attr:$num_slots,
                        Optional<I1>:$pred, UnitAttr:$along_heads,
-                       OptionalAttr<I64Attr>:$l2_prefetch, UnitAttr:$tma);
+                       OptionalAttr<I64Attr>:$l2_prefetch, UnitAttr:$tma,
+                       Optional<Index>:$release_phase);
   let results = (outs FA_FutureType:$future);
   let assemblyFormat = [{
     $sources `[` $batch `,` $head `,` $row_start `]` `rows` `(` $rows `)`
     `slot` `(` $slot `)` `of` $num_slots (`if` `(` $pred^ `)`)?
-    (`l2_prefetch` `(` $l2_prefetch^ `)`)? (`tma` $tma^)? attr-dict
+    (`l2_prefetch` `(` $l2_prefetch^ `)`)? (`tma` $tma^)?
+    (`after_release` `(` $release_phase^ `)`)? attr-dict
     `:` type($sources) `->` qualified(type($future))
   }];
   let hasVerifier = 1;
@@ -1011,6 +1021,12 @@ def FA_AwaitOp : FA_Op<"await", [MemoryEffects<[MemRead, MemWrite]>, InferTypeOp
     other loads as before (a `tma` load also closes one, empty). The CPU
     ignores the phase.
 
+    When the future's loads wait for releases (`after_release`), the await
+    is only the wait for the slot's phase, without the barrier: each
+    thread sees the copies once the phase completes, and a slot is
+    refilled only after every warp's `fa.release` of it, so warps need not
+    meet at every block.
+
     ```mlir
     %k, %v = fa.await %f pending(0) : !fa.future<tensor<64x64xf16, #shared>,
                                                   tensor<64x64xf16, #shared>>
@@ -1022,6 +1038,39 @@ def FA_AwaitOp : FA_Op<"await", [MemoryEffects<[MemRead, MemWrite]>, InferTypeOp
   let assemblyFormat = [{
     $future `pending` `(` $pending `)` (`phase` `(` $phase^ `)`)? attr-dict
     `:` qualified(type($future))
+  }];
+  let hasVerifier = 1;
+}
+
+def FA_ReleaseOp : FA_Op<"release", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "the executing warp is done with a future's slot";
+  let description = [{
+    Every read of the tiles of `future` by the executing thread (and its
+    warp) has completed, including asynchronous matmuls, which must have
+    been waited for with `fa.mma_wait`: the slot may be refilled. With
+    `if (%pred)` and `%pred` false it is a no-op. The future's ring must be
+    one whose loads wait for the release (`fa.async_load ...
+    after_release(%p)`); each warp releases each fill of a slot once,
+    in the order of the fills.
+
+    `--fa-pipeline-kv` places it at the end of the iteration after the
+    last read: block j's slot at the end of iteration j, or of iteration
+    j + 1 when the loop carries a tile to the next (the deferred P V of
+    `--fa-pipeline-mma`). On the GPU lane 0 of each warp arrives on the
+    slot's release `mbarrier` (expecting one arrival per warp) after the
+    warp's lanes meet (`bar.warp.sync`); the load into the slot waits for
+    that phase. On the CPU it is a no-op.
+
+    ```mlir
+    %k, %v = fa.await %f pending(0) phase(%p) : ...
+    ... fa.mma_wait ... pending(0) ...
+    fa.release %f : !fa.future<tensor<64x128xbf16, #shared_swz>,
+                               tensor<64x128xbf16, #shared_swz>>
+    ```
+  }];
+  let arguments = (ins FA_FutureType:$future, Optional<I1>:$pred);
+  let assemblyFormat = [{
+    $future (`if` `(` $pred^ `)`)? attr-dict `:` qualified(type($future))
   }];
   let hasVerifier = 1;
 }
