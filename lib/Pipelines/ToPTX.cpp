@@ -96,8 +96,8 @@ LogicalResult mlir::fa::buildToPTXPipeline(
       options.copy != "tma")
     return fail("option copy must be auto, cp-async or tma, got '" +
                 options.copy + "'");
-  if (options.release != "auto" && options.release != "barrier")
-    return fail("option release must be auto or barrier, got '" +
+  if (options.release != "mbarrier" && options.release != "barrier")
+    return fail("option release must be mbarrier or barrier, got '" +
                 options.release + "'");
   if (options.copy == "tma" &&
       (options.chip != "sm_90a" || atom != MmaAtomKind::Wgmma))

@@ -138,7 +138,8 @@ bool sameLoads(PipelinedLoop a, PipelinedLoop b) {
 
 /// Whether `rows`, the row count of the loads of `group`, is `min(c, N -
 /// row start)` (or `N - row start`) with N the extent of one of its sources
-/// along the rows: then the tile rows past `rows` are past the source's
+/// along the rows (`tensor.dim`, or the constant every source's static
+/// extent is): then the tile rows past `rows` are past the source's
 /// end, which a TMA copy fills with zeros, as cp.async's zero-fill does. (A
 /// K/V cache's or a packed sequence's rows end at a length read from
 /// memory, with rows of other data, or none, behind them.)
@@ -151,6 +152,12 @@ bool rowsRunToSourceEnd(const LoadGroup &group) {
     auto sub = v.getDefiningOp<arith::SubIOp>();
     if (!sub || sub.getRhs() != rowStart)
       return false;
+    // A static N: the constant is every source's extent.
+    if (std::optional<int64_t> n = getConstantIntValue(sub.getLhs()))
+      return llvm::all_of(group.loads, [&](TileLoad load) {
+        auto type = cast<RankedTensorType>(load.source().getType());
+        return !type.isDynamicDim(2) && type.getDimSize(2) == *n;
+      });
     auto dim = sub.getLhs().getDefiningOp<tensor::DimOp>();
     std::optional<int64_t> axis =
         dim ? getConstantIntValue(dim.getIndex()) : std::nullopt;
@@ -253,7 +260,7 @@ private:
   bool tmaAllowed;
   /// Whether they are (set by pipelineChain).
   bool tma = false;
-  /// release=auto: a TMA ring's slots are released by fa.release.
+  /// release=mbarrier: a TMA ring's slots are released by fa.release.
   bool releaseAllowed;
   /// Whether they are (set by pipelineChain), and whether a loop carries a
   /// tile to its next iteration (set by run).
@@ -654,9 +661,9 @@ struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
           << copy.getValue() << "'";
       return signalPassFailure();
     }
-    if (release != "auto" && release != "barrier") {
+    if (release != "mbarrier" && release != "barrier") {
       mlir::emitError(getOperation()->getLoc())
-          << "fa-pipeline-kv: option release must be 'auto' or 'barrier', "
+          << "fa-pipeline-kv: option release must be 'mbarrier' or 'barrier', "
              "got '"
           << release.getValue() << "'";
       return signalPassFailure();

@@ -390,7 +390,7 @@ def test_tma_copy_option(compiler):
 
 
 def test_release_option(compiler):
-    """release=auto (the default) frees a TMA ring's slots with fa.release
+    """release=mbarrier (the default) frees a TMA ring's slots with fa.release
     and release mbarriers instead of the await's barrier, in the staged
     pipeline and fa-to-ptx alike; release=barrier keeps the barrier; a bad
     value is an error before any pass runs."""
@@ -403,7 +403,7 @@ def test_release_option(compiler):
     assert "mbarrier.arrive.shared.b64" in text and "bar.warp.sync" in text
     [text] = compiler.compile(GQA, options=dict(hopper, release="barrier")).plan().ptx.values()
     assert "mbarrier.arrive.shared.b64" not in text
-    with pytest.raises(ValueError, match="release takes one of auto, barrier"):
+    with pytest.raises(ValueError, match="release takes one of mbarrier, barrier"):
         compiler.compile(GQA, options={"release": "never"})
     with pytest.raises(ValueError, match="mbarrier-timeout-ms takes a non-negative integer"):
         compiler.compile(GQA, options={"mbarrier-timeout-ms": -1})

@@ -64,7 +64,7 @@
 // (one per slot) after the shared tiles, one cp.async.bulk.tensor per tile
 // and block, waits on the slot's phase; Q (core matrices) by cp.async. The
 // plan names the maps. copy=cp-async keeps cp.async for K and V too.
-// By default (release=auto) three more mbarriers free the slots: in the
+// By default (release=mbarrier) three more mbarriers free the slots: in the
 // K/V loop no bar.sync, each warp arrives on the slot's release mbarrier
 // (bar.warp.sync, then lane 0) and the issuing thread waits for it before
 // the next copy into the slot; release=barrier (REL-BARRIER) keeps the
@@ -113,7 +113,7 @@
 // REL-BARRIER-NOT: bar.warp.sync
 // REL-BARRIER-NOT: mbarrier.arrive.shared.b64
 // RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a atom=wgmma release=never" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-RELEASE
-// BAD-RELEASE: error: fa-to-ptx: option release must be auto or barrier, got 'never'
+// BAD-RELEASE: error: fa-to-ptx: option release must be mbarrier or barrier, got 'never'
 // TMA-PLAN: "dynamic_shared_memory": 67632,
 // TMA-PLAN: "k_map",
 // TMA-PLAN-NEXT: "v_map"

@@ -7,7 +7,7 @@
 // end at its key length, so its loads stay cp.async (TMA would bring the
 // rows past it, which need not be finite).
 //
-// release=auto (the default): the warps free a TMA slot with fa.release
+// release=mbarrier (the default): the warps free a TMA slot with fa.release
 // instead of meeting at every await's barrier. The deferred P V reads
 // block j - 1's V in iteration j, so the loop also carries the awaited
 // future one iteration and releases it at the end of the next (not in the
@@ -109,4 +109,18 @@ func.func @cache(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tenso
   %r = fa.attention ins(%q, %k, %v : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16>)
            key_lengths(%n : tensor<?xi32>) outs(%o : tensor<?x8x?x64xbf16>) causal -> tensor<?x8x?x64xbf16>
   return %r : tensor<?x8x?x64xbf16>
+}
+
+// -----
+
+// A static N: rows is min(64, 150 - k0) with the constant the sources'
+// extent, so the K/V tiles are TMA copies as with a dynamic N.
+// CHECK-LABEL: func.func @static_n
+// CHECK: fa.async_load %{{.*}}, %{{.*}}[%{{.*}}] rows(%{{.*}}) slot(%{{.*}}) of 3 if(%{{.*}}) tma after_release(
+// CHECK: fa.release
+func.func @static_n(%q: tensor<1x2x100x64xf16>, %k: tensor<1x1x150x64xf16>, %v: tensor<1x1x150x64xf16>,
+                    %o: tensor<1x2x100x64xf16>, %lse: tensor<1x2x100xf32>) -> (tensor<1x2x100x64xf16>, tensor<1x2x100xf32>) {
+  %0, %1 = fa.attention ins(%q, %k, %v : tensor<1x2x100x64xf16>, tensor<1x1x150x64xf16>, tensor<1x1x150x64xf16>)
+               outs(%o, %lse : tensor<1x2x100x64xf16>, tensor<1x2x100xf32>) causal -> tensor<1x2x100x64xf16>, tensor<1x2x100xf32>
+  return %0, %1 : tensor<1x2x100x64xf16>, tensor<1x2x100xf32>
 }

@@ -1247,7 +1247,7 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
       `fa.await`s name the `mbarrier` phase: `phase(((k0 - k_first) /
       block-n / slots) mod 2)`, `k_first` the first block of the chain.
       The loads before the loops (Q, unswizzled) stay `cp.async`.
-    * With TMA copies (and `release=auto`, the default), each warp releases
+    * With TMA copies (and `release=mbarrier`, the default), each warp releases
       a slot when it is done with it instead of meeting the others at the
       await's barrier: `fa.release` of the block's future at the end of
       the iteration that last reads it (iteration j, or j + 1 for a loop
@@ -1307,9 +1307,9 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
            "the tiles are in the swizzled #fa.wgmma layout and their rows "
            "run to the source's end (dense K/V), by cp.async elsewhere; "
            "'cp-async' everywhere (every thread, 16 bytes a copy)">,
-    Option<"release", "release", "std::string", /*default=*/"\"auto\"",
-           "How a TMA ring's slots are freed for their next fill: 'auto' "
-           "(the default) by fa.release (each warp arrives on the slot's "
+    Option<"release", "release", "std::string", /*default=*/"\"mbarrier\"",
+           "How a TMA ring's slots are freed for their next fill: "
+           "'mbarrier' (the default) by fa.release (each warp arrives on the slot's "
            "release mbarrier, the load waits for it) where the loops allow "
            "it, 'barrier' by the barrier of each fa.await (every warp meets "
            "at every block)">

@@ -15,7 +15,7 @@
 //           the end), and issues one cp.async.bulk.tensor per tile and
 //           64-column block (coordinates column, row, head, batch); an
 //           await: every thread waits for the slot's phase.
-//   release (--fa-pipeline-kv's default release=auto) a second mbarrier
+//   release (--fa-pipeline-kv's default release=mbarrier) a second mbarrier
 //           per slot, expecting one arrival per warp (8); before a load,
 //           thread 0 waits for the slot's release phase (parity 1 for a
 //           slot's first fill, which passes at once); fa.release: the
