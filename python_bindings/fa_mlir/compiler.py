@@ -46,7 +46,7 @@ _BOOL_OPTIONS = ("pack-gqa", "warp-block-skip")
 # its own).
 _CHOICE_OPTIONS = {"stage-block-scalars": ("auto", "on", "off"),
                    "copy": ("auto", "cp-async", "tma"),
-                   "release": ("mbarrier", "barrier")}
+                   "release": ("barrier", "mbarrier")}
 STAGES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 
@@ -222,7 +222,7 @@ def stage_pipeline(stage, options=None):
         passes.append("fa-pipeline-mma{all-atoms=%s}" % ("true" if mma == "on" else "false"))
     passes.append("fa-pipeline-kv{stages=%s l2-prefetch=%s copy=%s release=%s}" % (
         get("kv-stages", 0), get("l2-prefetch", -1), get("copy", "auto"),
-        get("release", "mbarrier")))
+        get("release", "barrier")))
     if get("warp-block-skip", "false").lower() in ("true", "1"):
         passes.append("fa-warp-block-skip")
     l3 = len(passes)

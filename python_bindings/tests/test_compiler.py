@@ -390,20 +390,22 @@ def test_tma_copy_option(compiler):
 
 
 def test_release_option(compiler):
-    """release=mbarrier (the default) frees a TMA ring's slots with fa.release
-    and release mbarriers instead of the await's barrier, in the staged
-    pipeline and fa-to-ptx alike; release=barrier keeps the barrier; a bad
+    """release=mbarrier frees a TMA ring's slots with fa.release and release
+    mbarriers instead of the await's barrier, in the staged pipeline and
+    fa-to-ptx alike; release=barrier (the default) keeps the barrier; a bad
     value is an error before any pass runs."""
     hopper = {"chip": "sm_90a", "atom": "wgmma"}
-    l3 = compiler.compile(GQA, stage="L3", options=hopper)
+    released = dict(hopper, release="mbarrier")
+    l3 = compiler.compile(GQA, stage="L3", options=released)
     assert "after_release(" in l3 and "fa.release" in l3
-    barrier = compiler.compile(GQA, stage="L3", options=dict(hopper, release="barrier"))
-    assert "phase(" in barrier and "after_release(" not in barrier and "fa.release" not in barrier
-    [text] = compiler.compile(GQA, options=hopper).plan().ptx.values()
+    for options in (hopper, dict(hopper, release="barrier")):
+        barrier = compiler.compile(GQA, stage="L3", options=options)
+        assert "phase(" in barrier and "after_release(" not in barrier and "fa.release" not in barrier
+    [text] = compiler.compile(GQA, options=released).plan().ptx.values()
     assert "mbarrier.arrive.shared.b64" in text and "bar.warp.sync" in text
-    [text] = compiler.compile(GQA, options=dict(hopper, release="barrier")).plan().ptx.values()
+    [text] = compiler.compile(GQA, options=hopper).plan().ptx.values()
     assert "mbarrier.arrive.shared.b64" not in text
-    with pytest.raises(ValueError, match="release takes one of mbarrier, barrier"):
+    with pytest.raises(ValueError, match="release takes one of barrier, mbarrier"):
         compiler.compile(GQA, options={"release": "never"})
     with pytest.raises(ValueError, match="mbarrier-timeout-ms takes a non-negative integer"):
         compiler.compile(GQA, options={"mbarrier-timeout-ms": -1})

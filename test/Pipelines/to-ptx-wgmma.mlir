@@ -64,12 +64,12 @@
 // (one per slot) after the shared tiles, one cp.async.bulk.tensor per tile
 // and block, waits on the slot's phase; Q (core matrices) by cp.async. The
 // plan names the maps. copy=cp-async keeps cp.async for K and V too.
-// By default (release=mbarrier) three more mbarriers free the slots: in the
+// With release=mbarrier (TMA) three more mbarriers free the slots: in the
 // K/V loop no bar.sync, each warp arrives on the slot's release mbarrier
 // (bar.warp.sync, then lane 0) and the issuing thread waits for it before
-// the next copy into the slot; release=barrier (REL-BARRIER) keeps the
-// await's bar.sync and has no release mbarriers.
-// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma" -o /dev/null && FileCheck %s --check-prefix=TMA --input-file=%t/attention_kernel.ptx && FileCheck %s --check-prefix=TMA-PLAN --input-file=%t/attention_kernel.json
+// the next copy into the slot; the default, release=barrier (REL-BARRIER),
+// keeps the await's bar.sync and has no release mbarriers.
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma release=mbarrier" -o /dev/null && FileCheck %s --check-prefix=TMA --input-file=%t/attention_kernel.ptx && FileCheck %s --check-prefix=TMA-PLAN --input-file=%t/attention_kernel.json
 // TMA: .param .align 64 .b8 attention_kernel_param_[[KMAP:[0-9]+]][128],
 // TMA-NEXT: .param .align 64 .b8 attention_kernel_param_[[VMAP:[0-9]+]][128]
 // TMA-NEXT: )
@@ -102,6 +102,7 @@
 // TMA: bar.warp.sync -1;
 // TMA-NOT: bar.sync
 // TMA: mbarrier.arrive.shared.b64 {{.*}}, [%r{{[0-9]+}}];
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma" -o /dev/null && FileCheck %s --check-prefix=REL-BARRIER --input-file=%t/attention_kernel.ptx
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma release=barrier" -o /dev/null && FileCheck %s --check-prefix=REL-BARRIER --input-file=%t/attention_kernel.ptx
 // REL-BARRIER: mbarrier.init.shared.b64 [__dynamic_shmem__0+67600]
 // REL-BARRIER-NOT: mbarrier.init

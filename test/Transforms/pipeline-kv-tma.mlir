@@ -7,26 +7,28 @@
 // end at its key length, so its loads stay cp.async (TMA would bring the
 // rows past it, which need not be finite).
 //
-// release=mbarrier (the default): the warps free a TMA slot with fa.release
-// instead of meeting at every await's barrier. The deferred P V reads
+// release=mbarrier: the warps free a TMA slot with fa.release instead of
+// meeting at every await's barrier. The deferred P V reads
 // block j - 1's V in iteration j, so the loop also carries the awaited
 // future one iteration and releases it at the end of the next (not in the
 // chain's first iteration, whose carried future is a placeholder); each
 // load waits for the release of its slot's fill before,
 // after_release(((k - first) / N / slots + 1) mod 2). Without the deferred
-// P V (SYNC) each iteration releases its own block. release=barrier
-// (BARRIER) and cp.async loads release nothing.
+// P V (SYNC) each iteration releases its own block. release=barrier (the
+// default, BARRIER) and cp.async loads release nothing.
 
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma \
-// RUN:   | fa-opt -split-input-file --fa-pipeline-kv --cse | FileCheck %s
+// RUN:   | fa-opt -split-input-file --fa-pipeline-kv=release=mbarrier --cse | FileCheck %s
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma \
-// RUN:   | fa-opt -split-input-file --fa-pipeline-kv=copy=tma --cse | FileCheck %s
+// RUN:   | fa-opt -split-input-file --fa-pipeline-kv="copy=tma release=mbarrier" --cse | FileCheck %s
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma \
-// RUN:   | fa-opt -split-input-file --fa-pipeline-kv=copy=cp-async --cse | FileCheck %s --check-prefix=CPASYNC
+// RUN:   | fa-opt -split-input-file --fa-pipeline-kv="copy=cp-async release=mbarrier" --cse | FileCheck %s --check-prefix=CPASYNC
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma \
+// RUN:   | fa-opt -split-input-file --fa-pipeline-kv --cse | FileCheck %s --check-prefix=BARRIER
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma \
 // RUN:   | fa-opt -split-input-file --fa-pipeline-kv=release=barrier --cse | FileCheck %s --check-prefix=BARRIER
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax \
-// RUN:   | fa-opt -split-input-file --fa-pipeline-kv --cse | FileCheck %s --check-prefix=SYNC
+// RUN:   | fa-opt -split-input-file --fa-pipeline-kv=release=mbarrier --cse | FileCheck %s --check-prefix=SYNC
 
 // CHECK-LABEL: func.func @dense
 // CHECK: fa.async_load %{{.*}} slot(%{{.*}}) of 1 l2_prefetch(128) : tensor<?x4x?x64xbf16> -> !fa.future<tensor<128x64xbf16, #shared_wgmma>>

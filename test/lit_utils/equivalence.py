@@ -440,6 +440,8 @@ def main():
     p.add_argument("--warps", type=int, default=0,
                    help="also run the L3 passes with this many warps (f16/bf16 only)")
     p.add_argument("--stages", type=int, default=2, help="--fa-pipeline-kv stages (with --warps)")
+    p.add_argument("--kv-release", choices=("barrier", "mbarrier"), default="barrier",
+                   help="--fa-pipeline-kv release (with --warps; mbarrier: fa.release on TMA rings)")
     p.add_argument("--rescale", default="auto", help="--fa-schedule-softmax rescale (with --warps)")
     p.add_argument("--query-home", default="auto", help="--fa-map-warps query-home (with --warps)")
     p.add_argument("--key-groups", type=int, default=1,
@@ -491,7 +493,7 @@ def main():
                   "--fa-schedule-softmax=rescale=%s" % a.rescale]
         if a.pipeline_mma:
             tiled.append("--fa-pipeline-mma=all-atoms=true")
-        tiled.append("--fa-pipeline-kv=stages=%d" % a.stages)
+        tiled.append("--fa-pipeline-kv=stages=%d release=%s" % (a.stages, a.kv_release))
         if a.warp_skip:
             tiled.append("--fa-warp-block-skip")
     if a.seqlens_q:

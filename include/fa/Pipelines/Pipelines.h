@@ -74,11 +74,11 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
   PassOptions::Option<std::string> release{
       *this, "release",
       llvm::cl::desc("How a TMA ring's slots are freed for their next "
-                     "fill: mbarrier (the default) by fa.release, each warp "
-                     "arriving on the slot's release mbarrier when done "
-                     "with it, where the loops allow; barrier by the "
-                     "barrier of each await (--fa-pipeline-kv release)"),
-      llvm::cl::init("mbarrier")};
+                     "fill: barrier (the default) by the barrier of each "
+                     "await; mbarrier by fa.release, each warp arriving on "
+                     "the slot's release mbarrier when done with it, where "
+                     "the loops allow (--fa-pipeline-kv release)"),
+      llvm::cl::init("barrier")};
   PassOptions::Option<std::string> swizzleShared{
       *this, "swizzle-shared",
       llvm::cl::desc("The shared layout of the streamed tiles (the "

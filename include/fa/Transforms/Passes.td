@@ -1247,7 +1247,8 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
       `fa.await`s name the `mbarrier` phase: `phase(((k0 - k_first) /
       block-n / slots) mod 2)`, `k_first` the first block of the chain.
       The loads before the loops (Q, unswizzled) stay `cp.async`.
-    * With TMA copies (and `release=mbarrier`, the default), each warp releases
+    * With TMA copies and `release=mbarrier` (not the default: 0.94-1.02x
+      the barrier on an H100, docs/performance.md), each warp releases
       a slot when it is done with it instead of meeting the others at the
       await's barrier: `fa.release` of the block's future at the end of
       the iteration that last reads it (iteration j, or j + 1 for a loop
@@ -1258,7 +1259,7 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
       where each iteration ends with its asynchronous matmuls waited for
       (`fa.mma_wait ... pending(0)` after the last `{async}` one) and
       tiles are carried one iteration at most; elsewhere, and with
-      `release=barrier`, the awaits keep their barrier.
+      `release=barrier` (the default), the awaits keep their barrier.
 
     Loops whose tile loads do not follow that form, or that are not
     consecutive blocks of one sequence, are an error; a loop nest without
@@ -1307,12 +1308,12 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
            "the tiles are in the swizzled #fa.wgmma layout and their rows "
            "run to the source's end (dense K/V), by cp.async elsewhere; "
            "'cp-async' everywhere (every thread, 16 bytes a copy)">,
-    Option<"release", "release", "std::string", /*default=*/"\"mbarrier\"",
+    Option<"release", "release", "std::string", /*default=*/"\"barrier\"",
            "How a TMA ring's slots are freed for their next fill: "
-           "'mbarrier' (the default) by fa.release (each warp arrives on the slot's "
-           "release mbarrier, the load waits for it) where the loops allow "
-           "it, 'barrier' by the barrier of each fa.await (every warp meets "
-           "at every block)">
+           "'barrier' (the default) by the barrier of each fa.await (every "
+           "warp meets at every block), 'mbarrier' by fa.release (each warp "
+           "arrives on the slot's release mbarrier, the load waits for it) "
+           "where the loops allow it">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

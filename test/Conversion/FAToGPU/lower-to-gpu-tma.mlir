@@ -15,17 +15,17 @@
 //           the end), and issues one cp.async.bulk.tensor per tile and
 //           64-column block (coordinates column, row, head, batch); an
 //           await: every thread waits for the slot's phase.
-//   release (--fa-pipeline-kv's default release=mbarrier) a second mbarrier
+//   release (--fa-pipeline-kv{release=mbarrier}) a second mbarrier
 //           per slot, expecting one arrival per warp (8); before a load,
 //           thread 0 waits for the slot's release phase (parity 1 for a
 //           slot's first fill, which passes at once); fa.release: the
 //           warp's lanes meet, lane 0 arrives. No bar.sync in the loop.
-//   BARRIER (release=barrier) the await's bar.sync instead, and no
-//           release mbarriers.
+//   BARRIER (release=barrier, the default) the await's bar.sync instead,
+//           and no release mbarriers.
 
-// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv \
+// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv=release=mbarrier \
 // RUN:   | fa-opt --fa-lower-to-gpu=chip=sm_90a --canonicalize --cse | FileCheck %s
-// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv=release=barrier \
+// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv \
 // RUN:   | fa-opt --fa-lower-to-gpu=chip=sm_90a --canonicalize --cse | FileCheck %s --check-prefix=BARRIER
 
 // A loop-carried future's await must name the phase exactly when its loads
@@ -40,14 +40,14 @@
 // The loads of one ring complete one way: the loop's loads made cp.async
 // while the first one stays TMA is a diagnostic.
 // RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv \
-// RUN:   | sed -e '0,/) tma /! s/) tma after_release(%[0-9a-z_]*) :/) :/' | not fa-opt --fa-lower-to-gpu=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=MIXED
+// RUN:   | sed -e '0,/) tma :/! s/) tma :/) :/' | not fa-opt --fa-lower-to-gpu=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=MIXED
 // MIXED: error: 'fa.async_load' op fa-lower-to-gpu: loads into the same ring of shared tiles must all be tma copies or all cp.async
 // Releases go with loads that wait for them, and all loads of a ring wait
 // or none: the loop's loads stripped of after_release, then every load.
-// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv \
+// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv=release=mbarrier \
 // RUN:   | sed -e '0,/ after_release(/! s/ after_release(%[0-9a-z_]*)//' | not fa-opt --fa-lower-to-gpu=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=MIXED-RELEASE
 // MIXED-RELEASE: error: 'fa.async_load' op fa-lower-to-gpu: loads into the same ring of shared tiles must all wait for releases (after_release) or none
-// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv \
+// RUN: fa-opt %s --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv=release=mbarrier \
 // RUN:   | sed -e 's/ after_release(%[0-9a-z_]*)//' | not fa-opt --fa-lower-to-gpu=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=NO-RELEASE
 // NO-RELEASE: error: 'fa.release' op fa-lower-to-gpu: releases a future whose loads do not wait for releases
 

@@ -111,12 +111,14 @@
 // RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 130 --D 16 --causal --block-m 32 --block-n 16 --skip --warps 2 --pipeline-mma
 // RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 130 --D 16 --causal --block-m 64 --block-n 16 --skip --warps 4 --atom wgmma --pipeline-mma
 // With 128-byte rows (D = 64) the #fa.wgmma K/V tiles are swizzled and
-// --fa-pipeline-kv makes them TMA loads whose slots are released
-// (fa.release, after_release; the previous block's future carried with
-// the deferred P V, the block's own without it), static and dynamic N:
+// --fa-pipeline-kv makes them TMA loads, and with release=mbarrier their
+// slots are released (fa.release, after_release; the previous block's
+// future carried with the deferred P V, the block's own without it),
+// static and dynamic N:
+// RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 150 --D 64 --causal --block-m 64 --block-n 16 --skip --warps 4 --atom wgmma --pipeline-mma --kv-release mbarrier
+// RUN: %{eq} %{bf16} --Hq 2 --Hkv 2 --Nq 90 --Nk 120 --D 64 --window 30 5 --causal --block-m 64 --block-n 16 --skip --warps 4 --atom wgmma --stages 3 --kv-release mbarrier
+// RUN: %{eq} %{f16} --dynamic --Nq 40 --Nk 70 --D 64 --block-m 64 --block-n 32 --warps 4 --atom wgmma --pipeline-mma --stages 3 --kv-release mbarrier
 // RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 150 --D 64 --causal --block-m 64 --block-n 16 --skip --warps 4 --atom wgmma --pipeline-mma
-// RUN: %{eq} %{bf16} --Hq 2 --Hkv 2 --Nq 90 --Nk 120 --D 64 --window 30 5 --causal --block-m 64 --block-n 16 --skip --warps 4 --atom wgmma --stages 3
-// RUN: %{eq} %{f16} --dynamic --Nq 40 --Nk 70 --D 64 --block-m 64 --block-n 32 --warps 4 --atom wgmma --pipeline-mma --stages 3
 // RUN: %{eq} %{bf16} --Nq 77 --Nk 77 --D 32 --causal --block-m 16 --block-n 16 --skip --warps 1 --rescale before-exp --query-home shared --stages 3 --pipeline-mma
 // RUN: %{eq} %{bf16} --Hq 4 --Hkv 2 --Nq 130 --Nk 100 --D 16 --window 20 5 --causal --softcap 2.0 --block-m 32 --block-n 16 --skip --warps 2 --stages 3 --pipeline-mma
 // RUN: %{eq} %{f16} --Nq 7 --Nk 1 --D 16 --causal --block-m 16 --block-n 16 --skip --warps 1 --pipeline-mma
