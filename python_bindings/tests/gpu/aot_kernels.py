@@ -6,7 +6,15 @@ kernel directory, on the compiler machine:
 
 --options "chip=sm_90a atom=wgmma" compiles every kernel with those fa-to-ptx
 options on top of its own (a variant of the whole set in its own directory,
-e.g. the GPU tests on the #fa.wgmma atom).
+e.g. the GPU tests on the #fa.wgmma atom). A `chip` there is the chip of
+the kernels' configurations too (as FA_MLIR_CHIP sets it), so that the
+runtime finds them when the GPU tests run with the same FA_MLIR_CHIP:
+
+    python3 python_bindings/tests/gpu/aot_kernels.py --out build/aot-wgmma \
+        --options "chip=sm_90a atom=wgmma mbarrier-timeout-ms=5000"
+    # on the GPU machine:
+    FA_MLIR_CHIP=sm_90a FA_GPU_TEST_KERNELS=$PWD/build/aot-wgmma \
+        bash scripts/gpu-python-check.sh gpu
 """
 import argparse
 import os
@@ -26,6 +34,11 @@ def main():
                    help="fa-to-ptx options (key=value, space separated) for every kernel")
     a = p.parse_args()
     extra = dict(kv.split("=", 1) for kv in a.options.split())
+    if "chip" in extra:
+        # The configurations read it (kernels.attention_config): a plan
+        # compiled for another chip than its configuration's is refused
+        # at lookup as a damaged entry.
+        os.environ["FA_MLIR_CHIP"] = extra.pop("chip")
     version = compiler.version()
     target = KernelDir(a.out)
     start = time.perf_counter()
