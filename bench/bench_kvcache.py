@@ -20,6 +20,13 @@ medians. Ours picks its split count per call as fa_mlir.attention does
   # GPU machine
   FA_MLIR_KERNEL_DIR=$PWD/build/kvcache-kernels PYTHONPATH=python_bindings \\
     python3 bench/bench_kvcache.py --repeats 3 --json OUT.json
+
+`--variant NAME=DIR[@CHIP]` (repeatable, bench/kernel_variants.py) times
+our calls with another kernel directory's kernels too, in the same rounds
+(e.g. `wgmma=build/kv-wgmma@sm_90a`, kernels compiled with `--chip sm_90a
+--variant-options atom=wgmma`). Each variant's output must match the
+default kernels' to 1e-2 (its largest difference is kept); each call
+picks its split count by the runtime's rule for its own kernels.
 """
 import argparse
 import itertools
@@ -33,6 +40,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import fa_mlir
 from fa_mlir.ops import decode_splits
+from kernel_variants import parse_variants, with_cache
 from timing import interleaved_times
 
 def sdpa(backend, q, k, v):
@@ -40,7 +48,7 @@ def sdpa(backend, q, k, v):
         return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
 
 
-def calls_for(b, hq, hkv, nk, page_sizes, d=128):
+def calls_for(b, hq, hkv, nk, page_sizes, variants=(), d=128):
     dt = torch.bfloat16
     q = torch.randn(b, 1, hq, d, device="cuda", dtype=dt)
     k = torch.randn(b, nk, hkv, d, device="cuda", dtype=dt)
@@ -58,6 +66,9 @@ def calls_for(b, hq, hkv, nk, page_sizes, d=128):
         calls["ours_paged%d" % ps] = (lambda kp=kp, vp=vp, table=table:
                                       fa_mlir.attention_with_kvcache(q, kp, vp, lens, table,
                                                                      causal=True))
+    for name, cache, chip in variants:
+        for impl in [n for n in calls if n.startswith("ours_")]:
+            calls[impl + ":" + name] = with_cache(cache, calls[impl], chip)
     qh, kh, vh = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
     calls["sdpa_flash"] = lambda: sdpa(SDPBackend.FLASH_ATTENTION, qh, kh, vh)
     calls["sdpa_cudnn"] = lambda: sdpa(SDPBackend.CUDNN_ATTENTION, qh, kh, vh)
@@ -74,18 +85,29 @@ def main():
     p.add_argument("--max-gib", type=float, default=40.0, help="skip shapes whose K+V exceed it")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--json")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=DIR[@CHIP]",
+                   help="also time our calls with the kernels of directory DIR (looked up "
+                        "as CHIP's kernels) as ours_*:NAME (kernel_variants.py)")
     a = p.parse_args()
+    variants = parse_variants(p, a.variant)
     rows = []
     for heads, b, nk in itertools.product(a.heads, a.batches, a.keys):
         hq, hkv = map(int, heads.split("x"))
         kv_bytes = 2 * b * nk * hkv * 128 * 2
         if kv_bytes > a.max_gib * 2**30 or b * nk * hkv * 128 >= 2**31:
             continue  # Too big, or past the kernels' 32-bit indices.
-        calls, _ = calls_for(b, hq, hkv, nk, a.page_sizes)
+        calls, _ = calls_for(b, hq, hkv, nk, a.page_sizes, variants)
+        diffs = {}
+        for n in [n for n in calls if ":" in n]:
+            diffs[n] = (calls[n]() - calls[n.split(":")[0]]()).abs().max().item()
+            if not diffs[n] <= 1e-2:
+                raise RuntimeError("%s differs from %s by %g (B=%d, %d:%d, Nk=%d)" % (
+                    n, n.split(":")[0], diffs[n], b, hq, hkv, nk))
         times = interleaved_times(calls, a.repeats)
         row = {"B": b, "Hq": hq, "Hkv": hkv, "Nk": nk,
                "splits": decode_splits(torch.device("cuda"), b, hq, hkv, nk),
-               "kv_bytes": kv_bytes, "ms": {}, "gbps": {}, "spread": {}}
+               "kv_bytes": kv_bytes, "ms": {}, "gbps": {}, "spread": {},
+               "variant_max_diff": diffs}
         for n, t in times.items():
             ms = statistics.median(t)
             row["ms"][n] = ms

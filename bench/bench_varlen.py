@@ -15,10 +15,13 @@ interleaved, `--repeats` rounds, medians.
   FA_MLIR_KERNEL_DIR=$PWD/build/varlen-kernels PYTHONPATH=python_bindings \\
     python3 bench/bench_varlen.py --repeats 3 --json OUT.json
 
-`--variant NAME=DIR` (repeatable) also times the packed kernels of another
-kernel directory (e.g. other tiles, or another compiler build) in the same
-rounds, as "varlen:NAME"; each variant's output must match the default
-packed kernel's (its largest difference is printed and kept).
+`--variant NAME=DIR[@CHIP]` (repeatable, bench/kernel_variants.py) also
+times the packed kernels of another kernel directory (e.g. other tiles,
+another compiler build, or `@sm_90a` for `--chip sm_90a` kernels) in the
+same rounds, as "varlen:NAME"; each variant's output must match the
+default packed kernel's (its largest difference is printed and kept).
+`--dense-variants` times each variant's dense kernel too, and reports the
+variant's packing cost against its own dense kernel.
 """
 import argparse
 import json
@@ -30,6 +33,7 @@ import torch
 
 import fa_mlir
 import fa_mlir.ops  # noqa: F401 (its plan memo is swapped per variant)
+from kernel_variants import parse_variants, with_cache
 from timing import interleaved_times
 
 HQ, HKV = 32, 8
@@ -42,22 +46,7 @@ def cases(d):
             ("mixed", mixed, d), ("mixed", [4096] + [256] * 15, d)]
 
 
-def with_cache(cache, fn):
-    """fn run with fa_mlir's kernel lookups going to `cache` (and the plans
-    fa_mlir.ops memoises by configuration kept apart per cache)."""
-    plans = {}
-
-    def call():
-        saved = fa_mlir.kernels.default_cache, fa_mlir.ops._plans
-        fa_mlir.kernels.default_cache, fa_mlir.ops._plans = cache, plans
-        try:
-            return fn()
-        finally:
-            fa_mlir.kernels.default_cache, fa_mlir.ops._plans = saved
-    return call
-
-
-def calls_for(kind, lengths, d, variants=()):
+def calls_for(kind, lengths, d, variants=(), dense_variants=False):
     dt = torch.bfloat16
     total, b, longest = sum(lengths), len(lengths), max(lengths)
     q = torch.randn(total, HQ, d, device="cuda", dtype=dt)
@@ -66,9 +55,9 @@ def calls_for(kind, lengths, d, variants=()):
     cu = torch.tensor([0] + torch.tensor(lengths).cumsum(0).tolist(), dtype=torch.int32,
                       device="cuda")
     calls = {"varlen": lambda: fa_mlir.attention_varlen(q, k, v, cu, cu, causal=True)}
-    for name, cache in variants:
+    for name, cache, chip in variants:
         calls["varlen:" + name] = with_cache(
-            cache, lambda: fa_mlir.attention_varlen(q, k, v, cu, cu, causal=True))
+            cache, lambda: fa_mlir.attention_varlen(q, k, v, cu, cu, causal=True), chip)
     if kind == "equal":
         qd, kd, vd = (t.view(b, lengths[0], t.shape[1], d) for t in (q, k, v))
     else:  # Padded to the longest sequence.
@@ -76,6 +65,10 @@ def calls_for(kind, lengths, d, variants=()):
         kd = torch.randn(b, longest, HKV, d, device="cuda", dtype=dt)
         vd = torch.randn_like(kd)
     calls["dense"] = lambda: fa_mlir.attention(qd, kd, vd, causal=True, layout="bnhd")
+    for name, cache, chip in variants:
+        if dense_variants:
+            calls["dense:" + name] = with_cache(
+                cache, lambda: fa_mlir.attention(qd, kd, vd, causal=True, layout="bnhd"), chip)
     return calls
 
 
@@ -85,25 +78,22 @@ def main():
     p.add_argument("--head-dims", type=int, nargs="+", default=[64, 128])
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--json")
-    p.add_argument("--variant", action="append", default=[], metavar="NAME=DIR",
-                   help="also time the packed kernels of kernel directory DIR")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=DIR[@CHIP]",
+                   help="also time the packed kernels of kernel directory DIR "
+                        "(looked up as CHIP's kernels; kernel_variants.py)")
+    p.add_argument("--dense-variants", action="store_true",
+                   help="time each variant's dense kernel too (dense:NAME), and report "
+                        "its packed kernel against it")
     a = p.parse_args()
-    variants = []
-    for spec in a.variant:
-        name, sep, directory = spec.partition("=")
-        if not sep or not name or not directory:
-            p.error("--variant takes NAME=DIR, got %r" % spec)
-        cache = fa_mlir.kernels.KernelCache()
-        cache.add_kernel_dir(directory)
-        variants.append((name, cache))
+    variants = parse_variants(p, a.variant)
     rows = []
     for d in a.head_dims:
         for kind, lengths, _ in cases(d):
-            calls = calls_for(kind, lengths, d, variants)
+            calls = calls_for(kind, lengths, d, variants, a.dense_variants)
             errors = {}
             if variants:
                 base = calls["varlen"]()
-                for name, _ in variants:
+                for name, _, _ in variants:
                     diff = (calls["varlen:" + name]() - base).abs().max().item()
                     errors[name] = diff
                     if not diff <= 1e-2:
@@ -119,19 +109,21 @@ def main():
                    "spread": {n: (max(t) - min(t)) / statistics.median(t)
                               for n, t in times.items()},
                    "variant_max_diff": errors}
-            for name, _ in variants:
-                row["dense_over_" + name] = ms["dense"] / ms["varlen:" + name]
+            for name, _, _ in variants:
+                dense = ms["dense:" + name] if a.dense_variants else ms["dense"]
+                row["dense_over_" + name] = dense / ms["varlen:" + name]
             rows.append(row)
             print("d=%-3d %-5s S=%-2d total=%-6d varlen %.3f ms (%.0f TFLOP/s)  dense %.3f ms  "
                   "dense/varlen %.3f" % (d, kind, len(lengths), sum(lengths), ms["varlen"],
                                          row["varlen_tflops"], ms["dense"],
                                          row["dense_over_varlen"]), flush=True)
-            for name, _ in variants:
-                print("      variant %-10s %.3f ms  dense/varlen %.3f  max diff %.2g" % (
-                    name, ms["varlen:" + name], row["dense_over_" + name], errors[name]),
+            for name, _, _ in variants:
+                print("      variant %-10s %.3f ms  dense/varlen %.3f  max diff %.2g%s" % (
+                    name, ms["varlen:" + name], row["dense_over_" + name], errors[name],
+                    "  (its dense %.3f ms)" % ms["dense:" + name] if a.dense_variants else ""),
                     flush=True)
     for kind in ("equal", "mixed"):
-        for col in ["varlen"] + [name for name, _ in variants]:
+        for col in ["varlen"] + [name for name, _, _ in variants]:
             sel = [r["dense_over_" + col] for r in rows if r["kind"] == kind]
             print("%s: geomean dense/%s %.3f" % (kind, col, math.exp(sum(map(math.log, sel)) /
                                                                      len(sel))))

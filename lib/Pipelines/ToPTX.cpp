@@ -80,7 +80,8 @@ LogicalResult mlir::fa::buildToPTXPipeline(
           .Default(std::nullopt);
   std::optional<MmaAtomKind> atom =
       llvm::StringSwitch<std::optional<MmaAtomKind>>(options.atom)
-          .Cases({"auto", "mma_sync"}, MmaAtomKind::MmaSync)
+          .Case("auto", MmaAtomKind::Auto)
+          .Case("mma_sync", MmaAtomKind::MmaSync)
           .Case("wgmma", MmaAtomKind::Wgmma)
           .Default(std::nullopt);
   // The three-way switches: auto (the compiler's rule), on (every kernel),
@@ -100,10 +101,10 @@ LogicalResult mlir::fa::buildToPTXPipeline(
     return fail("option release must be mbarrier or barrier, got '" +
                 options.release + "'");
   if (options.copy == "tma" &&
-      (options.chip != "sm_90a" || atom != MmaAtomKind::Wgmma))
-    return fail("option copy=tma needs chip=sm_90a atom=wgmma (TMA writes "
-                "#fa.wgmma's swizzled tiles), got chip=" + options.chip +
-                " atom=" + options.atom);
+      (options.chip != "sm_90a" || atom == MmaAtomKind::MmaSync))
+    return fail("option copy=tma needs chip=sm_90a and atom wgmma or auto "
+                "(TMA writes #fa.wgmma's swizzled tiles), got chip=" +
+                options.chip + " atom=" + options.atom);
   std::string message;
   FailureOr<std::string> features =
       checkFeatures(options.chip, options.features, message);

@@ -353,18 +353,31 @@ struct FAMapWarpsPass : fa::impl::FAMapWarpsBase<FAMapWarpsPass> {
                                   swizzleShared, *chipInfo)))
         return signalPassFailure();
     for (TiledAttention &tiled : nests) {
+      MmaAtomKind atomKind = atom;
+      if (atomKind == MmaAtomKind::Auto) {
+        auto recorded = tiled.forall->getAttrOfType<MmaAtomAttrInterface>(
+            kMmaAtomAttrName);
+        atomKind = recorded ? getMmaAtomKind(recorded) : MmaAtomKind::MmaSync;
+        // Warps asked for that are not whole warpgroups: the atom that
+        // takes them (an explicit atom=wgmma diagnoses them instead).
+        if (numWarps % 4 != 0)
+          atomKind = MmaAtomKind::MmaSync;
+      }
       int64_t warps = numWarps;
       if (warps == 0)
-        warps = defaultWarps(tiled, atom);
+        warps = defaultWarps(tiled, atomKind);
       int64_t groups = keyGroups;
       if (groups == 0) {
         auto recorded =
             tiled.forall->getAttrOfType<IntegerAttr>(kKeyGroupsAttrName);
-        groups = recorded && atom == MmaAtomKind::MmaSync ? recorded.getInt()
-                                                          : 1;
+        groups = recorded && atomKind == MmaAtomKind::MmaSync
+                     ? recorded.getInt()
+                     : 1;
       }
-      WarpMapper mapper(tiled, warps, queryHome, atom, groups, swizzleShared,
-                        *chipInfo);
+      // From here the layouts name the atom: the record has served.
+      tiled.forall->removeAttr(kMmaAtomAttrName);
+      WarpMapper mapper(tiled, warps, queryHome, atomKind, groups,
+                        swizzleShared, *chipInfo);
       if (failed(mapper.checkSplit()))
         return signalPassFailure();
       mapper.run();

@@ -575,6 +575,25 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
                    stageBlockScalars};
 }
 
+} // namespace
+
+fa::MmaAtomKind fa::chooseAtom(const fa::ChipInfo &chip, int64_t blockM,
+                               int64_t queryRows) {
+  // wgmma's m64 tiles: 64 rows a warpgroup (blockM 0: the atom's table,
+  // whose #fa.wgmma blocks are 64 or 128 rows).
+  constexpr int64_t kWarpgroupRows = 64;
+  if (!chip.hasWgmma() || blockM % kWarpgroupRows != 0)
+    return fa::MmaAtomKind::MmaSync;
+  // A few static query rows (a decode step, or a GQA group's heads): the
+  // #fa.mma_sync block shrinks to 16 or 32 rows with key groups where the
+  // #fa.wgmma one stays 64.
+  if (!ShapedType::isDynamic(queryRows) && queryRows <= kWarpgroupRows / 2)
+    return fa::MmaAtomKind::MmaSync;
+  return fa::MmaAtomKind::Wgmma;
+}
+
+namespace {
+
 struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
   using Base::Base;
 
@@ -613,10 +632,17 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
       // pack-gqa applies to single-query GQA/MQA ops only.
       bool pack = packGqa && q[2] == 1 && op.getGroupSize() > 1 &&
                   !op.isVarlen();
+      // The rows of a Q block that hold queries: with pack-gqa the heads of
+      // a group, else Nq (dynamic for most ops).
+      int64_t queryRows = pack ? op.getGroupSize() : q[2];
+      fa::MmaAtomKind atomKind = atom;
+      if (atomKind == fa::MmaAtomKind::Auto)
+        atomKind = fa::chooseAtom(*chipInfo, autoBlocks ? 0 : blockM.getValue(),
+                                  queryRows);
       AutoTiles tiles{blockM, blockN, 0};
       if (autoBlocks) {
         FailureOr<AutoTiles> picked =
-            blocksForHeadDim(op, *chipInfo, pack, forSplitKV, atom,
+            blocksForHeadDim(op, *chipInfo, pack, forSplitKV, atomKind,
                              stageBlockScalars);
         if (failed(picked))
           return signalPassFailure();
@@ -634,6 +660,9 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
       // The stages are --fa-pipeline-kv's (stages=0) to apply: recorded on
       // the loop nest, where the L1 IR shows them.
       if (auto forall = results.front().getDefiningOp<scf::ForallOp>()) {
+        // The atom the tiles are for, --fa-map-warps's (atom=auto) to name.
+        forall->setAttr(fa::kMmaAtomAttrName,
+                        fa::getMmaAtom(&getContext(), atomKind));
         if (tiles.stages)
           forall->setAttr(fa::kKVStagesAttrName,
                           rewriter.getI64IntegerAttr(tiles.stages));

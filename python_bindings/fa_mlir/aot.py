@@ -173,7 +173,9 @@ def main(argv=None):
                         "fa_mlir.attention_with_kvcache uses")
     p.add_argument("--varlen", choices=sorted(_YES_NO), default="no",
                    help="packed sequences (fa_mlir.attention_varlen): yes, no or both")
-    p.add_argument("--chip", default=None, help="sm_80 (default), sm_86, sm_87, sm_89, sm_90")
+    p.add_argument("--chip", default=None,
+                   help="sm_80 (default), sm_86, sm_87, sm_89, sm_90, sm_90a (what an "
+                        "H100/H200 looks up: wgmma kernels), ...")
     p.add_argument("--options", type=_options, default={},
                    help="more fa-to-ptx options, e.g. block-m=64,block-n=64")
     p.add_argument("--variant-options", type=_options, default={},

@@ -3,26 +3,34 @@
 Pure Python (no torch, no compiler needed).
 
 fa_mlir.attention compiles (or looks up) kernels for the chip of the GPU it
-runs on, as Triton does: an H100 or H200 gets `sm_90` kernels (227 KB of
-shared memory a thread block: the decode kernels take a third K/V stage),
-an RTX 3090/4090 `sm_86`/`sm_89` ones (99 KB: the table's smaller tiles),
+runs on, as Triton does: an H100 or H200 gets `sm_90a` kernels (wgmma and
+TMA, fa-to-ptx's atom=auto; 227 KB of shared memory a thread block), an
+RTX 3090/4090 `sm_86`/`sm_89` ones (99 KB: the table's smaller tiles),
 where a single `sm_80` default would fail to launch the kernels that need
 more than the chip has. FA_MLIR_CHIP overrides the choice.
 
-A kernel directory compiled for `sm_80` (fa_mlir.aot's default) still
-serves a newer GPU that has no kernel of its own chip there: PTX for sm_XY
-runs on every GPU of compute capability XY or more (the driver compiles it),
-as long as the thread block's shared memory fits (checked when the plan is
-loaded: `check_plan_fits`).
+Where a kernel of the GPU's own chip cannot be had (a kernel directory
+without it and no compiler), `fallback_chips` names the others whose PTX
+runs there: for sm_90a the portable sm_90 (the #fa.mma_sync kernels of
+earlier kernel directories), then sm_80 (fa_mlir.aot's default). PTX for
+sm_XY runs on every GPU of compute capability XY or more (the driver
+compiles it), as long as the thread block's shared memory fits (checked
+when the plan is loaded: `check_plan_fits`).
 """
 
 from .errors import UnsupportedDeviceError
 
 # The chips fa-opt's `chip=` takes (lib/Dialect/FA/IR/Chips.cpp; a test
 # compares the two lists), without the architecture-specific `a` variants,
-# which run only on their own chip and which the runtime never picks.
+# which run only on their own chip.
 KNOWN_CHIPS = ("sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_100", "sm_103", "sm_120",
                "sm_121")
+
+# The `a` chips the runtime picks on their own GPU: those for which fa-opt
+# has instructions the portable chip lacks (sm_90a: the #fa.wgmma atom,
+# wgmma.mma_async and TMA; docs/performance.md, "atom=auto on sm_90a").
+# sm_100a and newer would give nothing over sm_100 yet.
+PREFERRED_ARCH_SPECIFIC = {(9, 0): "sm_90a"}
 
 # The chip an AOT directory's kernels are compiled for unless told otherwise.
 PORTABLE_CHIP = "sm_80"
@@ -44,12 +52,22 @@ def parse_chip(name):
 
 def chip_for_capability(major, minor):
     """The chip to compile for on a GPU of compute capability major.minor:
-    its own where fa-opt knows it, else the newest known one below it (whose
-    PTX the driver compiles for this GPU). UnsupportedDeviceError below 8.0."""
+    its architecture-specific chip where fa-opt has an atom for it (sm_90a
+    on 9.0), else its own where fa-opt knows it, else the newest known one
+    below it (whose PTX the driver compiles for this GPU).
+    UnsupportedDeviceError below 8.0."""
     if (major, minor) < (8, 0):
         raise UnsupportedDeviceError(
             "fa_mlir needs a GPU of compute capability 8.0 or newer (Ampere: mma.sync "
             "with bf16, cp.async); this one is %d.%d" % (major, minor))
+    if (major, minor) in PREFERRED_ARCH_SPECIFIC:
+        return PREFERRED_ARCH_SPECIFIC[(major, minor)]
+    return portable_chip_for_capability(major, minor)
+
+
+def portable_chip_for_capability(major, minor):
+    """The newest chip of KNOWN_CHIPS (no `a` chip) whose PTX runs on a GPU
+    of compute capability major.minor (>= 8.0)."""
     below = [c for c in KNOWN_CHIPS if parse_chip(c)[:2] <= (major, minor)]
     return max(below, key=lambda c: parse_chip(c)[:2])
 
@@ -66,12 +84,19 @@ def can_run(chip, major, minor):
 
 def fallback_chips(chip):
     """The chips whose kernels may serve where `chip`'s cannot be had (no
-    compiler, not in a kernel directory): the portable sm_80, if it is not
-    `chip` itself and `chip` is a chip sm_80's PTX runs on."""
-    major, minor, _ = parse_chip(chip)
-    if chip != PORTABLE_CHIP and can_run(PORTABLE_CHIP, major, minor):
-        return [PORTABLE_CHIP]
-    return []
+    compiler, not in a kernel directory), in order: for an `a` chip, the
+    portable chip of its own capability (sm_90a: sm_90); then the portable
+    sm_80, where its PTX runs and it is not `chip` itself."""
+    major, minor, specific = parse_chip(chip)
+    chips = []
+    if specific and (major, minor) >= (8, 0):
+        own = portable_chip_for_capability(major, minor)
+        if own != chip:
+            chips.append(own)
+    if PORTABLE_CHIP != chip and PORTABLE_CHIP not in chips and can_run(PORTABLE_CHIP, major,
+                                                                         minor):
+        chips.append(PORTABLE_CHIP)
+    return chips
 
 
 def check_plan_fits(plan_name, plan_chip, kernels, major, minor, shared_optin):

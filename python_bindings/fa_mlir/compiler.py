@@ -44,7 +44,8 @@ _INT_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "l
 _BOOL_OPTIONS = ("pack-gqa", "warp-block-skip")
 # Checked here for the stage pipelines, which read them (fa-to-ptx checks
 # its own).
-_CHOICE_OPTIONS = {"stage-block-scalars": ("auto", "on", "off"),
+_CHOICE_OPTIONS = {"atom": ("auto", "mma_sync", "wgmma"),
+                   "stage-block-scalars": ("auto", "on", "off"),
                    "copy": ("auto", "cp-async", "tma"),
                    "release": ("barrier", "mbarrier")}
 STAGES = ("L0", "L1", "L2", "L3", "L4", "L5")
@@ -194,9 +195,9 @@ def stage_pipeline(stage, options=None):
     pack = get("pack-gqa", "true").lower()
     pack = "true" if pack in ("true", "1") else "false"
     splits = int(opts.get("splits", 1))
-    # fa-to-ptx's atom=auto is #fa.mma_sync.
+    # atom=auto: fa-tile-q-outer picks the atom per loop nest (#fa.wgmma on
+    # sm_90a where it fits, else #fa.mma_sync) and fa-map-warps applies it.
     atom = get("atom", "auto")
-    atom = "mma_sync" if atom == "auto" else atom
     stage_scalars = get("stage-block-scalars", "auto")
     passes = []
     if m == 0 and n == 0:
@@ -205,7 +206,8 @@ def stage_pipeline(stage, options=None):
             # fa-tile-q-outer's stage-block-scalars is true by default.
             " stage-block-scalars=false" if stage_scalars == "off" else ""))
     else:
-        passes.append("fa-tile-q-outer{block-m=%d block-n=%d pack-gqa=%s}" % (m, n, pack))
+        passes.append("fa-tile-q-outer{block-m=%d block-n=%d pack-gqa=%s chip=%s atom=%s}" % (
+            m, n, pack, get("chip", "sm_80"), atom))
     passes.append("fa-causal-block-skip")
     l2 = len(passes)
     if splits != 1:

@@ -116,7 +116,7 @@ def _options(causal, scale, softcap, window, head_dim):
 def device_chip(device=None):
     """The chip fa_mlir compiles for on `device` (a torch.device; None: the
     current CUDA device): FA_MLIR_CHIP when set, else the GPU's own
-    (fa_mlir.chips: sm_90 on an H100/H200, sm_86 on an RTX 3090, ...), and
+    (fa_mlir.chips: sm_90a on an H100/H200, sm_86 on an RTX 3090, ...), and
     the portable sm_80 where there is no CUDA device (the CPU tests)."""
     forced = os.environ.get("FA_MLIR_CHIP")
     if forced:

@@ -8,7 +8,8 @@ from fa_mlir.chips import UnsupportedDeviceError
 
 @pytest.mark.parametrize("capability, chip", [
     ((8, 0), "sm_80"), ((8, 6), "sm_86"), ((8, 7), "sm_87"), ((8, 9), "sm_89"),
-    ((9, 0), "sm_90"), ((10, 0), "sm_100"), ((12, 0), "sm_120"),
+    # An H100/H200 gets its architecture-specific chip (the #fa.wgmma atom).
+    ((9, 0), "sm_90a"), ((10, 0), "sm_100"), ((12, 0), "sm_120"),
     # Unknown capabilities get the newest known chip below them.
     ((8, 8), "sm_87"), ((10, 1), "sm_100"), ((11, 0), "sm_103"), ((13, 0), "sm_121"),
 ])
@@ -36,8 +37,16 @@ def test_bad_chip_names_raise(name):
         chips.parse_chip(name)
 
 
+def test_portable_chip_for_an_arch_specific_gpu():
+    assert chips.portable_chip_for_capability(9, 0) == "sm_90"
+    assert chips.portable_chip_for_capability(9, 5) == "sm_90"
+
+
 def test_fallback_is_the_portable_chip_where_it_runs():
+    # sm_90a: sm_90's #fa.mma_sync kernels, then sm_80's.
+    assert chips.fallback_chips("sm_90a") == ["sm_90", "sm_80"]
     assert chips.fallback_chips("sm_90") == ["sm_80"]
+    assert chips.fallback_chips("sm_120a") == ["sm_120", "sm_80"]
     assert chips.fallback_chips("sm_86") == ["sm_80"]
     assert chips.fallback_chips("sm_80") == []
 
@@ -56,6 +65,14 @@ def test_plan_for_a_newer_chip_names_the_chip_to_compile_for():
                        match=r"plan p is compiled for sm_90 and cannot run on this GPU "
                              r"\(compute capability 8\.6\): compile for sm_86"):
         chips.check_plan_fits("p", "sm_90", [kernel(1024)], 8, 6, 101376)
+
+
+def test_plan_for_another_arch_specific_chip_is_refused():
+    # sm_90a PTX on a Blackwell GPU (10.0): compile for its own chip.
+    with pytest.raises(UnsupportedDeviceError,
+                       match=r"plan p is compiled for sm_90a and cannot run on this GPU "
+                             r"\(compute capability 10\.0\): compile for sm_100"):
+        chips.check_plan_fits("p", "sm_90a", [kernel(1024)], 10, 0, 232448)
 
 
 def test_plan_with_too_much_shared_memory_names_both_sizes():

@@ -43,12 +43,18 @@ def test_each_stage_has_its_ops(compiler):
 def test_stage_pipelines_mirror_fa_to_ptx(compiler):
     assert stage_pipeline("L0") == ""
     assert stage_pipeline("L2") == \
-        "fa-tile-q-outer{auto-blocks=true pack-gqa=true chip=sm_80 atom=mma_sync}," \
+        "fa-tile-q-outer{auto-blocks=true pack-gqa=true chip=sm_80 atom=auto}," \
         "fa-causal-block-skip"
+    # Explicit blocks: the tiling still names the chip and the atom (auto
+    # picks #fa.wgmma on sm_90a for whole warpgroups).
+    assert stage_pipeline("L1", {"block-m": 64, "block-n": 64, "chip": "sm_90a"}) == \
+        "fa-tile-q-outer{block-m=64 block-n=64 pack-gqa=true chip=sm_90a atom=auto}"
+    with pytest.raises(ValueError, match="atom takes one of auto, mma_sync, wgmma, got 'hmma'"):
+        stage_pipeline("L3", {"atom": "hmma"})
     # Split-KV: the split and the merge's loop nest belong to the tiled stages.
     assert stage_pipeline("L3", {"splits": 4}).startswith(
         "fa-tile-q-outer{auto-blocks=true pack-gqa=true for-split-kv=true chip=sm_80 "
-        "atom=mma_sync},"
+        "atom=auto},"
         "fa-causal-block-skip,fa-split-kv{splits=4},fa-tile-combine,fa-map-warps")
     assert stage_pipeline("L5", {"chip": "sm_90", "block_m": 64, "block-n": 32}) == \
         "fa-to-ptx{block-m=64 block-n=32 chip=sm_90}"
@@ -409,3 +415,20 @@ def test_release_option(compiler):
         compiler.compile(GQA, options={"release": "never"})
     with pytest.raises(ValueError, match="mbarrier-timeout-ms takes a non-negative integer"):
         compiler.compile(GQA, options={"mbarrier-timeout-ms": -1})
+
+
+def test_atom_auto_is_wgmma_on_sm_90a(compiler):
+    """atom=auto (the default): #fa.wgmma on sm_90a for a prefill's Q
+    blocks, at every stage that names it and in the PTX; #fa.mma_sync on
+    sm_90 and with atom=mma_sync; the staged pipeline and fa-to-ptx agree."""
+    hopper = {"chip": "sm_90a"}
+    assert "#fa.wgmma" in compiler.compile(GQA, stage="L3", options=hopper)
+    [text] = compiler.compile(GQA, options=hopper).plan().ptx.values()
+    assert "wgmma.mma_async" in text and "mma.sync" not in text
+    for options in ({"chip": "sm_90"}, dict(hopper, atom="mma_sync")):
+        assert "#fa.wgmma" not in compiler.compile(GQA, stage="L3", options=options)
+        [text] = compiler.compile(GQA, options=options).plan().ptx.values()
+        assert "mma.sync" in text and "wgmma" not in text
+    # Explicit 32-row Q blocks are not a warpgroup's 64: #fa.mma_sync.
+    small = dict(hopper, block_m=32, block_n=64)
+    assert "#fa.wgmma" not in compiler.compile(GQA, stage="L3", options=small)

@@ -151,8 +151,10 @@
 // BAD-TIMEOUT: error: fa-lower-to-gpu: option mbarrier-timeout-ms must be >= 0 (0: no bound), got -5
 // RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a atom=wgmma copy=bulk" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-COPY
 // BAD-COPY: error: fa-to-ptx: option copy must be auto, cp-async or tma, got 'bulk'
-// RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a copy=tma" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TMA-ATOM
-// TMA-ATOM: error: fa-to-ptx: option copy=tma needs chip=sm_90a atom=wgmma (TMA writes #fa.wgmma's swizzled tiles), got chip=sm_90a atom=auto
+// RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a atom=mma_sync copy=tma" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TMA-ATOM
+// TMA-ATOM: error: fa-to-ptx: option copy=tma needs chip=sm_90a and atom wgmma or auto (TMA writes #fa.wgmma's swizzled tiles), got chip=sm_90a atom=mma_sync
+// RUN: not fa-opt %s --fa-to-ptx="chip=sm_90 copy=tma" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TMA-CHIP
+// TMA-CHIP: error: fa-to-ptx: option copy=tma needs chip=sm_90a and atom wgmma or auto (TMA writes #fa.wgmma's swizzled tiles), got chip=sm_90 atom=auto
 
 // swizzle-shared=off: the core matrices (layout type 0: K-major K with
 // LBO = 2 core matrices, 256 bytes, and SBO = 8 core matrices, 1024 bytes:

@@ -55,7 +55,7 @@
 // CHECK: tensor.parallel_insert_slice %[[LROWS]] into %[[LO]][%[[SB]], %[[H]], %{{.*}}] [1, 1, %{{.*}}] [1, 1, 1] : tensor<?xf32> into tensor<6x8x1xf32>
 //     The nest is marked as split (--fa-map-warps counts its chunk bounds
 //     as live values).
-// CHECK: } {fa.split_kv}
+// CHECK: } {fa.mma_atom = #fa.mma_sync, fa.split_kv}
 // CHECK: %[[PO:.*]] = tensor.expand_shape %[[R]]#0 {{\[\[}}0, 1], [2], [3], [4]] output_shape [3, 2, 8, 1, 16] : tensor<6x8x1x16xf32> into tensor<3x2x8x1x16xf32>
 // CHECK: %[[PL:.*]] = tensor.expand_shape %[[R]]#1 {{\[\[}}0, 1], [2], [3]] output_shape [3, 2, 8, 1] : tensor<6x8x1xf32> into tensor<3x2x8x1xf32>
 // CHECK: %[[RO:.*]], %[[RL:.*]] = fa.combine_splits %[[PO]], %[[PL]] : tensor<3x2x8x1x16xf32>, tensor<3x2x8x1xf32> -> tensor<2x8x1x16xf16>, tensor<2x8x1xf32>

@@ -110,7 +110,7 @@ func.func @auto_small_pages(%q: tensor<?x4x?x64xf16>, %k: tensor<?x32x2x64xf16>,
 // AUTO-LABEL: func @auto_decode_small_pages
 // AUTO: scf.forall
 // AUTO: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16
-// AUTO: } {fa.kv_stages = 4 : i64}
+// AUTO: } {fa.kv_stages = 4 : i64, fa.mma_atom = #fa.mma_sync}
 func.func @auto_decode_small_pages(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x16x8x128xbf16>, %v: tensor<?x16x8x128xbf16>,
                                    %n: tensor<?xi32>, %t: tensor<?x?xi32>, %o: tensor<?x32x1x128xbf16>) -> tensor<?x32x1x128xbf16> {
   %r = fa.attention ins(%q, %k, %v : tensor<?x32x1x128xbf16>, tensor<?x16x8x128xbf16>, tensor<?x16x8x128xbf16>)
@@ -125,7 +125,7 @@ func.func @auto_decode_small_pages(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x16x
 // AUTO: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64
 //     (The 128-key block of a decode step halved to the page: 4 stages,
 //     and 2 key groups of 32 keys.)
-// AUTO: } {fa.key_groups = 2 : i64, fa.kv_stages = 4 : i64}
+// AUTO: } {fa.key_groups = 2 : i64, fa.kv_stages = 4 : i64, fa.mma_atom = #fa.mma_sync}
 func.func @auto_decode_large_pages(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x64x8x128xbf16>, %v: tensor<?x64x8x128xbf16>,
                                    %n: tensor<?xi32>, %t: tensor<?x?xi32>, %o: tensor<?x32x1x128xbf16>) -> tensor<?x32x1x128xbf16> {
   %r = fa.attention ins(%q, %k, %v : tensor<?x32x1x128xbf16>, tensor<?x64x8x128xbf16>, tensor<?x64x8x128xbf16>)

@@ -19,12 +19,12 @@
 // CHECK-LABEL: func @decode_one_query
 // CHECK: scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}}, 32, %{{.*}})
 // CHECK: fa.qk %{{.*}}, %{{.*}} : tensor<16x128xbf16>, tensor<128x128xbf16> -> tensor<16x128xf32>
-// CHECK: } {fa.key_groups = 4 : i64}
+// CHECK: } {fa.key_groups = 4 : i64, fa.mma_atom = #fa.mma_sync}
 // STAGES-LABEL: func @decode_one_query
 // STAGES: fa.async_load %{{.*}}, %{{.*}}[{{.*}}] rows({{.*}}) slot({{.*}}) of 2
 // SM86-LABEL: func @decode_one_query
 // SM86-NOT: fa.kv_stages
-// SM86: } {fa.key_groups = 2 : i64}
+// SM86: } {fa.key_groups = 2 : i64, fa.mma_atom = #fa.mma_sync}
 // SM86-LABEL: func @seventeen_queries
 // WARPS-DAG: #[[ACC1:.*]] = #fa.warp_rows<acc, num_warps = 1, replicas = 4, share = columns, atom = #fa.mma_sync>
 // WARPS-LABEL: func @decode_one_query
@@ -41,9 +41,9 @@ func.func @decode_one_query(%q: tensor<?x32x1x128xbf16>, %k: tensor<?x4x?x128xbf
 // 17 queries (speculative decoding, a short chunk): 32 rows, two warps.
 // CHECK-LABEL: func @seventeen_queries
 // CHECK: fa.qk {{.*}} -> tensor<32x128xf32>
-// CHECK: } {fa.key_groups = 2 : i64, fa.kv_stages = 3 : i64}
+// CHECK: } {fa.key_groups = 2 : i64, fa.kv_stages = 3 : i64, fa.mma_atom = #fa.mma_sync}
 //     (sm_86: no third stage of 128-key blocks.)
-// SM86: } {fa.key_groups = 2 : i64}
+// SM86: } {fa.key_groups = 2 : i64, fa.mma_atom = #fa.mma_sync}
 // WARPS-DAG: #[[ACC2:.*]] = #fa.warp_rows<acc, num_warps = 2, replicas = 2, share = columns, atom = #fa.mma_sync>
 // WARPS-LABEL: func @seventeen_queries
 // WARPS: fa.qk {{.*}} -> tensor<32x128xf32, #[[ACC2]]>

@@ -13,7 +13,7 @@
 // HOPPER-LABEL: func @causal
 // HOPPER: scf.forall
 // HOPPER: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64
-// HOPPER: } {fa.stage_block_scalars}
+// HOPPER: } {fa.mma_atom = #fa.mma_sync, fa.stage_block_scalars}
 // AMPERE-LABEL: func @causal
 // AMPERE-NOT: fa.stage_block_scalars
 // AMPERE: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32

@@ -68,7 +68,8 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "makes, mbarrier completion) where the tiles are in "
                      "#fa.wgmma's swizzled layout and end at the tensor's "
                      "end, by cp.async elsewhere; tma the same, and an error "
-                     "unless chip=sm_90a atom=wgmma; cp-async everywhere "
+                     "unless chip=sm_90a with atom wgmma or auto; cp-async "
+                     "everywhere "
                      "(--fa-pipeline-kv copy)"),
       llvm::cl::init("auto")};
   PassOptions::Option<std::string> release{
@@ -184,8 +185,11 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
       llvm::cl::desc("MMA atom of the forward kernels: mma_sync "
                      "(mma.sync.m16n8k16, every chip), wgmma "
                      "(wgmma.mma_async on warpgroups, chip=sm_90a only) or "
-                     "auto (mma_sync; the backward and split-KV's merge "
-                     "always use mma_sync)"),
+                     "auto (the default: per kernel, wgmma on sm_90a where "
+                     "its Q block is whole warpgroups and Nq is not a static "
+                     "32 rows or fewer, mma_sync elsewhere; "
+                     "--fa-tile-q-outer{atom=auto}). The backward and "
+                     "split-KV's merge always use mma_sync"),
       llvm::cl::init("auto")};
   PassOptions::Option<std::string> features{
       *this, "features",

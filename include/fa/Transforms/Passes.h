@@ -22,15 +22,33 @@ enum class QueryHome { Auto, Registers, Shared };
 
 /// The MMA atom --fa-map-warps names in the layouts (and whose table of
 /// tiles --fa-tile-q-outer{auto-blocks} reads): #fa.mma_sync (sm_80 and
-/// newer) or #fa.wgmma (sm_90a).
-enum class MmaAtomKind { MmaSync, Wgmma };
+/// newer) or #fa.wgmma (sm_90a); Auto: --fa-tile-q-outer picks one per
+/// loop nest (chooseAtom) and records it as fa.mma_atom, which
+/// --fa-map-warps{atom=auto} applies.
+enum class MmaAtomKind { Auto, MmaSync, Wgmma };
 
-/// The atom attribute of `kind`.
+/// The atom attribute of a concrete `kind` (Auto: #fa.mma_sync, the atom
+/// every chip has).
 inline MmaAtomAttrInterface getMmaAtom(MLIRContext *ctx, MmaAtomKind kind) {
   if (kind == MmaAtomKind::Wgmma)
     return WgmmaAtomAttr::get(ctx);
   return MmaSyncAtomAttr::get(ctx);
 }
+
+/// The kind of an atom attribute.
+inline MmaAtomKind getMmaAtomKind(MmaAtomAttrInterface atom) {
+  return isa<WgmmaAtomAttr>(atom) ? MmaAtomKind::Wgmma : MmaAtomKind::MmaSync;
+}
+
+/// atom=auto's rule for one loop nest whose Q blocks have `blockM` rows, of
+/// which `queryRows` hold queries (the static Nq, or with pack-gqa the
+/// group's heads; ShapedType::kDynamic when Nq is dynamic): #fa.wgmma on a
+/// chip that has it (sm_90a) where the Q block is whole warpgroups (a
+/// multiple of 64 rows) and the queries fill one (64 rows or more, or
+/// dynamic), else #fa.mma_sync, whose Q blocks shrink to 16 rows (a decode
+/// step; docs/performance.md, "atom=auto on sm_90a").
+MmaAtomKind chooseAtom(const ChipInfo &chip, int64_t blockM,
+                       int64_t queryRows);
 
 /// Where --fa-schedule-softmax places fa.rescale.
 enum class RescalePlacement { Auto, BeforeExp, AfterExp };

@@ -200,9 +200,14 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
            "fit (fa/Dialect/FA/IR/Chips.h)">,
     Option<"atom", "atom", "::mlir::fa::MmaAtomKind",
            /*default=*/"::mlir::fa::MmaAtomKind::MmaSync",
-           "With auto-blocks: the atom whose table of head dims gives the "
+           "The atom the tiles are for, recorded on each loop nest as "
+           "fa.mma_atom; with auto-blocks its table of head dims gives the "
            "tiles (#fa.wgmma: Q blocks of 64 or 128 rows, never below 64)",
            [{::llvm::cl::values(
+             clEnumValN(::mlir::fa::MmaAtomKind::Auto, "auto",
+                        "per loop nest: #fa.wgmma on sm_90a where the Q "
+                        "block is whole warpgroups and Nq is dynamic or 33 "
+                        "rows or more, else #fa.mma_sync (fa::chooseAtom)"),
              clEnumValN(::mlir::fa::MmaAtomKind::MmaSync, "mma_sync",
                         "#fa.mma_sync: mma.sync.m16n8k16 (sm_80 and newer)"),
              clEnumValN(::mlir::fa::MmaAtomKind::Wgmma, "wgmma",
@@ -1033,6 +1038,10 @@ def FAMapWarps : Pass<"fa-map-warps"> {
            "The MMA atom the layouts name (#fa.wgmma: 16 rows a warp, "
            "warps in warpgroups of 4)",
            [{::llvm::cl::values(
+             clEnumValN(::mlir::fa::MmaAtomKind::Auto, "auto",
+                        "the atom --fa-tile-q-outer recorded on the nest "
+                        "(fa.mma_atom), else #fa.mma_sync; #fa.mma_sync "
+                        "where num-warps is not whole warpgroups"),
              clEnumValN(::mlir::fa::MmaAtomKind::MmaSync, "mma_sync",
                         "#fa.mma_sync: mma.sync.m16n8k16 (sm_80 and newer)"),
              clEnumValN(::mlir::fa::MmaAtomKind::Wgmma, "wgmma",

@@ -71,6 +71,12 @@ private:
 /// which `--fa-pipeline-kv{stages=0}` applies.
 inline constexpr llvm::StringLiteral kKVStagesAttrName = "fa.kv_stages";
 
+/// A discardable attribute of a tiled loop nest: the MMA atom
+/// `--fa-tile-q-outer` sized its tiles for (#fa.mma_sync or #fa.wgmma; with
+/// atom=auto, the one chooseAtom picked for it), which
+/// `--fa-map-warps{atom=auto}` names in the nest's layouts.
+inline constexpr llvm::StringLiteral kMmaAtomAttrName = "fa.mma_atom";
+
 /// A discardable attribute of a tiled loop nest: the groups of warps the
 /// tiling picked to divide the keys of each K/V block (a decode step's
 /// small Q block, `--fa-tile-q-outer{auto-blocks}`), which

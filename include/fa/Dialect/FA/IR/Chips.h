@@ -34,6 +34,9 @@ struct ChipInfo {
   /// Hopper (sm_90, sm_90a): its ptxas allocates registers differently
   /// from sm_80's, which some layout choices depend on (swizzled tiles).
   bool isHopper() const { return name == "sm_90" || name == "sm_90a"; }
+  /// Whether the chip has wgmma.mma_async and TMA (#fa.wgmma): the
+  /// architecture-specific sm_90a target only.
+  bool hasWgmma() const { return name == "sm_90a"; }
 };
 
 /// The entry for `name`, or null for a chip the pipeline does not support.
