@@ -432,10 +432,10 @@ def test_decode_step_runs_with_the_reference(cpu_kernels):
 
 
 def test_kernels_are_asked_for_the_devices_chip_then_the_portable_one(monkeypatch):
-    """On an H100/H200 the sm_90 kernel is asked for first; a kernel
-    directory with only sm_80 kernels (no compiler) still serves, with the
-    same form, before any form fallback. FA_MLIR_CHIP pins the chip: no
-    fallback then."""
+    """On an H100/H200 the sm_90a kernel is asked for first, then sm_90's
+    and sm_80's; a kernel directory with only sm_80 kernels (no compiler)
+    still serves, with the same form, before any form fallback.
+    FA_MLIR_CHIP pins the chip: no fallback then."""
     from fa_mlir import MissingKernelError
     from fa_mlir import kernels as K
     asked = []
@@ -450,8 +450,8 @@ def test_kernels_are_asked_for_the_devices_chip_then_the_portable_one(monkeypatc
     monkeypatch.setattr(ops, "_plans", {})
     monkeypatch.delenv("FA_MLIR_CHIP", raising=False)
     assert ops.plan_for("bf16", 8, 2, 64, 64, True, (-1, 0), False, q_len=1,
-                        chip="sm_90") == "sm_80 plan"
-    assert asked == [("sm_90", 1), ("sm_80", 1)]
+                        chip="sm_90a") == "sm_80 plan"
+    assert asked == [("sm_90a", 1), ("sm_90", 1), ("sm_80", 1)]
     monkeypatch.setenv("FA_MLIR_CHIP", "sm_90")
     monkeypatch.setattr(ops, "_plans", {})
     asked.clear()
@@ -464,7 +464,8 @@ def test_device_chip_reads_the_gpu_and_the_environment(monkeypatch):
     monkeypatch.delenv("FA_MLIR_CHIP", raising=False)
     monkeypatch.setattr(ops, "_device_chips", {})
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda index: (9, 0))
-    assert ops.device_chip(torch.device("cuda", 0)) == "sm_90"
+    # An H100/H200: its architecture-specific chip (the #fa.wgmma kernels).
+    assert ops.device_chip(torch.device("cuda", 0)) == "sm_90a"
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda index: (8, 6))
     assert ops.device_chip(torch.device("cuda", 1)) == "sm_86"
     assert ops.device_chip(torch.device("cpu")) == "sm_80"
