@@ -174,7 +174,9 @@ bool rowsRunToSourceEnd(const LoadGroup &group) {
 
 /// Whether the loads of `group` can be TMA copies: rows of one head, in
 /// the layout TMA's 128-byte swizzle writes (fa.async_load's verifier
-/// rule), to the source's end.
+/// rule). Where the rows do not run to the source's end (a packed
+/// sequence, a K/V cache), the awaits zero the rows past them
+/// (fa.await zero_from).
 bool canCopyByTma(const LoadGroup &group) {
   for (TileLoad load : group.loads) {
     auto tile = cast<RankedTensorType>(load.pad.getResult().getType());
@@ -186,7 +188,7 @@ bool canCopyByTma(const LoadGroup &group) {
         tile.getDimSize(0) % 8 != 0)
       return false;
   }
-  return rowsRunToSourceEnd(group);
+  return true;
 }
 
 /// Whether every read of a block's tiles in `loop`'s body has completed by
@@ -260,6 +262,10 @@ private:
   bool tmaAllowed;
   /// Whether they are (set by pipelineChain).
   bool tma = false;
+  /// Whether the TMA tiles' rows may end before their source does, so
+  /// that each in-loop await zeroes the rows past them (set by
+  /// pipelineChain).
+  bool zeroTail = false;
   /// release=mbarrier: a TMA ring's slots are released by fa.release.
   bool releaseAllowed;
   /// Whether they are (set by pipelineChain), and whether a loop carries a
@@ -377,6 +383,9 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
   tma = tmaAllowed && llvm::all_of(chain, [](const PipelinedLoop &pl) {
           return canCopyByTma(pl.group);
         });
+  zeroTail = tma && llvm::any_of(chain, [](const PipelinedLoop &pl) {
+               return !rowsRunToSourceEnd(pl.group);
+             });
   // Releases need every read of a block done by the end of the iteration
   // that releases it. A load reuses the slot of the block `slots` before,
   // which its iteration's predecessor released at the latest (loads run
@@ -423,7 +432,7 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
     int64_t pending = static_cast<int64_t>(outer.size() - 1 - i) + stages - 1;
     auto await = AwaitOp::create(rewriter, load.pad.getLoc(), future,
                                  rewriter.getI64IntegerAttr(pending),
-                                 Value());
+                                 Value(), Value());
     Value tile = await.getResult(0);
     rewriter.replaceAllUsesWith(load.pad.getResult(), tile);
     // Ops of the forall body placed before the await that use the tile,
@@ -497,8 +506,6 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
     Value phase;
     if (tma)
       phase = fillParity(newLoop.getInductionVar(), step, 0);
-    auto await = AwaitOp::create(rewriter, loc, futures.front(),
-                                 rewriter.getI64IntegerAttr(stages - 2), phase);
     // The indices again: the new loop has a new induction variable.
     PipelinedLoop rebound = pl;
     rebound.loop = newLoop;
@@ -507,6 +514,23 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
     rebound.group.head = first.head();
     rebound.group.rowStart = first.rowStart();
     rebound.group.rows = first.rows();
+    // The awaited block's row count, computed before the await (the body
+    // computes it later, for the load this replaces).
+    Value zeroFrom;
+    if (zeroTail) {
+      IRMapping mapping;
+      FailureOr<Value> rows =
+          cloneForIV(rebound.group.rows, newLoop, newLoop.getInductionVar(),
+                     mapping);
+      if (failed(rows))
+        return newLoop.emitError("fa-pipeline-kv: the row count of this K/V "
+                                 "loop's tiles is not side-effect-free index "
+                                 "arithmetic on its induction variable");
+      zeroFrom = *rows;
+    }
+    auto await = AwaitOp::create(rewriter, loc, futures.front(),
+                                 rewriter.getI64IntegerAttr(stages - 2), phase,
+                                 zeroFrom);
     Value next = arith::AddIOp::create(rewriter, loc,
                                        newLoop.getInductionVar(),
                                        cidx((stages - 1) * step));

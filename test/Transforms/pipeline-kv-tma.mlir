@@ -3,9 +3,12 @@
 // TMA copies (fa.async_load ... tma, no L2 hint: the tensor map has it),
 // and each await names its slot's mbarrier phase, ((k0 - first) / N /
 // slots) mod 2 with `first` the chain's first block; Q (unswizzled) stays
-// cp.async. copy=cp-async keeps every load as it was; a K/V cache's rows
-// end at its key length, so its loads stay cp.async (TMA would bring the
-// rows past it, which need not be finite).
+// cp.async. copy=cp-async keeps every load as it was. A K/V cache's rows
+// end at its key length and a packed sequence's at its own end, before
+// the tensor's: their loads are TMA copies too, and each await zeroes the
+// rows past the block's (zero_from(min(64, n - k0))), which the box brought
+// from the next sequence or the cache's unused rows (not necessarily
+// finite; cp.async zero-fills them).
 //
 // release=mbarrier: the warps free a TMA slot with fa.release instead of
 // meeting at every await's barrier. The deferred P V reads
@@ -100,12 +103,15 @@ func.func @window(%q: tensor<?x4x?x128xf16>, %k: tensor<?x4x?x128xf16>, %v: tens
 // -----
 
 // CHECK-LABEL: func.func @cache
-// CHECK-NOT: {{\) tma :}}
-// CHECK-NOT: phase(
-// CHECK: fa.async_load {{.*}} if(%{{.*}}) l2_prefetch(128) : {{.*}} #shared_swz_wgmma>
-// CHECK-NOT: {{\) tma :}}
-// CHECK-NOT: phase(
+// CHECK: scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %c64 iter_args(
+// CHECK: %[[LEFT:.*]] = arith.subi %[[LEN:.*]], %[[K0]] : index
+// CHECK: %[[ROWS:.*]] = arith.minsi %c64, %[[LEFT]] : index
+// CHECK: fa.await %{{.*}} pending({{[0-9]+}}) phase(%{{.*}}) zero_from(%[[ROWS]])
+// CHECK: fa.async_load {{.*}} if(%{{.*}}) tma
 // CHECK: return
+// CPASYNC-LABEL: func.func @cache
+// CPASYNC-NOT: zero_from
+// CPASYNC: return
 func.func @cache(%q: tensor<?x8x?x64xbf16>, %k: tensor<?x2x?x64xbf16>, %v: tensor<?x2x?x64xbf16>,
                  %n: tensor<?xi32>, %o: tensor<?x8x?x64xbf16>) -> tensor<?x8x?x64xbf16> {
   %r = fa.attention ins(%q, %k, %v : tensor<?x8x?x64xbf16>, tensor<?x2x?x64xbf16>, tensor<?x2x?x64xbf16>)

@@ -1249,13 +1249,16 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
       pipeline: the last iterations of one loop load the first blocks of
       the next, and the futures flow through the iter_args.
     * By default (`copy=auto`, or `tma`), the K/V loads whose tiles are in the swizzled
-      `#fa.wgmma` layout and whose `rows` is `min(block-n, N - k0)` of the
-      source (so that the tile's rows past `rows` are past the source's
-      end, zeros from TMA) are `fa.async_load ... tma` (without an L2
+      `#fa.wgmma` layout are `fa.async_load ... tma` (without an L2
       prefetch hint: the host's tensor map asks for 128 bytes), and their
       `fa.await`s name the `mbarrier` phase: `phase(((k0 - k_first) /
       block-n / slots) mod 2)`, `k_first` the first block of the chain.
-      The loads before the loops (Q, unswizzled) stay `cp.async`.
+      Where `rows` is not `min(block-n, N - k0)` of the source (a packed
+      sequence's or a K/V cache's rows end before the tensor does, so the
+      box brings other rows past them, where only the tensor's end gives
+      zeros), the loop's await also zeroes them: `zero_from(rows)`, the
+      awaited block's row count. The loads before the loops (Q,
+      unswizzled) stay `cp.async`.
     * With TMA copies and `release=mbarrier` (not the default: 0.94-1.02x
       the barrier on an H100, docs/performance.md), each warp releases
       a slot when it is done with it instead of meeting the others at the
@@ -1314,9 +1317,10 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
            "How the K/V tiles of the loops are copied: 'auto' (the default) "
            "and 'tma' by TMA (fa.async_load {tma}: one thread, one "
            "cp.async.bulk.tensor per 64 columns, an mbarrier per slot) where "
-           "the tiles are in the swizzled #fa.wgmma layout and their rows "
-           "run to the source's end (dense K/V), by cp.async elsewhere; "
-           "'cp-async' everywhere (every thread, 16 bytes a copy)">,
+           "the tiles are in the swizzled #fa.wgmma layout (the awaits "
+           "zeroing the rows past a block that ends before its source: "
+           "zero_from), by cp.async elsewhere; 'cp-async' everywhere (every "
+           "thread, 16 bytes a copy)">,
     Option<"release", "release", "std::string", /*default=*/"\"barrier\"",
            "How a TMA ring's slots are freed for their next fill: "
            "'barrier' (the default) by the barrier of each fa.await (every "

@@ -102,3 +102,28 @@ def test_varlen_equal_lengths_match_the_dense_kernel():
     ref = fa_mlir.attention(q, k, v, causal=causal, layout="bnhd")
     cases.synchronize()
     assert (out.view(b, n, hq, d).float() - ref.float()).abs().max().item() <= 2e-3
+
+
+@pytest.mark.cuda_only
+@pytest.mark.parametrize("index", range(len(cases.VARLEN_MATRIX)))
+def test_a_sequences_rows_never_reach_another(index):
+    """Keys and values of one sequence, even infinite or NaN, change no
+    other sequence's output: the K/V blocks past a sequence's end (which a
+    TMA box brings from the next sequence, fa.await zero_from) are zero
+    when read. Sequences of 70 and 50 keys (not multiples of the K/V
+    block), the second one's K and V poisoned, and unused poisoned rows
+    after it; the first's output must equal it computed alone."""
+    dtype, hq, hkv, d, causal, window, cap = cases.VARLEN_MATRIX[index][0]
+    gen = torch.Generator().manual_seed(11)
+    dt = DTYPES[dtype]
+    nq, nk = [70, 50], [70, 50]
+    q = torch.randn(sum(nq), hq, d, generator=gen).to(cases.DEVICE, dt)
+    k = torch.randn(sum(nk) + 64, hkv, d, generator=gen).to(cases.DEVICE, dt)
+    v = torch.randn(sum(nk) + 64, hkv, d, generator=gen).to(cases.DEVICE, dt)
+    alone = fa_mlir.attention_varlen(q[:70], k[:70], v[:70], cu([70]), cu([70]), causal=causal,
+                                     window=window, softcap=cap)
+    k[70:], v[70:] = float("inf"), float("nan")
+    out = fa_mlir.attention_varlen(q, k, v, cu(nq), cu(nk), causal=causal, window=window,
+                                   softcap=cap)
+    cases.synchronize()
+    assert torch.equal(out[:70], alone)

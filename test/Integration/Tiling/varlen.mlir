@@ -27,3 +27,8 @@
 // RUN: %{eq} %{bf16} --Hq 2 --Hkv 1 --D 32 --causal --block-m 16 --block-n 32 --seqlens-q 70 0 25 --seqlens-k 70 3 60 --skip --warps 1 --extra-keys 7
 // RUN: %{eq} %{bf16} --Hq 2 --Hkv 2 --D 16 --causal --window 12 0 --softcap 8 --block-m 16 --block-n 16 --seqlens-q 33 16 --seqlens-k 33 48 --skip --warps 1
 // RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --D 16 --causal --block-m 32 --block-n 16 --seqlens-q 45 20 --seqlens-k 45 26 --skip --warps 2 --warp-skip
+// #fa.wgmma with D = 64: swizzled K/V tiles, TMA copies on the GPU, and
+// each in-loop await zeroes the rows past a sequence's last block
+// (fa.await zero_from; a no-op here, where loads are zero-padded).
+// RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --D 64 --causal --block-m 64 --block-n 16 --seqlens-q 40 17 1 --seqlens-k 40 30 7 --skip --warps 4 --atom wgmma --extra-keys 5
+// RUN: %{eq} %{bf16} --Hq 2 --Hkv 2 --D 64 --block-m 64 --block-n 16 --seqlens-q 70 9 --seqlens-k 50 33 --skip --warps 4 --atom wgmma --pipeline-mma --kv-release mbarrier

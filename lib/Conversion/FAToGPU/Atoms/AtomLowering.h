@@ -212,6 +212,15 @@ public:
                                       Value sharedOffset, Value barrier) {
     return failure();
   }
+  /// Zeroes rows [fromRow, rows) of the shared tile of `tile` at
+  /// `sharedOffset` (rows a TMA box brought past the loaded ones), every
+  /// thread of the block taking a share; the caller orders them before
+  /// the reads. Only atoms with TMA copies can.
+  virtual LogicalResult zeroTileRows(OpBuilder &b, Location loc,
+                                     RankedTensorType tile, Value sharedOffset,
+                                     Value fromRow) {
+    return failure();
+  }
   /// `sharedOffset` (bytes into the dynamic shared memory) as an
   /// !llvm.ptr<3> (an mbarrier's address).
   virtual Value sharedPointer(OpBuilder &b, Location loc,

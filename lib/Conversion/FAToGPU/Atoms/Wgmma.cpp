@@ -126,6 +126,8 @@ public:
   LogicalResult copyTileByTma(OpBuilder &b, Location loc, Value map,
                               const TileRows &rows, RankedTensorType tile,
                               Value sharedOffset, Value barrier) override;
+  LogicalResult zeroTileRows(OpBuilder &b, Location loc, RankedTensorType tile,
+                             Value sharedOffset, Value fromRow) override;
   void waitCopies(OpBuilder &b, Location loc, int64_t pending) override {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(pending));
     createAsmStatement(b, loc, "fence.proxy.async.shared::cta;");
@@ -579,6 +581,48 @@ void WgmmaLowering::copyTileAsync(OpBuilder &b, Location loc, Value source,
       scf::YieldOp::create(nb, l);
     });
   }
+}
+
+LogicalResult WgmmaLowering::zeroTileRows(OpBuilder &b, Location loc,
+                                          RankedTensorType tile,
+                                          Value sharedOffset, Value fromRow) {
+  int64_t tileRows = tile.getDimSize(0), cols = tile.getDimSize(1);
+  if (!isSwizzled(tile) || cols % kSwizzleCols != 0 ||
+      tile.getElementTypeBitWidth() != 16)
+    return failure();
+  // Column block c holds the tile's rows as 128-byte lines from byte
+  // c * tileRows * 128 (copyTileByTma): rows [from, tileRows) of a block
+  // are one byte range, whatever order the swizzle gives the 16-byte
+  // chunks within a line. Each thread zeroes every numThreads()-th chunk.
+  constexpr int64_t kRowBytes = 2 * kSwizzleCols, kChunkBytes = 16;
+  int64_t blockBytes = tileRows * kRowBytes;
+  Value chunksPerBlock = arith::MulIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, cidx(b, loc, tileRows), fromRow),
+      cidx(b, loc, kRowBytes / kChunkBytes));
+  Value total = arith::MulIOp::create(b, loc, chunksPerBlock,
+                                      cidx(b, loc, cols / kSwizzleCols));
+  Value start = arith::AddIOp::create(
+      b, loc, sharedOffset,
+      arith::MulIOp::create(b, loc, fromRow, cidx(b, loc, kRowBytes)));
+  auto chunkTy = VectorType::get({4}, b.getI32Type());
+  Value zeros = arith::ConstantOp::create(b, loc, b.getZeroAttr(chunkTy));
+  scf::ForOp::create(
+      b, loc, threadId, total, cidx(b, loc, numThreads()), ValueRange(),
+      [&](OpBuilder &lb, Location l, Value chunk, ValueRange) {
+        Value block = arith::DivUIOp::create(lb, l, chunk, chunksPerBlock);
+        Value within = arith::RemUIOp::create(lb, l, chunk, chunksPerBlock);
+        Value offset = arith::AddIOp::create(
+            lb, l, start,
+            arith::AddIOp::create(
+                lb, l,
+                arith::MulIOp::create(lb, l, block, cidx(lb, l, blockBytes)),
+                arith::MulIOp::create(lb, l, within,
+                                      cidx(lb, l, kChunkBytes))));
+        LLVM::StoreOp::create(lb, l, zeros, sharedPointer(lb, l, offset),
+                              /*alignment=*/kChunkBytes);
+        scf::YieldOp::create(lb, l);
+      });
+  return success();
 }
 
 LogicalResult WgmmaLowering::copyTileByTma(OpBuilder &b, Location loc,

@@ -303,7 +303,34 @@ struct LowerAwait : OpConversionPattern<AwaitOp> {
       waitForPhase(b, loc, kernel,
                    slotBarrier(b, loc, kernel, *barriers, adaptor.getFuture()),
                    adaptor.getPhase());
-      if (!kernel.plan.releaseBarriers(op.getFuture()))
+      bool released = kernel.plan.releaseBarriers(op.getFuture()).has_value();
+      if (Value from = adaptor.getZeroFrom()) {
+        // A block shorter than the tiles (the same count for every thread,
+        // so the barrier inside is reached by all or none): zero the rows
+        // past it, hand the zeros to the async proxy wgmma reads through,
+        // and meet where the await has no barrier of its own.
+        int64_t tileRows = future.getTiles().front().getDimSize(0);
+        Value shorter = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                              from, cidx(b, loc, tileRows));
+        LogicalResult zeroed = success();
+        scf::IfOp::create(b, loc, shorter, [&](OpBuilder &nb, Location l) {
+          for (auto [i, tile] : llvm::enumerate(future.getTiles()))
+            if (failed(kernel.atom.zeroTileRows(
+                    nb, l, tile,
+                    slotOffset(nb, l, kernel.plan.ring(op.getFuture(), i),
+                               adaptor.getFuture()),
+                    from)))
+              zeroed = failure();
+          createAsmStatement(nb, l, "fence.proxy.async.shared::cta;");
+          if (released)
+            gpu::BarrierOp::create(nb, l);
+          scf::YieldOp::create(nb, l);
+        });
+        if (failed(zeroed))
+          return op.emitOpError("fa-lower-to-gpu: the atom cannot zero the "
+                                "rows of these tiles");
+      }
+      if (!released)
         gpu::BarrierOp::create(b, loc);
     } else {
       kernel.atom.waitCopies(b, loc, op.getPending());

@@ -497,6 +497,10 @@ LogicalResult AwaitOp::verify() {
                              "with phase(%p)"
                            : "has a phase but awaits cp.async loads (no "
                              "tma)");
+  // Only a TMA box brings rows past the loaded ones (cp.async zero-fills).
+  if (getZeroFrom() && !getPhase())
+    return emitOpError("zero_from(%n) needs tma loads (a phase(%p)): cp.async "
+                       "loads zero-fill the rows past the loaded ones");
   return success();
 }
 

@@ -784,7 +784,7 @@ func.func @async_load_head_dim(%k: tensor<?x2x?x64xf16>, %v: tensor<?x2x?x32xf16
 func.func @await_result_types(%f: !fa.future<tensor<64x64xf16, #shared>>) {
   // expected-error @+2 {{'fa.await' op inferred type(s) 'tensor<64x64xf16, #fa.block_shared<atom = #fa.mma_sync>>' are incompatible with return type(s) of operation 'tensor<64x64xf16>'}}
   // expected-error @+1 {{'fa.await' op failed to infer returned types}}
-  %t = "fa.await"(%f) <{pending = 0 : i64}> : (!fa.future<tensor<64x64xf16, #shared>>) -> tensor<64x64xf16>
+  %t = "fa.await"(%f) <{operandSegmentSizes = array<i32: 1, 0, 0>, pending = 0 : i64}> : (!fa.future<tensor<64x64xf16, #shared>>) -> tensor<64x64xf16>
   return
 }
 
@@ -792,7 +792,7 @@ func.func @await_result_types(%f: !fa.future<tensor<64x64xf16, #shared>>) {
 
 func.func @await_not_a_future(%t: tensor<64x64xf16>) {
   // expected-error @+1 {{'fa.await' op operand #0 must be tiles being loaded asynchronously, but got 'tensor<64x64xf16>'}}
-  %r = "fa.await"(%t) <{pending = 0 : i64}> : (tensor<64x64xf16>) -> tensor<64x64xf16>
+  %r = "fa.await"(%t) <{operandSegmentSizes = array<i32: 1, 0, 0>, pending = 0 : i64}> : (tensor<64x64xf16>) -> tensor<64x64xf16>
   return
 }
 
@@ -1052,6 +1052,15 @@ func.func @cp_async_await_with_phase(%k: tensor<?x2x?x64xf16>, %b: index, %s: in
   %f = fa.async_load %k[%b, %b, %b] rows(%b) slot(%s) of 2 : tensor<?x2x?x64xf16> -> !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
   // expected-error @+1 {{'fa.await' op has a phase but awaits cp.async loads (no tma)}}
   %t = fa.await %f pending(0) phase(%s) : !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
+  return
+}
+
+// -----
+
+// Zeroing the rows past a block's is for TMA boxes (cp.async zero-fills).
+func.func @zero_from_without_phase(%f: !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>, %n: index) {
+  // expected-error @+1 {{'fa.await' op zero_from(%n) needs tma loads (a phase(%p)): cp.async loads zero-fill the rows past the loaded ones}}
+  %t = fa.await %f pending(0) zero_from(%n) : !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
   return
 }
 

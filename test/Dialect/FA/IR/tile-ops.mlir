@@ -318,3 +318,19 @@ func.func @released_ring(%k: tensor<?x2x?x64xbf16>, %i: index, %p: index, %c: i1
   fa.release %f : !fa.future<tensor<64x64xbf16, #swz>>
   return %t : tensor<64x64xbf16, #swz>
 }
+
+// -----
+
+#swz = #fa.block_shared<atom = #fa.wgmma, swizzled = true>
+
+// An await that zeroes the rows past a TMA block's own (zero_from, after
+// the phase) prints back in this form.
+// CHECK-LABEL: func.func @zero_tail
+// CHECK-SAME: (%[[K:.*]]: tensor<?x2x?x64xbf16>, %[[I:.*]]: index, %[[P:.*]]: index, %[[N:.*]]: index)
+// CHECK: %[[F:.*]] = fa.async_load %[[K]][%[[I]], %[[I]], %[[I]]] rows(%[[N]]) slot(%[[I]]) of 2 tma
+// CHECK: fa.await %[[F]] pending(0) phase(%[[P]]) zero_from(%[[N]]) : !fa.future<tensor<64x64xbf16, #shared_swz_wgmma>>
+func.func @zero_tail(%k: tensor<?x2x?x64xbf16>, %i: index, %p: index, %n: index) -> tensor<64x64xbf16, #swz> {
+  %f = fa.async_load %k[%i, %i, %i] rows(%n) slot(%i) of 2 tma : tensor<?x2x?x64xbf16> -> !fa.future<tensor<64x64xbf16, #swz>>
+  %t = fa.await %f pending(0) phase(%p) zero_from(%n) : !fa.future<tensor<64x64xbf16, #swz>>
+  return %t : tensor<64x64xbf16, #swz>
+}

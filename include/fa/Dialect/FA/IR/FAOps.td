@@ -1004,7 +1004,8 @@ def FA_AsyncLoadOp : FA_Op<"async_load", [AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
-def FA_AwaitOp : FA_Op<"await", [MemoryEffects<[MemRead, MemWrite]>, InferTypeOpAdaptor]> {
+def FA_AwaitOp : FA_Op<"await", [MemoryEffects<[MemRead, MemWrite]>, InferTypeOpAdaptor,
+                                  AttrSizedOperandSegments]> {
   let summary = "wait until the tiles of a future have landed";
   let description = [{
     Returns the tiles of `future` once their copies have completed and are
@@ -1027,17 +1028,28 @@ def FA_AwaitOp : FA_Op<"await", [MemoryEffects<[MemRead, MemWrite]>, InferTypeOp
     refilled only after every warp's `fa.release` of it, so warps need not
     meet at every block.
 
+    `zero_from(%n)` (with `phase`: tma loads only): the tiles' rows from
+    `%n` on are made zero after the copies land, before any thread reads
+    them. A TMA box brings whole tiles from the tensor, and where the
+    loaded rows end before the tensor does (a packed sequence's or a K/V
+    cache's last block) the rows behind them are other data, which the
+    mask hides from S but not from P V (0 x a non-finite V row is NaN);
+    `%n` is the awaited block's row count (the load's `rows`), and the
+    tiles are the same as a `cp.async` load's zero-filled ones. The CPU
+    ignores it (its loads are already zero-padded).
+
     ```mlir
     %k, %v = fa.await %f pending(0) : !fa.future<tensor<64x64xf16, #shared>,
                                                   tensor<64x64xf16, #shared>>
+    %k2, %v2 = fa.await %g pending(2) phase(%p) zero_from(%rows) : ...
     ```
   }];
   let arguments = (ins FA_FutureType:$future, I64Attr:$pending,
-                       Optional<Index>:$phase);
+                       Optional<Index>:$phase, Optional<Index>:$zeroFrom);
   let results = (outs Variadic<AnyRankedTensor>:$tiles);
   let assemblyFormat = [{
-    $future `pending` `(` $pending `)` (`phase` `(` $phase^ `)`)? attr-dict
-    `:` qualified(type($future))
+    $future `pending` `(` $pending `)` (`phase` `(` $phase^ `)`)?
+    (`zero_from` `(` $zeroFrom^ `)`)? attr-dict `:` qualified(type($future))
   }];
   let hasVerifier = 1;
 }
