@@ -66,8 +66,10 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "shared memory: auto (the default) by TMA (one thread, "
                      "cp.async.bulk.tensor from a tensor map the runtime "
                      "makes, mbarrier completion) where the tiles are in "
-                     "#fa.wgmma's swizzled layout and end at the tensor's "
-                     "end, by cp.async elsewhere; tma the same, and an error "
+                     "#fa.wgmma's swizzled layout (the rows a copy brings "
+                     "past a packed sequence's or a K/V cache's block "
+                     "zeroed by the await), by cp.async elsewhere; tma the "
+                     "same, and an error "
                      "unless chip=sm_90a with atom wgmma or auto; cp-async "
                      "everywhere "
                      "(--fa-pipeline-kv copy)"),

@@ -44,9 +44,11 @@ inline MmaAtomKind getMmaAtomKind(MmaAtomAttrInterface atom) {
 /// which `queryRows` hold queries (the static Nq, or with pack-gqa the
 /// group's heads; ShapedType::kDynamic when Nq is dynamic): #fa.wgmma on a
 /// chip that has it (sm_90a) where the Q block is whole warpgroups (a
-/// multiple of 64 rows) and the queries fill one (64 rows or more, or
-/// dynamic), else #fa.mma_sync, whose Q blocks shrink to 16 rows (a decode
-/// step; docs/performance.md, "atom=auto on sm_90a").
+/// multiple of 64 rows; `blockM` 0: the atom's table, whose #fa.wgmma
+/// blocks are) and the queries are more than 32 rows (or dynamic), else
+/// #fa.mma_sync, whose Q block shrinks to 16 or 32 rows for them (a decode
+/// step: docs/performance.md, "2026-12-07 (session 21): atom=auto on
+/// sm_90a").
 MmaAtomKind chooseAtom(const ChipInfo &chip, int64_t blockM,
                        int64_t queryRows);
 

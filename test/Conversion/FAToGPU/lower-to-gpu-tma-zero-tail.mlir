@@ -7,8 +7,9 @@
 // sequence's key count before the tensor's end, so a TMA box brings rows
 // of the cache's unused part) on the GPU: once the slot's phase has
 // completed, where the block is shorter than the tile (the same for every
-// thread), every thread zeroes its share of rows [rows, 64) of each tile
-// of the slot, one 16-byte store per chunk (the swizzled tile's column
+// thread; rows clamped at 0), every thread zeroes its share of rows
+// [rows, 64) of each tile of the slot, one 16-byte store per chunk (the
+// swizzled tile's column
 // block is 64 lines of 128 bytes: rows past `rows` are one byte range),
 // then fence.proxy.async hands the zeros to the async proxy wgmma reads
 // through; the await's barrier follows. A released ring's await has no
@@ -19,9 +20,10 @@
 // CHECK: %[[LEFT:.*]] = arith.subi %{{.*}}, %[[K0]] : index
 // CHECK: %[[ROWS:.*]] = arith.minsi %[[LEFT]], %c64 : index
 // CHECK: mbarrier.try_wait.parity
-// CHECK: %[[SHORT:.*]] = arith.cmpi slt, %[[ROWS]], %c64 : index
+// CHECK: %[[FROM:.*]] = arith.maxsi %[[ROWS]], %c0 : index
+// CHECK: %[[SHORT:.*]] = arith.cmpi slt, %[[FROM]], %c64 : index
 // CHECK-NEXT: scf.if %[[SHORT]] {
-// CHECK: %[[PAST:.*]] = arith.subi %c64, %[[ROWS]] : index
+// CHECK: %[[PAST:.*]] = arith.subi %c64, %[[FROM]] : index
 // CHECK: %[[CHUNKS:.*]] = arith.muli %[[PAST]], %c8 : index
 // CHECK: scf.for %{{.*}} = %thread_id_x to %[[CHUNKS]] step %c256 {
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>

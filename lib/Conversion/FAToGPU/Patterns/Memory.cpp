@@ -310,6 +310,8 @@ struct LowerAwait : OpConversionPattern<AwaitOp> {
         // past it, hand the zeros to the async proxy wgmma reads through,
         // and meet where the await has no barrier of its own.
         int64_t tileRows = future.getTiles().front().getDimSize(0);
+        // (At least 0: no store lands before the tile whatever `from` is.)
+        from = arith::MaxSIOp::create(b, loc, from, cidx(b, loc, 0));
         Value shorter = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                               from, cidx(b, loc, tileRows));
         LogicalResult zeroed = success();
