@@ -100,6 +100,9 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   if (options.release != "mbarrier" && options.release != "barrier")
     return fail("option release must be mbarrier or barrier, got '" +
                 options.release + "'");
+  if (options.pingpong != "on" && options.pingpong != "off")
+    return fail("option pingpong must be on or off, got '" +
+                options.pingpong + "'");
   if (options.copy == "tma" &&
       (options.chip != "sm_90a" || atom == MmaAtomKind::MmaSync))
     return fail("option copy=tma needs chip=sm_90a and atom wgmma or auto "
@@ -198,6 +201,11 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   pm.addPass(createFAPipelineKV(
       FAPipelineKVOptions{options.kvStages, options.l2Prefetch, options.copy,
                           options.release}));
+  // Ping-pong: the warpgroups' products in turns (#fa.wgmma nests of two
+  // warpgroups or more; after the pipeline, whose loads it hands to the
+  // last warpgroup).
+  if (options.pingpong == "on")
+    pm.addPass(createFAPingPong());
   if (options.warpBlockSkip)
     pm.addPass(createFAWarpBlockSkip());
 

@@ -165,6 +165,17 @@ struct EraseRelease : OpConversionPattern<ReleaseOp> {
   }
 };
 
+/// fa.mma_turn on the CPU: one thread of control, nothing to order.
+struct EraseMmaTurn : OpConversionPattern<MmaTurnOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MmaTurnOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// fa.mma_wait on the CPU: every product is complete when computed.
 struct EraseMmaWait : OpConversionPattern<MmaWaitOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -214,7 +225,7 @@ LogicalResult mlir::fa::eraseLayouts(Operation *root) {
   bool any = false;
   root->walk([&](Operation *op) {
     if (op != root &&
-        (hasLayoutTypes(op) || isa<WarpRowRangeOp, MmaWaitOp>(op)))
+        (hasLayoutTypes(op) || isa<WarpRowRangeOp, MmaWaitOp, MmaTurnOp>(op)))
       any = true;
   });
   if (!any)
@@ -224,13 +235,14 @@ LogicalResult mlir::fa::eraseLayouts(Operation *root) {
   target.markUnknownOpDynamicallyLegal(
       [](Operation *op) { return !hasLayoutTypes(op); });
   target.addIllegalOp<ConvertLayoutOp, AsyncLoadOp, AwaitOp, ReleaseOp,
-                      WarpRowRangeOp, MmaWaitOp>();
+                      WarpRowRangeOp, MmaWaitOp, MmaTurnOp>();
   RewritePatternSet patterns(ctx);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   populateAnyFunctionOpInterfaceTypeConversionPattern(patterns, converter);
   patterns.add<EraseConvertLayout, EraseAsyncLoad, EraseAwait, EraseRelease,
-               EraseWarpRowRange, EraseMmaWait>(converter, ctx);
+               EraseWarpRowRange, EraseMmaWait, EraseMmaTurn>(converter,
+                                                              ctx);
   patterns.add<Retype>(converter, ctx);
   return applyPartialConversion(root, target, std::move(patterns));
 }

@@ -335,7 +335,8 @@ FailureOr<Value> KVPipeliner::issue(PipelinedLoop pl, Value k,
              pl.group.loads.front().alongHeads ? rewriter.getUnitAttr()
                                                : UnitAttr(),
              tma ? IntegerAttr() : prefetchAttr(),
-             tma ? rewriter.getUnitAttr() : UnitAttr(), releasePhase)
+             tma ? rewriter.getUnitAttr() : UnitAttr(), releasePhase,
+             /*issuer=*/IntegerAttr())
       .getResult();
 }
 
@@ -414,7 +415,7 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
           getValueOrCreateConstantIndexOp(rewriter, loc, load.rows()),
           cidx(0), rewriter.getI64IntegerAttr(1), Value(),
           load.alongHeads ? rewriter.getUnitAttr() : UnitAttr(),
-          prefetchAttr(), UnitAttr(), Value());
+          prefetchAttr(), UnitAttr(), Value(), /*issuer=*/IntegerAttr());
       outer.push_back({load, future});
     }
   }

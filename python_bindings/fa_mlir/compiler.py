@@ -37,7 +37,7 @@ PTX_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "l2
                "swizzle-shared", "query-home", "rescale",
                "mma-pipeline", "pack-gqa", "dq", "splits", "warp-block-skip",
                "stage-block-scalars", "chip", "atom", "features", "opt-level", "index-bitwidth",
-               "copy", "release", "mbarrier-timeout-ms")
+               "copy", "release", "pingpong", "mbarrier-timeout-ms")
 # Checked here: LLVM's option parser reports a bad number on stderr only.
 _INT_OPTIONS = ("block-m", "block-n", "num-warps", "key-groups", "kv-stages", "l2-prefetch", "splits",
                 "opt-level", "index-bitwidth", "mbarrier-timeout-ms")
@@ -47,7 +47,8 @@ _BOOL_OPTIONS = ("pack-gqa", "warp-block-skip")
 _CHOICE_OPTIONS = {"atom": ("auto", "mma_sync", "wgmma"),
                    "stage-block-scalars": ("auto", "on", "off"),
                    "copy": ("auto", "cp-async", "tma"),
-                   "release": ("barrier", "mbarrier")}
+                   "release": ("barrier", "mbarrier"),
+                   "pingpong": ("off", "on")}
 STAGES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 
@@ -225,6 +226,8 @@ def stage_pipeline(stage, options=None):
     passes.append("fa-pipeline-kv{stages=%s l2-prefetch=%s copy=%s release=%s}" % (
         get("kv-stages", 0), get("l2-prefetch", -1), get("copy", "auto"),
         get("release", "barrier")))
+    if get("pingpong", "off") == "on":
+        passes.append("fa-pingpong")
     if get("warp-block-skip", "false").lower() in ("true", "1"):
         passes.append("fa-warp-block-skip")
     l3 = len(passes)

@@ -417,6 +417,26 @@ def test_release_option(compiler):
         compiler.compile(GQA, options={"mbarrier-timeout-ms": -1})
 
 
+def test_pingpong_option(compiler):
+    """pingpong=on orders the warpgroups' matmuls (fa.mma_turn after the K/V
+    pipeline, the loops' TMA loads issued by thread 128) in the staged
+    pipeline and fa-to-ptx alike; off (the default) does not; a bad value
+    is an error before any pass runs."""
+    assert "fa-pingpong" not in stage_pipeline("L3")
+    assert "fa-pipeline-kv{stages=0 l2-prefetch=-1 copy=auto release=mbarrier},fa-pingpong" \
+        in stage_pipeline("L3", {"pingpong": "on", "release": "mbarrier"})
+    hopper = {"chip": "sm_90a", "pingpong": "on", "release": "mbarrier"}
+    l3 = compiler.compile(GQA, stage="L3", options=hopper)
+    assert "fa.mma_turn open of 2" in l3 and "fa.mma_turn take of 2" in l3
+    assert "issuer(128)" in l3
+    [text] = compiler.compile(GQA, options=hopper).plan().ptx.values()
+    assert "bar.arrive 1, 256;" in text
+    [text] = compiler.compile(GQA, options={"chip": "sm_90a"}).plan().ptx.values()
+    assert "bar.arrive" not in text
+    with pytest.raises(ValueError, match="pingpong takes one of off, on, got 'yes'"):
+        compiler.compile(GQA, options={"pingpong": "yes"})
+
+
 def test_atom_auto_is_wgmma_on_sm_90a(compiler):
     """atom=auto (the default): #fa.wgmma on sm_90a for a prefill's Q
     blocks, at every stage that names it and in the PTX; #fa.mma_sync on

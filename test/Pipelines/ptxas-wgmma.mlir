@@ -28,6 +28,14 @@
 // RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/128/g; s/CAUSAL/causal/' %s | %{sm90a-swz}
 // RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/128/g; s/CAUSAL//' %s | %{sm90a-swz}
 
+// With the warpgroups' turns (pingpong=on, release=mbarrier): spill-free
+// at head dims 64 and 128, causal or not, f16 and bf16.
+// DEFINE: %{sm90a-pp} = fa-opt --fa-to-ptx="output-dir=%t chip=sm_90a pingpong=on release=mbarrier" -o /dev/null && %ptxas -arch=sm_90a -v %t/attention_kernel.ptx -o /dev/null 2>&1 | FileCheck %s --implicit-check-not=warning --implicit-check-not=serialized
+// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/64/g; s/CAUSAL//' %s | %{sm90a-pp}
+// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/64/g; s/CAUSAL/causal/' %s | %{sm90a-pp}
+// RUN: rm -rf %t && sed -e 's/DTYPE/f16/g; s/HD/128/g; s/CAUSAL/causal/' %s | %{sm90a-pp}
+// RUN: rm -rf %t && sed -e 's/DTYPE/bf16/g; s/HD/128/g; s/CAUSAL//' %s | %{sm90a-pp}
+
 // CHECK: Compiling entry function 'attention_kernel' for 'sm_90a'
 // CHECK: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 

@@ -156,6 +156,38 @@
 // RUN: not fa-opt %s --fa-to-ptx="chip=sm_90 copy=tma" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TMA-CHIP
 // TMA-CHIP: error: fa-to-ptx: option copy=tma needs chip=sm_90a and atom wgmma or auto (TMA writes #fa.wgmma's swizzled tiles), got chip=sm_90 atom=auto
 
+// pingpong=on (--fa-pingpong; here with release=mbarrier, which frees the
+// warpgroups to drift): warpgroup 1 gives warpgroup 0 the first turn
+// (bar.arrive 1), each K/V block's products are issued between the
+// warpgroup's own barrier (bar.sync 1 or 2, 256 threads) and the arrival
+// on the other's, in both loops; warpgroup 0 takes the last turn back
+// after them. 3 named barriers, no spill (%ptxas in ptxas-wgmma.mlir).
+// Without it (the default) no named barrier. On an sm_80 kernel the pass
+// finds no warpgroups: nothing changes.
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a pingpong=on release=mbarrier" -o /dev/null && FileCheck %s --check-prefix=PINGPONG --input-file=%t/attention_kernel.ptx
+// PINGPONG: .target sm_90a
+// PINGPONG: bar.arrive 1, 256;
+// PINGPONG-DAG: bar.sync {{.*}}1, 256;
+// PINGPONG-DAG: bar.sync {{.*}}2, 256;
+// PINGPONG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0;
+// PINGPONG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1;
+// PINGPONG-DAG: bar.arrive 1, 256;
+// PINGPONG-DAG: bar.arrive 2, 256;
+// PINGPONG: wgmma.wait_group.sync.aligned 1;
+// PINGPONG-DAG: bar.sync {{.*}}1, 256;
+// PINGPONG-DAG: bar.sync {{.*}}2, 256;
+// PINGPONG-DAG: bar.arrive 1, 256;
+// PINGPONG-DAG: bar.arrive 2, 256;
+// PINGPONG: wgmma.wait_group.sync.aligned 1;
+// PINGPONG: bar.sync {{.*}}1, 256;
+// PINGPONG-NOT: bar.arrive
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a" -o /dev/null && FileCheck %s --check-prefix=NO-PINGPONG --input-file=%t/attention_kernel.ptx
+// RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t pingpong=on" -o /dev/null && FileCheck %s --check-prefix=NO-PINGPONG --input-file=%t/attention_kernel.ptx
+// NO-PINGPONG-NOT: bar.arrive
+// NO-PINGPONG-NOT: bar.sync {{.*}}, 256;
+// RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a pingpong=yes" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-PINGPONG
+// BAD-PINGPONG: error: fa-to-ptx: option pingpong must be on or off, got 'yes'
+
 // swizzle-shared=off: the core matrices (layout type 0: K-major K with
 // LBO = 2 core matrices, 256 bytes, and SBO = 8 core matrices, 1024 bytes:
 // (16 << 16) | (64 << 32)).

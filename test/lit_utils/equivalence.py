@@ -452,6 +452,9 @@ def main():
     p.add_argument("--pipeline-mma", action="store_true",
                    help="also run --fa-pipeline-mma all-atoms=true before "
                         "--fa-pipeline-kv (with --warps): P V deferred by a block")
+    p.add_argument("--pingpong", action="store_true",
+                   help="also run --fa-pingpong after --fa-pipeline-kv (with --warps): "
+                        "the warpgroups' matmuls in turns (fa.mma_turn, a no-op on the CPU)")
     p.add_argument("--atom", default="mma_sync",
                    help="--fa-map-warps atom (with --warps): mma_sync or wgmma")
     p.add_argument("--key-lengths", type=int, nargs="+",
@@ -494,6 +497,8 @@ def main():
         if a.pipeline_mma:
             tiled.append("--fa-pipeline-mma=all-atoms=true")
         tiled.append("--fa-pipeline-kv=stages=%d release=%s" % (a.stages, a.kv_release))
+        if a.pingpong:
+            tiled.append("--fa-pingpong")
         if a.warp_skip:
             tiled.append("--fa-warp-block-skip")
     if a.seqlens_q:

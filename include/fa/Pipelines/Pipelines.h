@@ -82,6 +82,13 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
                      "the slot's release mbarrier when done with it, where "
                      "the loops allow (--fa-pipeline-kv release)"),
       llvm::cl::init("barrier")};
+  PassOptions::Option<std::string> pingpong{
+      *this, "pingpong",
+      llvm::cl::desc("Whether the warpgroups of a #fa.wgmma kernel take "
+                     "turns at issuing their matmuls, one's softmax under "
+                     "another's products (FlashAttention-3's ping-pong, "
+                     "--fa-pingpong): off (the default) or on"),
+      llvm::cl::init("off")};
   PassOptions::Option<std::string> swizzleShared{
       *this, "swizzle-shared",
       llvm::cl::desc("The shared layout of the streamed tiles (the "

@@ -1211,6 +1211,75 @@ def FAPipelineMMA : Pass<"fa-pipeline-mma"> {
 }
 
 
+def FAPingPong : Pass<"fa-pingpong"> {
+  let summary = "Let the warpgroups of a thread block take turns at issuing "
+                "their matmuls, one's softmax under another's products "
+                "(FlashAttention-3's ping-pong; stage L3)";
+  let description = [{
+    In a K/V loop rotated by `--fa-pipeline-mma`, every warpgroup of the
+    thread block issues its `S = Q K^T` and the deferred `P V`, waits for
+    them, then exponentiates: left to themselves the warpgroups multiply
+    at the same time and then all leave the tensor cores idle through
+    their softmax. This pass orders them round-robin with `fa.mma_turn`
+    (named barriers on the GPU, nothing on the CPU): in each iteration a
+    warpgroup takes its turn before its first asynchronous product and
+    passes it on after its last, so warpgroup 1 multiplies while
+    warpgroup 0 exponentiates, and so on. `open` before the first such
+    loop of a nest gives warpgroup 0 the first turn, `close` after the
+    last balances the barriers.
+
+    The overlap needs the warpgroups free to drift by half an iteration:
+    with `--fa-pipeline-kv{release=mbarrier}` the awaits have no block
+    barrier, and with `issuer-last` (the default) the loops' TMA loads are
+    issued (and wait for their slot's release) by the first thread of the
+    last warpgroup (`issuer(T)`), the one behind, which never waits there
+    for a warpgroup ahead of it. With `release=barrier` the turns are still
+    correct, but the block meets at every await.
+
+    Applies to loop nests whose tiles are `#fa.wgmma` with two warpgroups
+    or more, on loops with exactly one asynchronous `fa.qk` and one
+    asynchronous `fa.pv` in their body, all in one block; a nest that
+    already has turns, or whose loops are elsewhere, is left alone.
+
+    Before (the loop of `--fa-pipeline-mma`, `--fa-pipeline-kv
+    {release=mbarrier}`, abridged):
+
+    ```mlir
+    %r:8 = scf.for %k0 = ... {
+      %kv:2 = fa.await %f pending(1) phase(%p) : ...
+      %next = fa.async_load %k, %v[...] ... tma after_release(%rp) : ...
+      %s = fa.qk %qa, %kv#0 {async} : ...
+      %acc1 = fa.pv %pp, %v1, %acc {async} : ...
+      %s1 = fa.mma_wait %s pending(1) : ...
+      ...
+    }
+    ```
+
+    After (8 warps, two warpgroups):
+
+    ```mlir
+    fa.mma_turn open of 2
+    %r:8 = scf.for %k0 = ... {
+      %kv:2 = fa.await %f pending(1) phase(%p) : ...
+      %next = fa.async_load %k, %v[...] ... tma after_release(%rp) issuer(128) : ...
+      fa.mma_turn take of 2
+      %s = fa.qk %qa, %kv#0 {async} : ...
+      %acc1 = fa.pv %pp, %v1, %acc {async} : ...
+      fa.mma_turn pass of 2
+      %s1 = fa.mma_wait %s pending(1) : ...
+      ...
+    }
+    fa.mma_turn close of 2
+    ```
+  }];
+  let options = [
+    Option<"issuerLast", "issuer-last", "bool", /*default=*/"true",
+           "Issue the loops' TMA loads from the first thread of the last "
+           "warpgroup (issuer(T)) instead of thread 0">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def FAPipelineKV : Pass<"fa-pipeline-kv"> {
   let summary = "Load K/V blocks ahead into a ring of shared tiles (stage L3)";
   let description = [{

@@ -119,6 +119,11 @@
 // RUN: %{eq} %{bf16} --Hq 2 --Hkv 2 --Nq 90 --Nk 120 --D 64 --window 30 5 --causal --block-m 64 --block-n 16 --skip --warps 4 --atom wgmma --stages 3 --kv-release mbarrier
 // RUN: %{eq} %{f16} --dynamic --Nq 40 --Nk 70 --D 64 --block-m 64 --block-n 32 --warps 4 --atom wgmma --pipeline-mma --stages 3 --kv-release mbarrier
 // RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 100 --Nk 150 --D 64 --causal --block-m 64 --block-n 16 --skip --warps 4 --atom wgmma --pipeline-mma
+// The warpgroups' turns (--fa-pingpong, two warpgroups: 128-row Q blocks on
+// 8 warps; the loops' TMA loads issued by thread 128) change no value:
+// fa.mma_turn is a no-op on the CPU, and the IR around it is the same.
+// RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --Nq 200 --Nk 230 --D 64 --causal --block-m 128 --block-n 32 --skip --warps 8 --atom wgmma --pipeline-mma --stages 3 --kv-release mbarrier --pingpong
+// RUN: %{eq} %{bf16} --dynamic --Nq 150 --Nk 90 --D 64 --window 40 10 --block-m 128 --block-n 64 --skip --warps 8 --atom wgmma --pipeline-mma --pingpong
 // RUN: %{eq} %{bf16} --Nq 77 --Nk 77 --D 32 --causal --block-m 16 --block-n 16 --skip --warps 1 --rescale before-exp --query-home shared --stages 3 --pipeline-mma
 // RUN: %{eq} %{bf16} --Hq 4 --Hkv 2 --Nq 130 --Nk 100 --D 16 --window 20 5 --causal --softcap 2.0 --block-m 32 --block-n 16 --skip --warps 2 --stages 3 --pipeline-mma
 // RUN: %{eq} %{f16} --Nq 7 --Nk 1 --D 16 --causal --block-m 16 --block-n 16 --skip --warps 1 --pipeline-mma

@@ -3,6 +3,9 @@
 #include "KernelLowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::fa;
@@ -124,6 +127,94 @@ struct LowerMmaWait : OpConversionPattern<MmaWaitOp> {
   KernelContext &kernel;
 };
 
+/// Pattern: fa.mma_turn => named barriers 1 .. n, one per warpgroup w
+/// (thread x / 128), each met by the two warpgroups of a hand-over (256
+/// threads): take = `bar.sync 1 + w`; pass = `bar.arrive 1 + (w + 1) mod
+/// n`; open = the last warpgroup's `bar.arrive 1`; close = warpgroup 0's
+/// `bar.sync 1`. Barrier 0 stays the block's (`bar.sync 0`).
+struct LowerMmaTurn : OpConversionPattern<MmaTurnOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MmaTurnOp op, OpAdaptor,
+                  ConversionPatternRewriter &b) const override {
+    Location loc = op.getLoc();
+    int64_t warpgroups = op.getWarpgroups();
+    // Every warpgroup of the block takes turns: a block of another size
+    // would wait on a barrier no one else reaches.
+    auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+    std::optional<ArrayRef<int32_t>> block =
+        kernel ? kernel.getKnownBlockSize() : std::nullopt;
+    if (!block || (*block)[0] != 128 * warpgroups)
+      return op.emitOpError("fa-lower-to-gpu: turns between ")
+             << warpgroups << " warpgroups need a block of "
+             << 128 * warpgroups << " threads, got "
+             << (block ? std::to_string((*block)[0]) : "an unknown size");
+    Type i32 = b.getI32Type();
+    auto constant = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, i32, v);
+    };
+    Value tid = arith::IndexCastUIOp::create(
+        b, loc, i32, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value self = arith::DivUIOp::create(b, loc, tid, constant(128));
+    // Barrier ids as immediates (one branch per warpgroup, uniform in each
+    // warp): with an id in a register ptxas counts all 16 barriers as used.
+    auto sync = [&](OpBuilder &nb, Location l, int64_t id) {
+      NVVM::BarrierOp::create(
+          nb, l, TypeRange{}, arith::ConstantIntOp::create(nb, l, i32, id),
+          arith::ConstantIntOp::create(nb, l, i32, 256), {}, Value());
+    };
+    // bar.arrive as PTX: MLIR 22's nvvm.barrier.arrive is a PTX-builder op
+    // that only --convert-nvvm-to-llvm expands, which this pipeline does
+    // not run.
+    auto arrive = [&](OpBuilder &nb, Location l, int64_t id) {
+      LLVM::InlineAsmOp::create(
+          nb, l, TypeRange{}, ValueRange{},
+          ("bar.arrive " + Twine(id) + ", 256;").str(), "",
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+    };
+    // `body(w)` in warpgroup w, for the warpgroups in `which`.
+    auto forWarpgroups = [&](ArrayRef<int64_t> which, auto body) {
+      for (int64_t w : which) {
+        Value mine = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           self, constant(w));
+        scf::IfOp::create(b, loc, mine, [&](OpBuilder &nb, Location l) {
+          body(nb, l, w);
+          scf::YieldOp::create(nb, l);
+        });
+      }
+    };
+    SmallVector<int64_t> all =
+        llvm::to_vector(llvm::seq<int64_t>(0, warpgroups));
+    switch (op.getStep()) {
+    case MmaTurn::Take:
+      forWarpgroups(all, [&](OpBuilder &nb, Location l, int64_t w) {
+        sync(nb, l, 1 + w);
+      });
+      break;
+    case MmaTurn::Pass:
+      forWarpgroups(all, [&](OpBuilder &nb, Location l, int64_t w) {
+        arrive(nb, l, 1 + (w + 1) % warpgroups);
+      });
+      break;
+    case MmaTurn::Open:
+      forWarpgroups({warpgroups - 1},
+                    [&](OpBuilder &nb, Location l, int64_t) {
+                      arrive(nb, l, 1);
+                    });
+      break;
+    case MmaTurn::Close:
+      forWarpgroups({0}, [&](OpBuilder &nb, Location l, int64_t) {
+        sync(nb, l, 1);
+      });
+      break;
+    }
+    b.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::fa::populateMatmulPatterns(const TypeConverter &converter,
@@ -131,4 +222,5 @@ void mlir::fa::populateMatmulPatterns(const TypeConverter &converter,
                                       RewritePatternSet &patterns) {
   patterns.add<LowerQK, LowerPV, LowerMmaWait>(converter, patterns.getContext(),
                                               kernel);
+  patterns.add<LowerMmaTurn>(converter, patterns.getContext());
 }

@@ -156,7 +156,7 @@ Value slotBarrier(OpBuilder &b, Location loc, KernelContext &kernel,
   return kernel.atom.sharedPointer(b, loc, offset);
 }
 
-/// An fa.async_load {tma}: thread 0 waits for the slot's release where the
+/// An fa.async_load {tma}: thread 0 (or the load's issuer) waits for the slot's release where the
 /// load says after_release, orders the earlier reads of the slot
 /// (generic proxy) before TMA's writes (async proxy), announces the bytes
 /// to the slot's mbarrier and arrives on it (0 bytes when `%pred` is
@@ -185,10 +185,21 @@ LogicalResult lowerTmaLoad(AsyncLoadOp op, ValueRange sources,
       return op.emitOpError("fa-lower-to-gpu: no tensor map for a tma load's "
                             "source");
   }
+  // The issuing thread: thread 0, or the one the load names (issuer(T)),
+  // which must be in the block.
+  int64_t issuer = static_cast<int64_t>(op.getIssuer().value_or(0));
+  auto func = op->getParentOfType<gpu::GPUFuncOp>();
+  std::optional<ArrayRef<int32_t>> block =
+      func ? func.getKnownBlockSize() : std::nullopt;
+  if (issuer != 0 && (!block || issuer >= (*block)[0]))
+    return op.emitOpError("fa-lower-to-gpu: issuer(")
+           << issuer << ") is not a thread of the block ("
+           << (block ? std::to_string((*block)[0]) : "unknown size")
+           << " threads)";
   Type i32 = b.getI32Type();
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                       cidx(b, loc, 0));
+                                       cidx(b, loc, issuer));
   LogicalResult copied = success();
   scf::IfOp::create(b, loc, leader, [&](OpBuilder &nb, Location l) {
     // Every warp is done with the slot's previous fill. Also where nothing

@@ -446,6 +446,16 @@ LogicalResult AsyncLoadOp::verify() {
                          "type, got ")
              << tile << " from " << sourceTy;
   }
+  if (std::optional<uint64_t> issuer = getIssuer()) {
+    if (!getTma())
+      return emitOpError("issuer(T) names the thread that issues a tma "
+                         "load; cp.async loads are issued by every thread");
+    if (static_cast<int64_t>(*issuer) < 0 ||
+        static_cast<int64_t>(*issuer) >= 1024)
+      return emitOpError("issuer must be a thread of the block (0..1023), "
+                         "got ")
+             << static_cast<int64_t>(*issuer);
+  }
   if (getReleasePhase() && (!getTma() || getNumSlotsAttr().getInt() < 2))
     return emitOpError("after_release waits for a slot's release, which "
                        "only tma loads into a ring of 2 slots or more have");
@@ -501,6 +511,15 @@ LogicalResult AwaitOp::verify() {
   if (getZeroFrom() && !getPhase())
     return emitOpError("zero_from(%n) needs tma loads (a phase(%p)): cp.async "
                        "loads zero-fill the rows past the loaded ones");
+  return success();
+}
+
+LogicalResult MmaTurnOp::verify() {
+  int64_t warpgroups = getWarpgroupsAttr().getInt();
+  // A block has at most 1024 threads: 8 warpgroups.
+  if (warpgroups < 2 || warpgroups > 8)
+    return emitOpError("takes turns between 2 to 8 warpgroups, got ")
+           << warpgroups;
   return success();
 }
 

@@ -1092,3 +1092,57 @@ func.func @release_without_release_phase(%k: tensor<?x2x?x64xf16>, %b: index, %s
   fa.release %f : !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
   return
 }
+
+// -----
+
+// fa.mma_turn orders two to eight warpgroups (a block has at most 1024
+// threads), and names one of its four steps.
+
+func.func @turn_one_warpgroup() {
+  // expected-error @+1 {{'fa.mma_turn' op takes turns between 2 to 8 warpgroups, got 1}}
+  fa.mma_turn take of 1
+  return
+}
+
+// -----
+
+func.func @turn_nine_warpgroups() {
+  // expected-error @+1 {{'fa.mma_turn' op takes turns between 2 to 8 warpgroups, got 9}}
+  fa.mma_turn pass of 9
+  return
+}
+
+// -----
+
+func.func @turn_unknown_step() {
+  // expected-error @+1 {{custom op 'fa.mma_turn' expected string or keyword containing one of the following enum values for attribute 'step' [open, take, pass, close]}}
+  fa.mma_turn give of 2
+  return
+}
+
+// -----
+
+// issuer(T) names the thread that issues a tma load; a cp.async load is
+// every thread's, and T is a thread of a block (below 1024).
+
+func.func @issuer_without_tma(%k: tensor<?x2x?x64xf16>, %b: index, %s: index) {
+  // expected-error @+1 {{'fa.async_load' op issuer(T) names the thread that issues a tma load; cp.async loads are issued by every thread}}
+  %f = fa.async_load %k[%b, %b, %b] rows(%b) slot(%s) of 2 issuer(128) : tensor<?x2x?x64xf16> -> !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
+  return
+}
+
+// -----
+
+func.func @issuer_past_the_block(%k: tensor<?x2x?x64xf16>, %b: index, %s: index) {
+  // expected-error @+1 {{'fa.async_load' op issuer must be a thread of the block (0..1023), got 1024}}
+  %f = fa.async_load %k[%b, %b, %b] rows(%b) slot(%s) of 2 tma issuer(1024) : tensor<?x2x?x64xf16> -> !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
+  return
+}
+
+// -----
+
+func.func @issuer_negative(%k: tensor<?x2x?x64xf16>, %b: index, %s: index) {
+  // expected-error @+1 {{'fa.async_load' op issuer must be a thread of the block (0..1023), got -1}}
+  %f = fa.async_load %k[%b, %b, %b] rows(%b) slot(%s) of 2 tma issuer(-1) : tensor<?x2x?x64xf16> -> !fa.future<tensor<64x64xf16, #fa.block_shared<atom = #fa.wgmma, swizzled = true>>>
+  return
+}

@@ -334,3 +334,25 @@ func.func @zero_tail(%k: tensor<?x2x?x64xbf16>, %i: index, %p: index, %n: index)
   %t = fa.await %f pending(0) phase(%p) zero_from(%n) : !fa.future<tensor<64x64xbf16, #swz>>
   return %t : tensor<64x64xbf16, #swz>
 }
+
+// -----
+
+#swz = #fa.block_shared<atom = #fa.wgmma, swizzled = true>
+
+// The warpgroups' turns at their matmuls (fa.mma_turn, four steps) and a
+// TMA load issued by another thread than 0 (issuer, after after_release)
+// print back in this form.
+// CHECK-LABEL: func.func @turns
+// CHECK: fa.mma_turn open of 2
+// CHECK: fa.async_load %{{.*}} of 2 tma after_release(%{{.*}}) issuer(128) : tensor<?x2x?x64xbf16>
+// CHECK: fa.mma_turn take of 2
+// CHECK: fa.mma_turn pass of 2
+// CHECK: fa.mma_turn close of 3
+func.func @turns(%k: tensor<?x2x?x64xbf16>, %i: index, %p: index) {
+  fa.mma_turn open of 2
+  %f = fa.async_load %k[%i, %i, %i] rows(%i) slot(%i) of 2 tma after_release(%p) issuer(128) : tensor<?x2x?x64xbf16> -> !fa.future<tensor<64x64xbf16, #swz>>
+  fa.mma_turn take of 2
+  fa.mma_turn pass of 2
+  fa.mma_turn close of 3
+  return
+}

@@ -39,6 +39,16 @@ def FA_ReplicaShare : I32EnumAttr<"ReplicaShare",
   let genSpecializedAttr = 0;
 }
 
+def FA_MmaTurn : I32EnumAttr<"MmaTurn",
+    "a step of the warpgroups' turns at issuing matmuls (fa.mma_turn)", [
+  I32EnumAttrCase<"Open", 0, "open">,
+  I32EnumAttrCase<"Take", 1, "take">,
+  I32EnumAttrCase<"Pass", 2, "pass">,
+  I32EnumAttrCase<"Close", 3, "close">
+]> {
+  let cppNamespace = "::mlir::fa";
+}
+
 def FA_ReplicaShareParameter : EnumParameter<FA_ReplicaShare> {
   let defaultValue = "::mlir::fa::ReplicaShare::Whole";
 }

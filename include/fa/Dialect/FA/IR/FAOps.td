@@ -617,6 +617,49 @@ def FA_MmaWaitOp : FA_Op<"mma_wait", [MemoryEffects<[MemRead, MemWrite]>,
   let hasVerifier = 1;
 }
 
+def FA_MmaTurnOp : FA_Op<"mma_turn", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "the warpgroups take turns at issuing their matmuls (ping-pong)";
+  let description = [{
+    Orders the asynchronous matmuls of the `warpgroups` warpgroups of a
+    thread block (2 to 8) round-robin, FlashAttention-3's ping-pong: while
+    one warpgroup's `fa.qk` and `fa.pv` run on the tensor cores, the other
+    computes its softmax, instead of all of them multiplying, then all
+    exponentiating. The steps, each executed by every thread of the block:
+
+    * `take`: wait until it is this warpgroup's turn (warpgroup `w` waits
+      on named barrier `1 + w`, with the warpgroup before it);
+    * `pass`: give the turn to the next warpgroup (`w` arrives on barrier
+      `1 + (w + 1) mod n`, without waiting);
+    * `open`: before the first `take`, the last warpgroup gives warpgroup 0
+      its first turn;
+    * `close`: after the last `pass`, warpgroup 0 takes the turn the last
+      warpgroup passed it, so that every barrier's arrivals are waited for.
+
+    Every warpgroup must execute the same number of `take` and `pass`
+    steps between `open` and `close` (loops whose trip count is the same
+    for the whole block, as the K/V loops are). `--fa-pingpong` puts `take`
+    before a K/V block's first asynchronous product and `pass` after its
+    last. Named barriers 1 to `warpgroups` are the turns' (`bar.sync`,
+    `bar.arrive` with 256 threads: the two warpgroups of a hand-over); on
+    the CPU it is a no-op.
+
+    ```mlir
+    fa.mma_turn open of 2
+    scf.for ... {
+      fa.mma_turn take of 2
+      %s = fa.qk %q, %k {async} : ...
+      %o = fa.pv %p, %v, %acc {async} : ...
+      fa.mma_turn pass of 2
+      ...
+    }
+    fa.mma_turn close of 2
+    ```
+  }];
+  let arguments = (ins FA_MmaTurn:$step, I64Attr:$warpgroups);
+  let assemblyFormat = "$step `of` $warpgroups attr-dict";
+  let hasVerifier = 1;
+}
+
 def FA_FinalizeOp : FA_TileOp<"finalize", [AllTypesMatch<["max", "lse"]>]> {
   let summary = "the one normalisation: O = acc / l, LSE = ln(2) * (m + log2 l)";
   let description = [{
@@ -968,10 +1011,14 @@ def FA_AsyncLoadOp : FA_Op<"async_load", [AttrSizedOperandSegments,
     swizzle writes), and the slot's completion is an `mbarrier` phase, so
     the `fa.await` of such a future names the phase (`phase(%p)`). The
     tile's rows past `rows` then hold the source's rows there, zeros only
-    past the source's extent: `--fa-pipeline-kv{copy=tma}` uses it only
-    where `rows` runs to the source's end (dense K/V, not caches, pages or
-    packed sequences, whose rows past a sequence may be anything). On the
-    CPU it is the same load as without.
+    past the source's extent: where `rows` may end before the source does
+    (a K/V cache, a packed sequence), the await zeroes them
+    (`fa.await ... zero_from(%rows)`). On the CPU it is the same load as
+    without. `issuer(T)` names the thread (x index) that issues a `tma`
+    load and waits for its slot's release (thread 0 without it):
+    `--fa-pingpong` gives the loop's loads to the warpgroup that takes the
+    last turn at the matmuls, so that the waits for releases never hold
+    back a warpgroup that runs ahead.
 
     `after_release(%p)` (`tma` loads into a ring of 2 slots or more): the
     slot is refilled only once every warp has released its previous fill
@@ -992,13 +1039,15 @@ def FA_AsyncLoadOp : FA_Op<"async_load", [AttrSizedOperandSegments,
                        Index:$slot, I64Attr:$num_slots,
                        Optional<I1>:$pred, UnitAttr:$along_heads,
                        OptionalAttr<I64Attr>:$l2_prefetch, UnitAttr:$tma,
-                       Optional<Index>:$release_phase);
+                       Optional<Index>:$release_phase,
+                       OptionalAttr<I64Attr>:$issuer);
   let results = (outs FA_FutureType:$future);
   let assemblyFormat = [{
     $sources `[` $batch `,` $head `,` $row_start `]` `rows` `(` $rows `)`
     `slot` `(` $slot `)` `of` $num_slots (`if` `(` $pred^ `)`)?
     (`l2_prefetch` `(` $l2_prefetch^ `)`)? (`tma` $tma^)?
-    (`after_release` `(` $release_phase^ `)`)? attr-dict
+    (`after_release` `(` $release_phase^ `)`)?
+    (`issuer` `(` $issuer^ `)`)? attr-dict
     `:` type($sources) `->` qualified(type($future))
   }];
   let hasVerifier = 1;
