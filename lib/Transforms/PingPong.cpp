@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa/Transforms/Passes.h"
+#include "fa/Transforms/TiledAttention.h"
 
 namespace mlir {
 namespace fa {
@@ -47,20 +48,12 @@ int64_t wgmmaWarpgroups(Type type) {
 }
 
 std::optional<TurnLoop> matchTurnLoop(scf::ForOp loop) {
-  QKOp qk;
-  PVOp pv;
-  for (Operation &op : *loop.getBody()) {
-    if (auto q = dyn_cast<QKOp>(op)) {
-      if (qk)
-        return std::nullopt;
-      qk = q;
-    } else if (auto p = dyn_cast<PVOp>(op)) {
-      if (pv)
-        return std::nullopt;
-      pv = p;
-    }
-  }
-  if (!qk || !pv || !qk.getAsync() || !pv.getAsync())
+  std::optional<std::pair<QKOp, PVOp>> products =
+      findBlockProducts(loop.getBody());
+  if (!products)
+    return std::nullopt;
+  auto [qk, pv] = *products;
+  if (!qk.getAsync() || !pv.getAsync())
     return std::nullopt;
   int64_t warpgroups = wgmmaWarpgroups(qk.getScores().getType());
   if (warpgroups < 2 || warpgroups != wgmmaWarpgroups(pv.getAcc().getType()))

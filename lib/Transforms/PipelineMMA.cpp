@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fa/Transforms/Passes.h"
+#include "fa/Transforms/TiledAttention.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -40,21 +41,13 @@ struct ForwardStep {
 };
 
 std::optional<ForwardStep> matchForwardStep(scf::ForOp loop, bool allAtoms) {
-  QKOp qk;
-  PVOp pv;
-  for (Operation &op : *loop.getBody()) {
-    if (auto q = dyn_cast<QKOp>(op)) {
-      if (qk)
-        return std::nullopt;
-      qk = q;
-    } else if (auto p = dyn_cast<PVOp>(op)) {
-      if (pv)
-        return std::nullopt;
-      pv = p;
-    }
-  }
-  // Already rotated (async products), or not a forward step.
-  if (!qk || !pv || qk.getAsync() || pv.getAsync())
+  std::optional<std::pair<QKOp, PVOp>> products =
+      findBlockProducts(loop.getBody());
+  if (!products)
+    return std::nullopt;
+  auto [qk, pv] = *products;
+  // Already rotated (async products).
+  if (qk.getAsync() || pv.getAsync())
     return std::nullopt;
   auto rescale = pv.getAcc().getDefiningOp<RescaleOp>();
   if (!rescale || rescale->getBlock() != loop.getBody() ||

@@ -165,6 +165,26 @@ FailureOr<TiledAttention> mlir::fa::matchTiledAttention(scf::ForallOp forall,
   return tiled;
 }
 
+std::optional<std::pair<QKOp, PVOp>>
+mlir::fa::findBlockProducts(Block *body) {
+  QKOp qk;
+  PVOp pv;
+  for (Operation &op : *body) {
+    if (auto q = dyn_cast<QKOp>(op)) {
+      if (qk)
+        return std::nullopt;
+      qk = q;
+    } else if (auto p = dyn_cast<PVOp>(op)) {
+      if (pv)
+        return std::nullopt;
+      pv = p;
+    }
+  }
+  if (!qk || !pv)
+    return std::nullopt;
+  return std::make_pair(qk, pv);
+}
+
 bool mlir::fa::isMultipleOf(Value v, int64_t n) {
   // Bounded depth: the bounds are short expressions, and a long chain is not
   // worth walking.

@@ -115,6 +115,10 @@ std::optional<bool> sliceRowsAlongHeads(ArrayRef<OpFoldResult> sizes);
 /// failure for anything else.
 FailureOr<TileLoad> matchTileLoad(Value tile);
 
+/// The one fa.qk and the one fa.pv directly in `body` (a K/V loop's: one
+/// block's step); nullopt where either is missing or appears twice.
+std::optional<std::pair<QKOp, PVOp>> findBlockProducts(Block *body);
+
 /// Whether the index `v` is a multiple of `n` by construction: a constant
 /// multiple, a product with one, or the sum, difference, min, max or select
 /// of two (the K/V loop bounds that the tiling, --fa-causal-block-skip and
