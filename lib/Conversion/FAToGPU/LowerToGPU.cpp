@@ -208,13 +208,18 @@ LogicalResult addTensorMaps(OutlinedLoopNest &nest,
           UnrealizedConversionCastOp::create(host, loc, ptrTy, desc)
               .getResult(0);
       unsigned index = kernel.getNumArguments();
-      kernel.insertArgument(index, ptrTy,
+      LogicalResult added = kernel.insertArgument(index, ptrTy,
                             DictionaryAttr::get(
                                 ctx, {NamedAttribute(
                                          StringAttr::get(ctx, "llvm.align"),
                                          IntegerAttr::get(
                                              IntegerType::get(ctx, 64), 64))}),
                             loc);
+      if (failed(added)) {
+        load.emitOpError("fa-lower-to-gpu: cannot add the tensor map "
+                         "parameter to the kernel");
+        return WalkResult::interrupt();
+      }
       maps[arg] = kernel.getArgument(index);
       nest.hostArgs.push_back(param);
       std::string tensor = nest.plan.tensors[argNo].name;

@@ -532,7 +532,7 @@ static ParseResult parseAttentionClauses(OpAsmParser &p, FloatAttr &scale,
     } else if (keyword == "causal") {
       causal = b.getUnitAttr();
     } else if (keyword == "window") {
-      int64_t left, right;
+      int64_t left = 0, right = 0;
       if (p.parseLParen() || p.parseInteger(left) || p.parseComma() ||
           p.parseInteger(right) || p.parseRParen())
         return failure();
