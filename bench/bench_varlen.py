@@ -54,10 +54,11 @@ def calls_for(kind, lengths, d, variants=(), dense_variants=False):
     v = torch.randn(total, HKV, d, device="cuda", dtype=dt)
     cu = torch.tensor([0] + torch.tensor(lengths).cumsum(0).tolist(), dtype=torch.int32,
                       device="cuda")
-    calls = {"varlen": lambda: fa_mlir.attention_varlen(q, k, v, cu, cu, causal=True)}
+    # FlashAttention's calling convention: max_seqlen_q and _k given.
+    packed = lambda: fa_mlir.attention_varlen(q, k, v, cu, cu, longest, longest, causal=True)
+    calls = {"varlen": packed}
     for name, cache, chip in variants:
-        calls["varlen:" + name] = with_cache(
-            cache, lambda: fa_mlir.attention_varlen(q, k, v, cu, cu, causal=True), chip)
+        calls["varlen:" + name] = with_cache(cache, packed, chip)
     if kind == "equal":
         qd, kd, vd = (t.view(b, lengths[0], t.shape[1], d) for t in (q, k, v))
     else:  # Padded to the longest sequence.

@@ -12,6 +12,7 @@
 #include "fa/Dialect/FA/Semantics/AttentionMath.h"
 #include "fa/Transforms/Passes.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -528,8 +529,9 @@ struct LowerReadRows : OpRewritePattern<ReadRowsOp> {
   }
 };
 
-/// Pattern: fa.varlen_block => the walk over the sequences
-/// (AttentionMath.h, varlenBlock), reading cu_seqlens with tensor.extract.
+/// Pattern: fa.varlen_block => the walk over the sequences, or with
+/// per_sequence the slots (AttentionMath.h, varlenBlock), reading cu_seqlens
+/// with tensor.extract; a sequence longer than its slots fails a cf.assert.
 struct LowerVarlenBlock : OpRewritePattern<VarlenBlockOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(VarlenBlockOp op,
@@ -543,9 +545,19 @@ struct LowerVarlenBlock : OpRewritePattern<VarlenBlockOp> {
     Value numSeqs = arith::SubIOp::create(
         rw, loc, tensor::DimOp::create(rw, loc, cuSeqlens, 0),
         arith::ConstantIndexOp::create(rw, loc, 1));
-    auto [seq, block] = semantics::varlenBlock(rw, loc, read, numSeqs,
-                                               op.getIndex(), op.getBlockRows());
-    rw.replaceOp(op, ValueRange{seq, block});
+    semantics::VarlenBlock found =
+        semantics::varlenBlock(rw, loc, read, numSeqs, op.getIndex(),
+                               op.getBlockRows(), op.getBlocksPerSequence());
+    if (op.getBlocksPerSequence()) {
+      Value fits = arith::XOrIOp::create(
+          rw, loc, found.tooLong,
+          arith::ConstantIntOp::create(rw, loc, rw.getI1Type(), 1));
+      cf::AssertOp::create(rw, loc, fits,
+                           "fa.varlen_block: a sequence has more Q blocks "
+                           "than per_sequence (max_seqlen_q below its "
+                           "length)");
+    }
+    rw.replaceOp(op, ValueRange{found.sequence, found.block});
     return success();
   }
 };

@@ -254,7 +254,7 @@ LogicalResult raise(RewriterBase &rewriter, const AttentionMatch &m,
   auto attention = AttentionOp::create(
       rewriter, loc, TypeRange{init.getType()}, q, k, v, /*key_lengths=*/Value(),
       /*block_table=*/Value(), /*cu_seqlens_q=*/Value(),
-      /*cu_seqlens_k=*/Value(), ValueRange{init},
+      /*cu_seqlens_k=*/Value(), /*max_seqlen_q=*/Value(), ValueRange{init},
       rewriter.getF32FloatAttr(static_cast<float>(m.scale)),
       m.causal ? rewriter.getUnitAttr() : UnitAttr(),
       m.windowLeft ? rewriter.getI64IntegerAttr(*m.windowLeft) : IntegerAttr(),

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <cmath>
 #include <limits>
@@ -242,14 +243,19 @@ SmallVector<Value> QOuterTiler::build() {
   // the heads of one group (at the single query).
   int64_t groupSize = op.getGroupSize();
   Value numRows = packGqa ? index(groupSize) : numQueries;
-  Value numQBlocks = arith::CeilDivUIOp::create(b, loc, numRows, index(blockM));
-  Value numSeqs;
-  if (op.isVarlen()) {
+  Value numQBlocks, numSeqs, perSequence;
+  if (!op.isVarlen()) {
+    numQBlocks = arith::CeilDivUIOp::create(b, loc, numRows, index(blockM));
+  } else {
     // Packed sequences: the Q blocks of all sequences, in order, fewer than
-    // ceil(total_q / block-m) + S (fa.varlen_block finds each one's).
+    // ceil(total_q / block-m) + S (fa.varlen_block finds each one's), or
+    // with max_seqlen_q where fewer, p slots a sequence.
     numSeqs = arith::SubIOp::create(b, loc, size(op.getCuSeqlensQ(), 0),
                                     index(1));
-    numQBlocks = arith::AddIOp::create(b, loc, numQBlocks, numSeqs);
+    fa::semantics::VarlenGrid grid = fa::semantics::varlenGrid(
+        b, loc, numRows, numSeqs, op.getMaxSeqlenQ(), blockM);
+    numQBlocks = grid.blocks;
+    perSequence = grid.perSequence;
   }
   if (!op.getKeyLengths() && !op.isVarlen())
     buildMaskOffsets(numQueries, numKeys);
@@ -277,7 +283,8 @@ SmallVector<Value> QOuterTiler::build() {
   Value qRowBase;
   if (op.isVarlen()) {
     auto block = fa::VarlenBlockOp::create(
-        b, loc, op.getCuSeqlensQ(), qBlock, b.getI64IntegerAttr(blockM));
+        b, loc, op.getCuSeqlensQ(), qBlock, b.getI64IntegerAttr(blockM),
+        perSequence);
     Value seq = block.getSequence();
     qBlock = block.getBlock();
     auto read = [&](Value cu, Value i) -> Value {
@@ -629,6 +636,13 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
         rewriter.replaceOp(op, op.getOutputs());
         continue;
       }
+      // The launch plan names the host function's argument by its role
+      // (Outline.cpp, indexArgumentRole): the caller passes it.
+      if (auto arg = dyn_cast_or_null<BlockArgument>(op.getMaxSeqlenQ()))
+        if (auto func = dyn_cast<FunctionOpInterface>(
+                arg.getOwner()->getParentOp()))
+          func.setArgAttr(arg.getArgNumber(), "fa.max_seqlen_q",
+                          rewriter.getUnitAttr());
       // pack-gqa applies to single-query GQA/MQA ops only.
       bool pack = packGqa && q[2] == 1 && op.getGroupSize() > 1 &&
                   !op.isVarlen();

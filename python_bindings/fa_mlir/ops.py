@@ -648,7 +648,7 @@ def varlen_plan_for(dtype, hq, hkv, d, causal, window, capped, chip=None):
 
 
 def varlen_impl(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, window_left,
-                window_right, softcap):
+                window_right, softcap, max_seqlen_q):
     """(O [total_q, Hq, D], LSE [Hq, total_q]) of packed sequences."""
     qh, kh, vh, cu_q, cu_k = check_varlen_inputs(q, k, v, cu_seqlens_q, cu_seqlens_k)
     total_q, hq, d = q.shape
@@ -660,6 +660,8 @@ def varlen_impl(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, window_left,
     plan = varlen_plan_for(DTYPES[q.dtype], hq, kh.shape[1], d, causal,
                            (window_left, window_right), capped, chip=device_chip(q.device))
     scalars = attention_scalars(plan.plan, scale, softcap if capped else None)
+    if "max_seqlen_q" in plan.plan.scalars:  # (kernels from before it lack it)
+        scalars["max_seqlen_q"] = max_seqlen_q
     plan(q=qh, k=kh, v=vh, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k,
          o=out.permute(1, 0, 2).unsqueeze(0), lse=lse, **scalars)
     return out, lse[0]
@@ -668,16 +670,33 @@ def varlen_impl(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, window_left,
 @torch.library.custom_op("fa_mlir::attention_varlen", mutates_args=())
 def varlen_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlens_q: torch.Tensor,
               cu_seqlens_k: torch.Tensor, causal: bool, scale: float, window_left: int,
-              window_right: int, softcap: float) -> tuple[torch.Tensor, torch.Tensor]:
+              window_right: int, softcap: float,
+              max_seqlen_q: int) -> tuple[torch.Tensor, torch.Tensor]:
     return varlen_impl(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, window_left,
-                       window_right, softcap)
+                       window_right, softcap, max_seqlen_q)
 
 
 @varlen_op.register_fake
 def _varlen_fake(q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, window_left,
-                 window_right, softcap):
+                 window_right, softcap, max_seqlen_q):
     total_q, hq, d = q.shape
     return q.new_empty((total_q, hq, d)), q.new_empty((hq, total_q), dtype=torch.float32)
+
+
+def _max_seqlen(max_seqlen_q, total_q):
+    """max_seqlen_q as the kernels take it: an int in [0, total_q] (a larger
+    bound says no more than total_q does); None is total_q."""
+    if max_seqlen_q is None:
+        return total_q
+    if isinstance(max_seqlen_q, torch.Tensor) and max_seqlen_q.dim() == 0 and \
+            not max_seqlen_q.is_floating_point() and max_seqlen_q.dtype != torch.bool:
+        max_seqlen_q = int(max_seqlen_q)
+    if isinstance(max_seqlen_q, bool) or not isinstance(max_seqlen_q, int):
+        raise TypeError("max_seqlen_q must be an int (or None), got %s"
+                        % type(max_seqlen_q).__name__)
+    if max_seqlen_q < 0:
+        raise ValueError("max_seqlen_q must be >= 0, got %d" % max_seqlen_q)
+    return min(max_seqlen_q, total_q)
 
 
 def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q=None,
@@ -693,15 +712,21 @@ def attention_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q=None,
     non-decreasing from 0 with cu_q[S] = total_q and cu_k[S] <= total_k (as
     in FlashAttention, not checked: that would need a device sync). causal
     and window align to each sequence's own bottom-right corner.
-    max_seqlen_q/max_seqlen_k are accepted for FlashAttention's signature
-    and not needed: the kernel walks the sequences' Q blocks itself, with no
-    work for padding. float16/bfloat16, D a multiple of 16 up to 256.
+    max_seqlen_q, as in FlashAttention, must be at least every sequence's
+    query count (not checked on the host: that would need a device sync; a
+    sequence longer than it makes the kernel trap, a CUDA error, never a
+    wrong result); the kernel then numbers the Q blocks per sequence,
+    ceil(max_seqlen_q / block) of each, where that is fewer than its walk
+    over the sequences (exact for equal lengths). None stands for total_q,
+    always a bound. max_seqlen_k is accepted for FlashAttention's signature
+    and not needed. float16/bfloat16, D a multiple of 16 up to 256.
 
     Returns O [total_q, Hq, D] (and LSE [Hq, total_q], float32).
     """
     check_varlen_inputs(q, k, v, cu_seqlens_q, cu_seqlens_k)
     scale, softcap, left, right = _options(causal, scale, softcap, window, q.shape[-1])
-    args = (q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, left, right, softcap)
+    max_q = _max_seqlen(max_seqlen_q, q.shape[0])
+    args = (q, k, v, cu_seqlens_q, cu_seqlens_k, causal, scale, left, right, softcap, max_q)
     if _fast_path(q, k, v):
         out, lse = varlen_impl(*args)
     else:

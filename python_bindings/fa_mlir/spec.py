@@ -233,8 +233,10 @@ class AttentionSpec:
         cache_args = cache_ops = ""
         if self.varlen:
             cu = "tensor<?xi32>"
-            cache_args = ", %%cu_q: %s, %%cu_k: %s" % (cu, cu)
-            cache_ops = " cu_seqlens(%%cu_q, %%cu_k : %s, %s)" % (cu, cu)
+            # max_seqlen_q: a launch input (the grid counts Q blocks by it
+            # where that is fewer than the walk over the sequences).
+            cache_args = ", %%cu_q: %s, %%cu_k: %s, %%max_q: index" % (cu, cu)
+            cache_ops = " cu_seqlens(%%cu_q, %%cu_k : %s, %s) max_seqlen_q(%%max_q)" % (cu, cu)
         if self.key_lengths:
             lens = "tensor<%sxi32>" % b
             cache_args = ", %%lens: %s" % lens

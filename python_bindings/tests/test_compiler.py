@@ -7,6 +7,7 @@ import pytest
 
 from fa_mlir import AttentionSpec, CompileError
 from fa_mlir.compiler import build_attention, stage_pipeline
+from fa_mlir.runtime.plan import evaluate
 
 GQA = AttentionSpec(q_heads=8, kv_heads=2, head_dim=64, dtype="f16", causal=True)
 
@@ -359,8 +360,28 @@ def test_varlen_plan_names_the_offsets(compiler):
     plan = compiler.compile(spec).plans[0].plan
     assert [t["name"] for t in plan["tensors"]] == [
         "q", "k", "v", "cu_seqlens_q", "cu_seqlens_k", "o", "lse"]
+    assert plan["kernels"][0]["params"][3:5] == ["cu_seqlens_q", "cu_seqlens_k"]
+    scalars = {s["name"]: s for s in plan["scalars"]}
+    assert scalars["max_seqlen_q"]["value"] is None  # the caller's input
     grid = plan["kernels"][0]["grid"]
-    assert grid[0]["op"] == "add" and grid[1:] == [32, 1]
+    assert grid[1:] == [32, 1]
+
+    def blocks(lengths, max_seqlen):
+        shapes = {"q": (1, 32, sum(lengths), 128), "cu_seqlens_q": (len(lengths) + 1,)}
+        values = {"max_seqlen_q": max_seqlen}
+        per_sequence = [evaluate(s["value"], shapes, values) for s in plan["scalars"]
+                        if s["name"] not in ("max_seqlen_q", "softmax_scale_log2")]
+        return evaluate(grid[0], shapes, values), per_sequence
+
+    # 128-row Q blocks. Equal lengths: ceil(512 / 128) slots a sequence,
+    # no block without rows, where the walk's bound has 128 + 32.
+    assert blocks([512] * 32, 512) == (128, [4])
+    # A bound of total_q (what None passes) leaves the walk.
+    assert blocks([512] * 32, 512 * 32) == (160, [0])
+    # Mixed lengths: slots for the longest would be 16 x 32; the walk 62 + 16.
+    assert blocks([4096] + [256] * 15, 4096) == (78, [0])
+    # One sequence: its own blocks either way.
+    assert blocks([1000], 1000) == (8, [8])
 
 
 @pytest.mark.parametrize("kw", [dict(scale=1e-05), dict(scale=1e16, softcap=1e16),

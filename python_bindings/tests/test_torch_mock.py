@@ -238,6 +238,26 @@ def test_bad_varlen_inputs_raise_before_any_launch(cpu_kernels, make, error, wor
     assert not cpu_kernels
 
 
+@pytest.mark.parametrize("max_seqlen, error, words", [
+    (-1, ValueError, "max_seqlen_q must be >= 0, got -1"),
+    (2.0, TypeError, "max_seqlen_q must be an int"),
+    (True, TypeError, "max_seqlen_q must be an int"),
+    ("9", TypeError, "max_seqlen_q must be an int"),
+])
+def test_bad_max_seqlen_raises_before_any_launch(cpu_kernels, max_seqlen, error, words):
+    with pytest.raises(error, match=words):
+        ops.attention_varlen(rand(9, 4, 16), rand(9, 2, 16), rand(9, 2, 16), _lens(0, 9),
+                             _lens(0, 9), max_seqlen, 9)
+    assert not cpu_kernels
+
+
+def test_max_seqlen_is_clamped_to_the_queries():
+    # None and bounds past total_q say as much as total_q; 0-d integer
+    # tensors are taken as their value.
+    assert ops._max_seqlen(None, 9) == 9 and ops._max_seqlen(100, 9) == 9
+    assert ops._max_seqlen(4, 9) == 4 and ops._max_seqlen(torch.tensor(5), 9) == 5
+
+
 def test_cache_and_varlen_options_are_checked_like_attention(cpu_kernels):
     q, k = rand(2, 1, 4, 16), rand(2, 8, 2, 16)
     with pytest.raises(ValueError, match="scale must be"):

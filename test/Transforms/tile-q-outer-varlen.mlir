@@ -11,9 +11,9 @@
 // CHECK-LABEL: func @varlen
 // CHECK-SAME: (%[[Q:[a-z0-9]+]]: tensor<1x4x?x16xf16>, %[[K:[a-z0-9]+]]: tensor<1x2x?x16xf16>, %[[V:[a-z0-9]+]]: tensor<1x2x?x16xf16>, %[[CUQ:[a-z0-9]+]]: tensor<?xi32>, %[[CUK:[a-z0-9]+]]: tensor<?xi32>
 // CHECK: %[[TOTAL:.*]] = tensor.dim %[[Q]], %c2
-// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[TOTAL]], %c16 : index
 // CHECK: %[[ENTRIES:.*]] = tensor.dim %[[CUQ]], %c0
 // CHECK: %[[S:.*]] = arith.subi %[[ENTRIES]], %c1 : index
+// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[TOTAL]], %c16 : index
 // CHECK: %[[GRID:.*]] = arith.addi %[[BLOCKS]], %[[S]] : index
 // CHECK: scf.forall (%[[B:.*]], %[[H:.*]], %[[I:.*]]) in (1, 4, %[[GRID]])
 // CHECK: %[[SEQ:.*]], %[[BLK:.*]] = fa.varlen_block %[[CUQ]][%[[I]]] block_rows(16) : tensor<?xi32>
@@ -42,6 +42,38 @@ func.func @varlen(%q: tensor<1x4x?x16xf16>, %k: tensor<1x2x?x16xf16>, %v: tensor
                   %cq: tensor<?xi32>, %ck: tensor<?xi32>, %o: tensor<1x4x?x16xf16>) -> tensor<1x4x?x16xf16> {
   %r = fa.attention ins(%q, %k, %v : tensor<1x4x?x16xf16>, tensor<1x2x?x16xf16>, tensor<1x2x?x16xf16>)
            cu_seqlens(%cq, %ck : tensor<?xi32>, tensor<?xi32>)
+           outs(%o : tensor<1x4x?x16xf16>) causal -> tensor<1x4x?x16xf16>
+  return %r : tensor<1x4x?x16xf16>
+}
+
+// max_seqlen_q (FlashAttention's): where p * S blocks, p = max(ceil(m /
+// 16), 1) slots a sequence, are fewer than the walk's bound, the grid is
+// those and fa.varlen_block numbers them per sequence (per_sequence(p));
+// else per_sequence(0), the walk. (slotted / walk is 0 exactly when fewer:
+// the launch plan's expressions have no compare.) The argument is marked
+// for the plan, which names the caller's input after it.
+
+// CHECK-LABEL: func @varlen_max_seqlen
+// CHECK-SAME: %[[CUQ:[a-z0-9]+]]: tensor<?xi32>, %{{.*}}: tensor<?xi32>, %[[M:[a-z0-9]+]]: index {fa.max_seqlen_q}
+// CHECK: %[[S:.*]] = arith.subi %{{.*}}, %c1 : index
+// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %c16 : index
+// CHECK: %[[WALK:.*]] = arith.addi %[[BLOCKS]], %[[S]] : index
+// CHECK: %[[MB:.*]] = arith.ceildivui %[[M]], %c16 : index
+// CHECK: %[[P:.*]] = arith.maxui %[[MB]], %c1 : index
+// CHECK: %[[SLOTTED:.*]] = arith.muli %[[P]], %[[S]] : index
+// CHECK: %[[W1:.*]] = arith.maxui %[[WALK]], %c1 : index
+// CHECK: %[[RATIO:.*]] = arith.divui %[[SLOTTED]], %[[W1]] : index
+// CHECK: %[[NOTFEWER:.*]] = arith.minui %[[RATIO]], %c1 : index
+// CHECK: %[[DROP:.*]] = arith.muli %[[P]], %[[NOTFEWER]] : index
+// CHECK: %[[PER:.*]] = arith.subi %[[P]], %[[DROP]] : index
+// CHECK: %[[GRID:.*]] = arith.minui %[[WALK]], %[[SLOTTED]] : index
+// CHECK: scf.forall (%{{.*}}, %{{.*}}, %[[I:.*]]) in (1, 4, %[[GRID]])
+// CHECK: fa.varlen_block %[[CUQ]][%[[I]]] block_rows(16) per_sequence(%[[PER]]) : tensor<?xi32>
+func.func @varlen_max_seqlen(%q: tensor<1x4x?x16xf16>, %k: tensor<1x2x?x16xf16>,
+                             %v: tensor<1x2x?x16xf16>, %cq: tensor<?xi32>, %ck: tensor<?xi32>,
+                             %m: index, %o: tensor<1x4x?x16xf16>) -> tensor<1x4x?x16xf16> {
+  %r = fa.attention ins(%q, %k, %v : tensor<1x4x?x16xf16>, tensor<1x2x?x16xf16>, tensor<1x2x?x16xf16>)
+           cu_seqlens(%cq, %ck : tensor<?xi32>, tensor<?xi32>) max_seqlen_q(%m)
            outs(%o : tensor<1x4x?x16xf16>) causal -> tensor<1x4x?x16xf16>
   return %r : tensor<1x4x?x16xf16>
 }

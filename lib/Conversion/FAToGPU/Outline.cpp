@@ -328,13 +328,17 @@ void collectIndexArguments(Value v, SetVector<Value> &args) {
 }
 
 /// The plan's name of an integer argument of the host function: its role
-/// (`num_splits`, --fa-split-kv splits=0), else none.
+/// (`num_splits`, --fa-split-kv splits=0; `max_seqlen_q`, marked by
+/// --fa-tile-q-outer), else none.
 std::optional<StringRef> indexArgumentRole(Value v) {
   auto arg = dyn_cast<BlockArgument>(v);
   auto func = arg ? dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp())
                   : FunctionOpInterface();
-  if (func && func.getArgAttr(arg.getArgNumber(), "fa.num_splits"))
-    return StringRef("num_splits");
+  if (!func)
+    return std::nullopt;
+  for (StringRef role : {"num_splits", "max_seqlen_q"})
+    if (func.getArgAttr(arg.getArgNumber(), ("fa." + role).str()))
+      return role;
   return std::nullopt;
 }
 

@@ -87,7 +87,12 @@ def test_varlen_against_fp32_reference(case, shape):
 
 
 @pytest.mark.cuda_only
-def test_varlen_equal_lengths_match_the_dense_kernel():
+@pytest.mark.parametrize("max_seqlen", [200, None, 1000])
+def test_varlen_equal_lengths_match_the_dense_kernel(max_seqlen):
+    """With max_seqlen_q = 200 the Q blocks are numbered per sequence
+    (fa.varlen_block per_sequence: 2 slots a sequence, 6 blocks where the
+    walk's bound is 5 + 3); without it, or with a bound the walk beats, by
+    the walk. Both give the dense kernel's output."""
     case = cases.VARLEN_MATRIX[1][0]
     dtype, hq, hkv, d, causal, _, _ = case
     gen = torch.Generator().manual_seed(5)
@@ -98,7 +103,7 @@ def test_varlen_equal_lengths_match_the_dense_kernel():
     v = torch.randn(b, n, hkv, d, generator=gen).to(cases.DEVICE, dt)
     seqs = cu([n] * b)
     out = fa_mlir.attention_varlen(q.flatten(0, 1), k.flatten(0, 1), v.flatten(0, 1), seqs,
-                                   seqs, causal=causal)
+                                   seqs, max_seqlen, max_seqlen, causal=causal)
     ref = fa_mlir.attention(q, k, v, causal=causal, layout="bnhd")
     cases.synchronize()
     assert (out.view(b, n, hq, d).float() - ref.float()).abs().max().item() <= 2e-3
@@ -127,3 +132,34 @@ def test_a_sequences_rows_never_reach_another(index):
                                    softcap=cap)
     cases.synchronize()
     assert torch.equal(out[:70], alone)
+
+
+TOO_SHORT = """
+import sys
+sys.path[:0] = %r
+import torch, cases, fa_mlir
+q = torch.randn(300, 8, 64, device=cases.DEVICE, dtype=torch.float16)
+kv = torch.randn(300, 2, 64, device=cases.DEVICE, dtype=torch.float16)
+cu = torch.tensor([0, 100, 300], dtype=torch.int32, device=cases.DEVICE)
+fa_mlir.attention_varlen(q, kv, kv, cu, cu, 100, 200, causal=True)
+torch.cuda.synchronize()
+print("no error")
+"""
+
+
+@pytest.mark.cuda_only
+def test_max_seqlen_below_a_sequence_length_is_a_cuda_error():
+    """max_seqlen_q = 100 for sequences of 100 and 200 queries (a kernel of
+    VARLEN_MATRIX's second case): the slots it gives a sequence (one of 128
+    rows, or two of 64; fewer blocks than the walk's bound either way)
+    cannot reach the second sequence's last rows, and the kernel traps (a
+    CUDA error; in a process of its own, as it ends the context) instead of
+    leaving them unwritten."""
+    import os
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    run = subprocess.run([sys.executable, "-c", TOO_SHORT % ([here] + sys.path,)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0 and "no error" not in run.stdout, run.stdout + run.stderr
+    assert "CUDA" in run.stderr or "cuda" in run.stderr, run.stderr[-2000:]

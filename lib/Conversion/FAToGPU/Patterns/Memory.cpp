@@ -609,11 +609,26 @@ void exitUnless(OpBuilder &b, Location loc, Value cond) {
       LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
 }
 
+/// The thread traps if `cond` (PTX `trap`, inline like exitUnless): a
+/// launch argument the kernel cannot serve (max_seqlen_q below a sequence's
+/// length) fails the launch instead of leaving rows unwritten.
+void trapIf(OpBuilder &b, Location loc, Value cond) {
+  Value flag = arith::ExtUIOp::create(b, loc, b.getI32Type(), cond);
+  LLVM::InlineAsmOp::create(
+      b, loc, Type(), ValueRange{flag},
+      "{\n.reg .pred %p;\nsetp.ne.u32 %p, $0, 0;\n@%p trap;\n}", "r",
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
 /// Pattern: fa.varlen_block => the walk over the sequences, every thread
 /// reading cu_seqlens, a kernel argument, with plain loads: on the lanes of
 /// a warp (varlenBlockOnLanes), then an exit for a block without rows,
 /// where the whole thread block reaches the op; else one sequence a step
-/// (AttentionMath.h, varlenBlock, the definition), no exit.
+/// (AttentionMath.h, varlenBlock, the definition), no exit. With
+/// per_sequence, its slots where it is positive (semantics::
+/// perSequenceBlock: a division instead of the walk), trapping for a
+/// sequence longer than its slots.
 struct LowerVarlenBlock : OpConversionPattern<VarlenBlockOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -626,21 +641,49 @@ struct LowerVarlenBlock : OpConversionPattern<VarlenBlockOp> {
     Location loc = op.getLoc();
     Value numSeqs = arith::SubIOp::create(
         b, loc, memref::DimOp::create(b, loc, cu, 0), cidx(b, loc, 1));
-    if (reachedByWholeBlock(op)) {
-      scf::ForOp walk = varlenBlockOnLanes(b, loc, cu, numSeqs,
-                                           adaptor.getIndex(),
-                                           op.getBlockRows());
-      exitUnless(b, loc, walk.getResults().back());
-      b.replaceOp(op, ValueRange{walk.getResult(1), walk.getResult(2)});
-      return success();
-    }
     auto read = [&](OpBuilder &rb, Location l, Value i) -> Value {
       return arith::IndexCastOp::create(rb, l, rb.getIndexType(),
                                         memref::LoadOp::create(rb, l, cu, i));
     };
-    auto [seq, block] = semantics::varlenBlock(
-        b, loc, read, numSeqs, adaptor.getIndex(), op.getBlockRows());
-    b.replaceOp(op, ValueRange{seq, block});
+    Value index = adaptor.getIndex(), perSequence = op.getBlocksPerSequence();
+    int64_t rows = op.getBlockRows();
+    if (!reachedByWholeBlock(op)) {
+      semantics::VarlenBlock found = semantics::varlenBlock(
+          b, loc, read, numSeqs, index, rows, perSequence);
+      if (perSequence)
+        trapIf(b, loc, found.tooLong);
+      b.replaceOp(op, ValueRange{found.sequence, found.block});
+      return success();
+    }
+    auto walk = [&](OpBuilder &wb, Location l) {
+      return varlenBlockOnLanes(wb, l, cu, numSeqs, index, rows)
+          .getResults()
+          .drop_front();
+    };
+    if (!perSequence) {
+      ValueRange found = walk(b, loc);
+      exitUnless(b, loc, found[2]);
+      b.replaceOp(op, found.take_front(2));
+      return success();
+    }
+    // (sequence, block, has rows): the slots or the walk, uniform over the
+    // thread block (perSequence is a launch parameter).
+    Value slotted = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                          perSequence, cidx(b, loc, 0));
+    auto ifOp = scf::IfOp::create(
+        b, loc, slotted,
+        [&](OpBuilder &tb, Location l) {
+          semantics::VarlenBlock found = semantics::perSequenceBlock(
+              tb, l, read, numSeqs, index, perSequence, rows);
+          trapIf(tb, l, found.tooLong);
+          scf::YieldOp::create(
+              tb, l, ValueRange{found.sequence, found.block, found.hasRows});
+        },
+        [&](OpBuilder &eb, Location l) {
+          scf::YieldOp::create(eb, l, walk(eb, l));
+        });
+    exitUnless(b, loc, ifOp.getResult(2));
+    b.replaceOp(op, ifOp.getResults().take_front(2));
     return success();
   }
 };

@@ -38,9 +38,14 @@ struct AttentionLikeOpInterface
     if (!attention.hasTensorSemantics())
       return success();
 
-    // Inputs first, then the destinations, in operand order.
+    // Inputs first, then the destinations, in operand order; scalars
+    // (max_seqlen_q) stay as they are.
     SmallVector<Value> operands;
     for (Value operand : op->getOperands()) {
+      if (!isa<TensorType>(operand.getType())) {
+        operands.push_back(operand);
+        continue;
+      }
       FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
       if (failed(buffer))
         return failure();

@@ -369,6 +369,9 @@ static LogicalResult verifyVarlenOperands(AttentionOp op) {
   Value cuQ = op.getCuSeqlensQ(), cuK = op.getCuSeqlensK();
   if (static_cast<bool>(cuQ) != static_cast<bool>(cuK))
     return op.emitOpError("cu_seqlens needs both arrays, cu_seqlens(q, k)");
+  if (op.getMaxSeqlenQ() && !cuQ)
+    return op.emitOpError("max_seqlen_q bounds the lengths of packed "
+                          "sequences: it needs cu_seqlens");
   if (!cuQ)
     return success();
   if (op.getKeyLengths())

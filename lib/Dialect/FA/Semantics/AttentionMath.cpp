@@ -99,10 +99,83 @@ Value semantics::sequenceOfRow(OpBuilder &b, Location loc, CuSeqlensReader cu,
   return loop.getResult(0);
 }
 
-std::pair<Value, Value> semantics::varlenBlock(OpBuilder &b, Location loc,
-                                               CuSeqlensReader cu,
-                                               Value numSeqs, Value index,
-                                               int64_t blockRows) {
+semantics::VarlenGrid semantics::varlenGrid(OpBuilder &b, Location loc,
+                                            Value totalRows, Value numSeqs,
+                                            Value maxRows, int64_t blockRows) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value rows = arith::ConstantIndexOp::create(b, loc, blockRows);
+  Value walk = arith::AddIOp::create(
+      b, loc, arith::CeilDivUIOp::create(b, loc, totalRows, rows), numSeqs);
+  if (!maxRows)
+    return {walk, Value()};
+  Value slots = arith::MaxUIOp::create(
+      b, loc, arith::CeilDivUIOp::create(b, loc, maxRows, rows), one);
+  Value slotted = arith::MulIOp::create(b, loc, slots, numSeqs);
+  // perSequence = slotted < walk ? slots : 0, without a compare (which the
+  // plan's expressions lack): slotted / walk is 0 exactly when it is fewer.
+  Value ratio = arith::DivUIOp::create(
+      b, loc, slotted, arith::MaxUIOp::create(b, loc, walk, one));
+  Value notFewer = arith::MinUIOp::create(b, loc, ratio, one);
+  Value perSequence = arith::SubIOp::create(
+      b, loc, slots, arith::MulIOp::create(b, loc, slots, notFewer));
+  Value blocks = arith::MinUIOp::create(b, loc, walk, slotted);
+  return {blocks, perSequence};
+}
+
+semantics::VarlenBlock
+semantics::perSequenceBlock(OpBuilder &b, Location loc, CuSeqlensReader cu,
+                            Value numSeqs, Value index, Value perSequence,
+                            int64_t blockRows) {
+  // (One op per statement: the IR's order is then the source's.)
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value rows = arith::ConstantIndexOp::create(b, loc, blockRows);
+  Value seq = arith::DivUIOp::create(b, loc, index, perSequence);
+  Value slot = arith::RemUIOp::create(b, loc, index, perSequence);
+  Value inRange =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, seq, numSeqs);
+  // Past the last sequence both reads are cu[S]: a sequence of no rows.
+  Value startAt = arith::MinUIOp::create(b, loc, seq, numSeqs);
+  Value next = arith::AddIOp::create(b, loc, seq, one);
+  Value stopAt = arith::MinUIOp::create(b, loc, next, numSeqs);
+  Value start = cu(b, loc, startAt);
+  Value stop = cu(b, loc, stopAt);
+  Value diff = arith::SubIOp::create(b, loc, stop, start);
+  Value length = arith::MaxSIOp::create(b, loc, diff, zero);
+  Value slotStart = arith::MulIOp::create(b, loc, slot, rows);
+  Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        slotStart, length);
+  Value reach = arith::MulIOp::create(b, loc, perSequence, rows);
+  Value tooLong = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                        length, reach);
+  Value sequence = arith::SelectOp::create(b, loc, inRange, seq, zero);
+  Value block = arith::SelectOp::create(b, loc, inRange, slot, index);
+  return {sequence, block, hasRows, tooLong};
+}
+
+semantics::VarlenBlock semantics::varlenBlock(OpBuilder &b, Location loc,
+                                              CuSeqlensReader cu,
+                                              Value numSeqs, Value index,
+                                              int64_t blockRows,
+                                              Value perSequence) {
+  if (perSequence) {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value slotted = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                          perSequence, zero);
+    auto yield = [](OpBuilder &yb, Location l, const VarlenBlock &r) {
+      scf::YieldOp::create(yb, l, ValueRange{r.sequence, r.block, r.tooLong});
+    };
+    auto ifOp = scf::IfOp::create(
+        b, loc, slotted,
+        [&](OpBuilder &tb, Location l) {
+          yield(tb, l, perSequenceBlock(tb, l, cu, numSeqs, index,
+                                        perSequence, blockRows));
+        },
+        [&](OpBuilder &eb, Location l) {
+          yield(eb, l, varlenBlock(eb, l, cu, numSeqs, index, blockRows));
+        });
+    return {ifOp.getResult(0), ifOp.getResult(1), Value(), ifOp.getResult(2)};
+  }
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value rows = arith::ConstantIndexOp::create(b, loc, blockRows);
@@ -129,7 +202,8 @@ std::pair<Value, Value> semantics::varlenBlock(OpBuilder &b, Location loc,
         Value block = arith::SelectOp::create(lb, l, inside, local, state[2]);
         scf::YieldOp::create(lb, l, ValueRange{end, seq, block});
       });
-  return {loop.getResult(1), loop.getResult(2)};
+  Value no = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
+  return {loop.getResult(1), loop.getResult(2), Value(), no};
 }
 
 Value semantics::visibleKeysEnd(OpBuilder &b, Location loc, Value row,

@@ -101,3 +101,19 @@ func.func @paged(%q: tensor<?x4x?x16xf16>, %k: tensor<?x32x2x16xf16>, %v: tensor
            outs(%o : tensor<?x4x?x16xf16>) causal -> tensor<?x4x?x16xf16>
   return %r : tensor<?x4x?x16xf16>
 }
+
+// -----
+
+// Packed sequences: cu_seqlens become buffers like the other inputs; the
+// max_seqlen_q scalar stays the function's index argument.
+// CHECK-LABEL: func @varlen_scalar_stays
+// CHECK-SAME: %[[CQ:[a-z0-9]+]]: memref<?xi32>, %[[CK:[a-z0-9]+]]: memref<?xi32>, %[[M:[a-z0-9]+]]: index
+// CHECK: fa.attention ins({{.*}}) cu_seqlens(%[[CQ]], %[[CK]] : memref<?xi32>, memref<?xi32>) max_seqlen_q(%[[M]]) outs(
+func.func @varlen_scalar_stays(%q: tensor<1x4x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>,
+                               %cq: tensor<?xi32>, %ck: tensor<?xi32>, %m: index, %o: tensor<1x4x?x64xf16>)
+    -> tensor<1x4x?x64xf16> {
+  %0 = fa.attention ins(%q, %k, %v : tensor<1x4x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>)
+                    cu_seqlens(%cq, %ck : tensor<?xi32>, tensor<?xi32>) max_seqlen_q(%m)
+                    outs(%o : tensor<1x4x?x64xf16>) causal -> tensor<1x4x?x64xf16>
+  return %0 : tensor<1x4x?x64xf16>
+}

@@ -296,7 +296,7 @@ func.func @softcap_scale_overflows(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x12
 
 func.func @no_outputs(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>) {
   // expected-error @+1 {{expects 1 or 2 outputs (O and optionally LSE), got 0}}
-  "fa.attention"(%q, %k, %v) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0>}> : (tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) -> ()
+  "fa.attention"(%q, %k, %v) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0>}> : (tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>) -> ()
   return
 }
 
@@ -315,7 +315,7 @@ func.func @out_dynamic_heads(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf
 // both, so only the generic form can give one.
 func.func @window_left_only(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
   // expected-error @+1 {{'fa.attention' op window needs both sizes, window(left, right)}}
-  %r0 = "fa.attention"(%q, %k, %v, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 1>, window_left = 16 : i64}> : (tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  %r0 = "fa.attention"(%q, %k, %v, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 1>, window_left = 16 : i64}> : (tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
   return
 }
 
@@ -323,7 +323,7 @@ func.func @window_left_only(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf1
 
 func.func @window_right_only(%q: tensor<2x8x128x64xf16>, %k: tensor<2x2x128x64xf16>, %v: tensor<2x2x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
   // expected-error @+1 {{'fa.attention' op window needs both sizes, window(left, right)}}
-  %r0 = "fa.attention"(%q, %k, %v, %o) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 1>, window_right = -1 : i64}> : (tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  %r0 = "fa.attention"(%q, %k, %v, %o) <{causal, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 1>, window_right = -1 : i64}> : (tensor<2x8x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x2x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
   return
 }
 

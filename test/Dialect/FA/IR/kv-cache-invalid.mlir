@@ -110,7 +110,7 @@ func.func @lengths_memref_mix(%q: memref<2x8x1x64xf16>, %k: memref<2x2x128x64xf1
 
 func.func @cu_q_only(%q: tensor<1x8x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>, %cq: tensor<3xi32>, %o: tensor<1x8x?x64xf16>) {
   // expected-error @+1 {{cu_seqlens needs both arrays, cu_seqlens(q, k)}}
-  %r = "fa.attention"(%q, %k, %v, %cq, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0, 1>}> : (tensor<1x8x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<3xi32>, tensor<1x8x?x64xf16>) -> tensor<1x8x?x64xf16>
+  %r = "fa.attention"(%q, %k, %v, %cq, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 0, 0, 1>}> : (tensor<1x8x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<3xi32>, tensor<1x8x?x64xf16>) -> tensor<1x8x?x64xf16>
   return
 }
 
@@ -151,5 +151,21 @@ func.func @cu_batch(%q: tensor<?x8x?x64xf16>, %k: tensor<?x2x?x64xf16>, %v: tens
 func.func @cu_with_cache(%q: tensor<1x8x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>, %n: tensor<1xi32>, %cq: tensor<3xi32>, %ck: tensor<3xi32>, %o: tensor<1x8x?x64xf16>) {
   // expected-error @+1 {{cu_seqlens (packed sequences) and key_lengths (a K/V cache) cannot be combined}}
   %r = fa.attention ins(%q, %k, %v : tensor<1x8x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>) key_lengths(%n : tensor<1xi32>) cu_seqlens(%cq, %ck : tensor<3xi32>, tensor<3xi32>) outs(%o : tensor<1x8x?x64xf16>) -> tensor<1x8x?x64xf16>
+  return
+}
+
+// -----
+
+func.func @max_seqlen_without_cu(%q: tensor<1x8x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>, %m: index, %o: tensor<1x8x?x64xf16>) {
+  // expected-error @+1 {{max_seqlen_q bounds the lengths of packed sequences: it needs cu_seqlens}}
+  %r = fa.attention ins(%q, %k, %v : tensor<1x8x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>) max_seqlen_q(%m) outs(%o : tensor<1x8x?x64xf16>) -> tensor<1x8x?x64xf16>
+  return
+}
+
+// -----
+
+func.func @max_seqlen_i32(%q: tensor<1x8x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>, %cq: tensor<3xi32>, %ck: tensor<3xi32>, %m: i32, %o: tensor<1x8x?x64xf16>) {
+  // expected-error @+1 {{operand #5 must be index}}
+  %r = "fa.attention"(%q, %k, %v, %cq, %ck, %m, %o) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 1, 1, 1, 1>}> : (tensor<1x8x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>, tensor<3xi32>, tensor<3xi32>, i32, tensor<1x8x?x64xf16>) -> tensor<1x8x?x64xf16>
   return
 }

@@ -160,6 +160,19 @@ func.func @varlen(%q: tensor<1x8x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor
 
 // -----
 
+// With FlashAttention's max_seqlen_q (an index), printed after cu_seqlens.
+// CHECK-LABEL: func @varlen_max_seqlen
+// CHECK-SAME: %[[M:[a-z0-9]+]]: index
+// CHECK: cu_seqlens(%{{.*}}, %{{.*}} : tensor<?xi32>, tensor<?xi32>) max_seqlen_q(%[[M]]) outs(
+func.func @varlen_max_seqlen(%q: tensor<1x8x?x64xf16>, %k: tensor<1x2x?x64xf16>, %v: tensor<1x2x?x64xf16>,
+                             %cq: tensor<?xi32>, %ck: tensor<?xi32>, %m: index, %o: tensor<1x8x?x64xf16>) -> tensor<1x8x?x64xf16> {
+  %0 = fa.attention ins(%q, %k, %v : tensor<1x8x?x64xf16>, tensor<1x2x?x64xf16>, tensor<1x2x?x64xf16>)
+                    cu_seqlens(%cq, %ck : tensor<?xi32>, tensor<?xi32>) max_seqlen_q(%m) outs(%o : tensor<1x8x?x64xf16>) causal -> tensor<1x8x?x64xf16>
+  return %0 : tensor<1x8x?x64xf16>
+}
+
+// -----
+
 // The clauses parse in any order and print in one: scale, causal, window,
 // softcap (tensor and memref forms, the backward op too).
 // CHECK-LABEL: func @clauses_any_order

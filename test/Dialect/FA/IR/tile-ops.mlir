@@ -356,3 +356,13 @@ func.func @turns(%k: tensor<?x2x?x64xbf16>, %i: index, %p: index) {
   fa.mma_turn close of 3
   return
 }
+
+// -----
+
+// CHECK-LABEL: func @varlen_block_per_sequence
+// CHECK-SAME: %{{[a-z0-9]+}}: index, %[[P:[a-z0-9]+]]: index)
+// CHECK: fa.varlen_block %{{.*}}[%{{.*}}] block_rows(64) per_sequence(%[[P]]) : tensor<?xi32>
+func.func @varlen_block_per_sequence(%cu: tensor<?xi32>, %i: index, %p: index) -> (index, index) {
+  %s, %b = fa.varlen_block %cu[%i] block_rows(64) per_sequence(%p) : tensor<?xi32>
+  return %s, %b : index, index
+}

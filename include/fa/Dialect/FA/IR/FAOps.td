@@ -81,7 +81,14 @@ def FA_AttentionOp : FA_Op<"attention", [
     start, and `causal` and `window` align to its own bottom-right corner.
     A row sees no key of another sequence. Both arrays must be
     non-decreasing from 0, with `cu_q[S] = total_q` and `cu_k[S] <=
-    total_k`.
+    total_k`. `max_seqlen_q(%m : index)` (optional, FlashAttention's
+    `max_seqlen_q`) bounds every sequence's query count; it changes no
+    result, only how the kernels number the sequences' Q blocks: with it,
+    the grid is `ceil(m / block) x S` blocks where that is fewer than the
+    `ceil(total_q / block) + S` of the walk over the sequences (exact for
+    equal lengths; `fa.varlen_block`). A sequence longer than `m` is an
+    error at run time (an assertion on the CPU, a trap on the GPU), never
+    rows left unwritten.
 
     The op follows destination-passing style: `outs` holds `O` and,
     optionally, `LSE`. In tensor form the op returns one tensor per output; in
@@ -124,6 +131,7 @@ def FA_AttentionOp : FA_Op<"attention", [
                        Optional<AnyShaped>:$block_table,
                        Optional<AnyShaped>:$cu_seqlens_q,
                        Optional<AnyShaped>:$cu_seqlens_k,
+                       Optional<Index>:$max_seqlen_q,
                        Variadic<AnyShaped>:$outputs,
                        OptionalAttr<F32Attr>:$scale,
                        UnitAttr:$causal,
@@ -139,6 +147,7 @@ def FA_AttentionOp : FA_Op<"attention", [
     (`block_table` `(` $block_table^ `:` type($block_table) `)`)?
     (`cu_seqlens` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:`
                       type($cu_seqlens_q) `,` type($cu_seqlens_k) `)`)?
+    (`max_seqlen_q` `(` $max_seqlen_q^ `)`)?
     `outs` `(` $outputs `:` type($outputs) `)`
     `` custom<AttentionClauses>($scale, $causal, $window_left,
                                 $window_right, $softcap)
@@ -316,18 +325,31 @@ def FA_VarlenBlockOp : FA_TileOp<"varlen_block"> {
     that block `index` is. An index past the last block (the loop nest has
     `ceil(total_q / block_rows) + S` iterations, a bound of the blocks'
     count) gives sequence 0 and a block past its rows, which has no row to
-    compute. (`AttentionMath.h`, `varlenBlock`, defines the walk for every
-    lowering.)
+    compute.
+
+    With `per_sequence(%p)` and `p > 0`, the blocks are numbered as
+    FlashAttention's varlen grid numbers them instead: `p` slots a
+    sequence, block `index` is block `index mod p` of sequence `index / p`
+    (a slot past its sequence's rows has none); a sequence of more than `p`
+    blocks is an error at run time (an assertion on the CPU, a trap on the
+    GPU). `p = 0` is the walk. `--fa-tile-q-outer` computes `p` from
+    `fa.attention`'s `max_seqlen_q`, where it makes the grid smaller
+    (`AttentionMath.h`, `varlenGrid`). (`varlenBlock` defines both
+    numberings for every lowering.)
 
     ```mlir
     %seq, %block = fa.varlen_block %cu_q[%i] block_rows(128) : tensor<?xi32>
+    %seq2, %block2 = fa.varlen_block %cu_q[%i] block_rows(128)
+        per_sequence(%p) : tensor<?xi32>
     ```
   }];
   let arguments = (ins RankedTensorOf<[I32]>:$cu_seqlens, Index:$index,
-                       I64Attr:$block_rows);
+                       I64Attr:$block_rows,
+                       Optional<Index>:$blocks_per_sequence);
   let results = (outs Index:$sequence, Index:$block);
   let assemblyFormat = [{
-    $cu_seqlens `[` $index `]` `block_rows` `(` $block_rows `)` attr-dict `:`
+    $cu_seqlens `[` $index `]` `block_rows` `(` $block_rows `)`
+    (`per_sequence` `(` $blocks_per_sequence^ `)`)? attr-dict `:`
     type($cu_seqlens)
   }];
   let hasVerifier = 1;

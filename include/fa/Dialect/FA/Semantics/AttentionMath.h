@@ -134,12 +134,46 @@ using CuSeqlensReader = function_ref<Value(OpBuilder &, Location, Value)>;
 Value sequenceOfRow(OpBuilder &b, Location loc, CuSeqlensReader cu,
                     Value numSeqs, Value row);
 
+/// The Q blocks of a packed loop nest (the grid) and how fa.varlen_block
+/// numbers them: the walk's ceil(totalRows / blockRows) + numSeqs
+/// iterations (perSequence = 0), or, given `maxRows` (fa.attention's
+/// max_seqlen_q) and where it is fewer, p * numSeqs with p =
+/// max(ceil(maxRows / blockRows), 1) slots a sequence (perSequence = p):
+/// exact for equal lengths, where the walk's bound leaves up to numSeqs
+/// iterations without rows. Only the arith ops the launch plan's
+/// expressions know (docs/launch-plan.md), as its grid and a computed
+/// parameter are these values. Without `maxRows`, perSequence is null.
+struct VarlenGrid {
+  Value blocks, perSequence;
+};
+VarlenGrid varlenGrid(OpBuilder &b, Location loc, Value totalRows,
+                      Value numSeqs, Value maxRows, int64_t blockRows);
+
+/// fa.varlen_block's results, and what its lowerings check.
+struct VarlenBlock {
+  Value sequence, block;
+  /// i1: the block has rows of its sequence (null for the walk, where the
+  /// caller computes the rows anyway).
+  Value hasRows;
+  /// i1: the sequence has more than perSequence blocks, which that
+  /// numbering cannot reach (an error; false for the walk).
+  Value tooLong;
+};
+
+/// fa.varlen_block's numbering with `perSequence` p > 0 slots a sequence:
+/// block index mod p of sequence index / p; (0, index) past the last
+/// sequence.
+VarlenBlock perSequenceBlock(OpBuilder &b, Location loc, CuSeqlensReader cu,
+                             Value numSeqs, Value index, Value perSequence,
+                             int64_t blockRows);
+
 /// fa.varlen_block: (sequence, block within it) of the `index`-th Q block
 /// of `blockRows` rows, the blocks of sequences 0, 1, ... in order (an
-/// scf.for over the sequences); (0, index) past the last block.
-std::pair<Value, Value> varlenBlock(OpBuilder &b, Location loc,
-                                    CuSeqlensReader cu, Value numSeqs,
-                                    Value index, int64_t blockRows);
+/// scf.for over the sequences); (0, index) past the last block. With a
+/// non-null `perSequence`, perSequenceBlock where it is positive (scf.if).
+VarlenBlock varlenBlock(OpBuilder &b, Location loc, CuSeqlensReader cu,
+                        Value numSeqs, Value index, int64_t blockRows,
+                        Value perSequence = Value());
 
 //===----------------------------------------------------------------------===//
 // Score modifiers
