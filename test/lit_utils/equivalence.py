@@ -318,11 +318,16 @@ def build_varlen_modules(a, rng):
     n = len(cu_q)
     lines.append("  %%cuq = arith.constant dense<%s> : tensor<%dxi32>" % (cu_q, n))
     lines.append("  %%cuk = arith.constant dense<%s> : tensor<%dxi32>" % (cu_k, n))
+    bound = ""
+    if a.max_seqlen_q is not None:
+        lines.append("  %%maxq = arith.constant %d : index" % a.max_seqlen_q)
+        bound = " max_seqlen_q(%maxq)"
     os_, ls_ = [1, a.Hq, total_q, dv], [1, a.Hq, total_q]
     o_ty, l_ty = tensor_type(os_, et), tensor_type(ls_, "f32")
     lines += ["  %%o_init = tensor.empty() : %s" % o_ty, "  %%lse_init = tensor.empty() : %s" % l_ty]
-    lines.append("  %%o, %%lse = fa.attention ins(%%q, %%k, %%v : %s, %s, %s) cu_seqlens(%%cuq, %%cuk : tensor<%dxi32>, tensor<%dxi32>) outs(%%o_init, %%lse_init : %s, %s)%s -> %s, %s" % (
-        tensor_type(qs, et), tensor_type(ks, et), tensor_type(vs, et), n, n, o_ty, l_ty, attrs, o_ty, l_ty))
+    lines.append("  %%o, %%lse = fa.attention ins(%%q, %%k, %%v : %s, %s, %s) cu_seqlens(%%cuq, %%cuk : tensor<%dxi32>, tensor<%dxi32>)%s outs(%%o_init, %%lse_init : %s, %s)%s -> %s, %s" % (
+        tensor_type(qs, et), tensor_type(ks, et), tensor_type(vs, et), n, n, bound, o_ty, l_ty, attrs,
+        o_ty, l_ty))
     o_val = "%o"
     if et != "f32":
         lines.append("  %%o_f32 = arith.extf %%o : %s to %s" % (o_ty, tensor_type(os_, "f32")))
@@ -468,6 +473,9 @@ def main():
                    help="packed sequences (cu_seqlens): each sequence's query count; "
                         "the reference is one dense op per sequence")
     p.add_argument("--seqlens-k", type=int, nargs="+", help="with --seqlens-q: key counts")
+    p.add_argument("--max-seqlen-q", type=int,
+                   help="with --seqlens-q: fa.attention's max_seqlen_q (the Q blocks "
+                        "numbered per sequence where that is fewer)")
     p.add_argument("--extra-keys", type=int, default=0,
                    help="with --seqlens-q: unused key rows after the last sequence's")
     p.add_argument("--range", type=float, default=2.0, help="inputs uniform in [-range, range]")

@@ -27,6 +27,11 @@
 // RUN: %{eq} %{bf16} --Hq 2 --Hkv 1 --D 32 --causal --block-m 16 --block-n 32 --seqlens-q 70 0 25 --seqlens-k 70 3 60 --skip --warps 1 --extra-keys 7
 // RUN: %{eq} %{bf16} --Hq 2 --Hkv 2 --D 16 --causal --window 12 0 --softcap 8 --block-m 16 --block-n 16 --seqlens-q 33 16 --seqlens-k 33 48 --skip --warps 1
 // RUN: %{eq} %{f16} --Hq 2 --Hkv 1 --D 16 --causal --block-m 32 --block-n 16 --seqlens-q 45 20 --seqlens-k 45 26 --skip --warps 2 --warp-skip
+// max_seqlen_q: slots of 16 rows per sequence where fewer than the walk's
+// bound (2 slots a sequence: 6 blocks against the walk's 4 + 3; empty slots
+// of the shorter ones), and a bound the walk beats (7 against 7 x 3).
+// RUN: %{eq} %{f32} --Hq 2 --Hkv 1 --D 16 --causal --block-m 16 --block-n 16 --seqlens-q 20 32 9 --seqlens-k 25 32 9 --max-seqlen-q 32 --skip
+// RUN: %{eq} %{f16} --Hq 4 --Hkv 2 --D 16 --block-m 16 --block-n 16 --seqlens-q 40 17 0 --seqlens-k 40 30 5 --max-seqlen-q 100 --warps 1
 // #fa.wgmma with D = 64: swizzled K/V tiles, TMA copies on the GPU, and
 // each in-loop await zeroes the rows past a sequence's last block
 // (fa.await zero_from; a no-op here, where loads are zero-padded).
