@@ -4,6 +4,7 @@
 #include "fa/Dialect/FA/IR/Chips.h"
 #include "fa/Pipelines/Pipelines.h"
 #include "fa/Transforms/Passes.h"
+#include "fa/Transforms/TiledAttention.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -97,11 +98,13 @@ LogicalResult mlir::fa::buildToPTXPipeline(
       options.copy != "tma")
     return fail("option copy must be auto, cp-async or tma, got '" +
                 options.copy + "'");
-  if (options.release != "mbarrier" && options.release != "barrier")
-    return fail("option release must be mbarrier or barrier, got '" +
+  if (options.release != "auto" && options.release != "mbarrier" &&
+      options.release != "barrier")
+    return fail("option release must be auto, mbarrier or barrier, got '" +
                 options.release + "'");
-  if (options.pingpong != "on" && options.pingpong != "off")
-    return fail("option pingpong must be on or off, got '" +
+  if (options.pingpong != "auto" && options.pingpong != "on" &&
+      options.pingpong != "off")
+    return fail("option pingpong must be auto, on or off, got '" +
                 options.pingpong + "'");
   if (options.copy == "tma" &&
       (options.chip != "sm_90a" || atom == MmaAtomKind::MmaSync))
@@ -198,14 +201,20 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   if (options.mmaPipeline != "off")
     pm.addPass(createFAPipelineMMA(
         FAPipelineMMAOptions{/*allAtoms=*/options.mmaPipeline == "on"}));
-  pm.addPass(createFAPipelineKV(
-      FAPipelineKVOptions{options.kvStages, options.l2Prefetch, options.copy,
-                          options.release}));
+  // release=auto: mbarrier where pingpong=auto takes turns (the turns need
+  // the warpgroups free of a per-block barrier), barrier without turns.
+  std::string release = options.release;
+  if (release == "auto" && options.pingpong == "off")
+    release = "barrier";
+  pm.addPass(createFAPipelineKV(FAPipelineKVOptions{
+      options.kvStages, options.l2Prefetch, options.copy, release}));
   // Ping-pong: the warpgroups' products in turns (#fa.wgmma nests of two
   // warpgroups or more; after the pipeline, whose loads it hands to the
-  // last warpgroup).
-  if (options.pingpong == "on")
-    pm.addPass(createFAPingPong());
+  // last warpgroup). auto: where the K/V blocks are long enough to pay.
+  if (options.pingpong != "off")
+    pm.addPass(createFAPingPong(FAPingPongOptions{
+        /*issuerLast=*/true,
+        options.pingpong == "auto" ? kTurnBlockKeys : int64_t(0)}));
   if (options.warpBlockSkip)
     pm.addPass(createFAWarpBlockSkip());
 

@@ -47,10 +47,10 @@ int64_t wgmmaWarpgroups(Type type) {
   return rows.getNumWarps() / 4;
 }
 
-std::optional<TurnLoop> matchTurnLoop(scf::ForOp loop) {
+std::optional<TurnLoop> matchTurnLoop(scf::ForOp loop, int64_t minBlockKeys) {
   std::optional<std::pair<QKOp, PVOp>> products =
       findBlockProducts(loop.getBody());
-  if (!products)
+  if (!products || blockKeys(loop) < minBlockKeys)
     return std::nullopt;
   auto [qk, pv] = *products;
   if (!qk.getAsync() || !pv.getAsync())
@@ -66,14 +66,15 @@ std::optional<TurnLoop> matchTurnLoop(scf::ForOp loop) {
 
 /// The turn loops of one loop nest (the body of an scf.forall), if they
 /// are all in one block and agree on the warpgroups.
-SmallVector<TurnLoop> collectTurnLoops(scf::ForallOp nest) {
+SmallVector<TurnLoop> collectTurnLoops(scf::ForallOp nest,
+                                       int64_t minBlockKeys) {
   SmallVector<TurnLoop> loops;
   bool usable = true;
   nest.getBody()->walk([&](Operation *op) {
     if (isa<MmaTurnOp>(op))
       usable = false; // Already ordered.
     if (auto loop = dyn_cast<scf::ForOp>(op))
-      if (std::optional<TurnLoop> turn = matchTurnLoop(loop))
+      if (std::optional<TurnLoop> turn = matchTurnLoop(loop, minBlockKeys))
         loops.push_back(*turn);
   });
   if (!usable || loops.empty())
@@ -89,6 +90,13 @@ struct FAPingPongPass : public fa::impl::FAPingPongBase<FAPingPongPass> {
   using FAPingPongBase::FAPingPongBase;
 
   void runOnOperation() override {
+    if (minBlockKeys < 0) {
+      // On the location only: printing the whole module helps nobody.
+      mlir::emitError(getOperation()->getLoc())
+          << "fa-pingpong: option min-block-keys must be >= 0, got "
+          << minBlockKeys.getValue();
+      return signalPassFailure();
+    }
     SmallVector<scf::ForallOp> nests;
     getOperation()->walk([&](scf::ForallOp nest) { nests.push_back(nest); });
     for (scf::ForallOp nest : nests)
@@ -96,7 +104,7 @@ struct FAPingPongPass : public fa::impl::FAPingPongBase<FAPingPongPass> {
   }
 
   void orderTurns(scf::ForallOp nest) {
-    SmallVector<TurnLoop> loops = collectTurnLoops(nest);
+    SmallVector<TurnLoop> loops = collectTurnLoops(nest, minBlockKeys);
     if (loops.empty())
       return;
     int64_t warpgroups = loops.front().warpgroups;

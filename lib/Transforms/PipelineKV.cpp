@@ -222,10 +222,12 @@ bool readsEndWithIteration(scf::ForOp loop) {
 
 class KVPipeliner {
 public:
+  /// releaseMinKeys: the slots of loops whose K/V blocks have at least
+  /// this many keys are released by mbarrier (-1: none).
   KVPipeliner(scf::ForallOp forall, int64_t stages, int64_t l2Prefetch,
-              bool tma, bool releaseAllowed)
+              bool tma, int64_t releaseMinKeys)
       : forall(forall), stages(stages), slots(stages), l2Prefetch(l2Prefetch),
-        tmaAllowed(tma), releaseAllowed(releaseAllowed),
+        tmaAllowed(tma), releaseMinKeys(releaseMinKeys),
         rewriter(forall.getContext()) {}
 
   LogicalResult run();
@@ -266,8 +268,9 @@ private:
   /// that each in-loop await zeroes the rows past them (set by
   /// pipelineChain).
   bool zeroTail = false;
-  /// release=mbarrier: a TMA ring's slots are released by fa.release.
-  bool releaseAllowed;
+  /// release=mbarrier (0) or auto (kTurnBlockKeys): a TMA ring's slots are
+  /// released by fa.release where its loops' blocks have this many keys.
+  int64_t releaseMinKeys;
   /// Whether they are (set by pipelineChain), and whether a loop carries a
   /// tile to its next iteration (set by run).
   bool release = false;
@@ -392,9 +395,10 @@ LogicalResult KVPipeliner::pipelineChain(MutableArrayRef<PipelinedLoop> chain) {
   // which its iteration's predecessor released at the latest (loads run
   // stages - 1 blocks ahead, a carried tile is released one iteration
   // late, and slots = stages + 1 then): no warp waits for itself.
-  release = tma && releaseAllowed &&
-            llvm::all_of(chain, [](const PipelinedLoop &pl) {
-              return readsEndWithIteration(pl.loop);
+  release = tma && releaseMinKeys >= 0 &&
+            llvm::all_of(chain, [&](const PipelinedLoop &pl) {
+              return readsEndWithIteration(pl.loop) &&
+                     blockKeys(pl.loop) >= releaseMinKeys;
             });
 
   // Prologue: the loads outside the loops (the Q tile), then the first
@@ -663,6 +667,14 @@ static int64_t defaultL2Prefetch(scf::ForallOp forall) {
 
 struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
   using Base::Base;
+
+  /// The release option as the K/V blocks' keys from which slots are
+  /// released by mbarrier (-1: never).
+  int64_t releaseMinKeys() const {
+    if (release == "mbarrier")
+      return 0;
+    return release == "auto" ? kTurnBlockKeys : -1;
+  }
   void runOnOperation() override {
     if (stages != 0 && (stages < 2 || stages > 4)) {
       mlir::emitError(getOperation()->getLoc())
@@ -686,10 +698,10 @@ struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
           << copy.getValue() << "'";
       return signalPassFailure();
     }
-    if (release != "mbarrier" && release != "barrier") {
+    if (release != "mbarrier" && release != "barrier" && release != "auto") {
       mlir::emitError(getOperation()->getLoc())
-          << "fa-pipeline-kv: option release must be 'mbarrier' or 'barrier', "
-             "got '"
+          << "fa-pipeline-kv: option release must be 'auto', 'mbarrier' or "
+             "'barrier', got '"
           << release.getValue() << "'";
       return signalPassFailure();
     }
@@ -701,7 +713,7 @@ struct FAPipelineKVPass : fa::impl::FAPipelineKVBase<FAPipelineKVPass> {
       if (failed(KVPipeliner(forall, stages ? stages : defaultStages(forall),
                              l2Prefetch == -1 ? defaultL2Prefetch(forall)
                                               : l2Prefetch,
-                             copy != "cp-async", release != "barrier")
+                             copy != "cp-async", releaseMinKeys())
                      .run()))
         return signalPassFailure();
   }

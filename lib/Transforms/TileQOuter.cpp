@@ -470,6 +470,8 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
       tiles->blockM = tiles->windowBlockM;
     if (tiles->windowBlockN)
       tiles->blockN = tiles->windowBlockN;
+    if (tiles->windowStages)
+      tiles->stages = tiles->windowStages;
   };
   if (windowed)
     useWindowTiles();
@@ -500,9 +502,11 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
   // steps, docs/performance.md, "Paged K/V caches").
   // A soft cap where the table says so (d = 96: its 128-row blocks spill
   // with a cap, MmaSyncAtom.cpp) likewise.
+  // (#fa.wgmma nests keep theirs: 128 x 128 packed d = 128 kernels
+  // assemble without spills, 239 registers, test/Pipelines/ptxas-wgmma.mlir.)
   bool capTight = op.getSoftcap() && tiles->windowTilesWithSoftcap;
   if ((sequenceBounds || capTight) && !windowed &&
-      tiles->blockM == tableBlockM) {
+      tiles->blockM == tableBlockM && atomKind == fa::MmaAtomKind::MmaSync) {
     useWindowTiles();
     tableBlockM = tiles->blockM;
   }

@@ -185,6 +185,14 @@ mlir::fa::findBlockProducts(Block *body) {
   return std::make_pair(qk, pv);
 }
 
+int64_t mlir::fa::blockKeys(scf::ForOp loop) {
+  std::optional<std::pair<QKOp, PVOp>> products =
+      findBlockProducts(loop.getBody());
+  if (!products)
+    return 0;
+  return cast<ShapedType>(products->first.getKey().getType()).getDimSize(0);
+}
+
 bool mlir::fa::isMultipleOf(Value v, int64_t n) {
   // Bounded depth: the bounds are short expressions, and a long chain is not
   // worth walking.

@@ -47,8 +47,8 @@ _BOOL_OPTIONS = ("pack-gqa", "warp-block-skip")
 _CHOICE_OPTIONS = {"atom": ("auto", "mma_sync", "wgmma"),
                    "stage-block-scalars": ("auto", "on", "off"),
                    "copy": ("auto", "cp-async", "tma"),
-                   "release": ("barrier", "mbarrier"),
-                   "pingpong": ("off", "on")}
+                   "release": ("auto", "barrier", "mbarrier"),
+                   "pingpong": ("auto", "off", "on")}
 STAGES = ("L0", "L1", "L2", "L3", "L4", "L5")
 
 

@@ -67,8 +67,9 @@
 // With release=mbarrier (TMA) three more mbarriers free the slots: in the
 // K/V loop no bar.sync, each warp arrives on the slot's release mbarrier
 // (bar.warp.sync, then lane 0) and the issuing thread waits for it before
-// the next copy into the slot; the default, release=barrier (REL-BARRIER),
-// keeps the await's bar.sync and has no release mbarriers.
+// the next copy into the slot; release=barrier, and the default auto for
+// these 64-key blocks (REL-BARRIER), keep the await's bar.sync and have no
+// release mbarriers.
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a atom=wgmma release=mbarrier" -o /dev/null && FileCheck %s --check-prefix=TMA --input-file=%t/attention_kernel.ptx && FileCheck %s --check-prefix=TMA-PLAN --input-file=%t/attention_kernel.json
 // TMA: .param .align 64 .b8 attention_kernel_param_[[KMAP:[0-9]+]][128],
 // TMA-NEXT: .param .align 64 .b8 attention_kernel_param_[[VMAP:[0-9]+]][128]
@@ -114,7 +115,7 @@
 // REL-BARRIER-NOT: bar.warp.sync
 // REL-BARRIER-NOT: mbarrier.arrive.shared.b64
 // RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a atom=wgmma release=never" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-RELEASE
-// BAD-RELEASE: error: fa-to-ptx: option release must be mbarrier or barrier, got 'never'
+// BAD-RELEASE: error: fa-to-ptx: option release must be auto, mbarrier or barrier, got 'never'
 // TMA-PLAN: "dynamic_shared_memory": 67632,
 // TMA-PLAN: "k_map",
 // TMA-PLAN-NEXT: "v_map"
@@ -162,8 +163,27 @@
 // warpgroup's own barrier (bar.sync 1 or 2, 256 threads) and the arrival
 // on the other's, in both loops; warpgroup 0 takes the last turn back
 // after them. 3 named barriers, no spill (%ptxas in ptxas-wgmma.mlir).
-// Without it (the default) no named barrier. On an sm_80 kernel the pass
-// finds no warpgroups: nothing changes.
+// The default, pingpong=auto, takes turns only where the K/V blocks have
+// 128 keys or more (kTurnBlockKeys): none in this d = 64 kernel (64-key
+// blocks); at d = 128 (the table's 128 x 128 blocks, AUTO-D128) the turns
+// and, by release=auto, the slots released by mbarrier (no bar.sync 0 in
+// the loops), with m64n128k16 products; pingpong=off or release=barrier
+// there: no turns, or turns with the await's barrier. On an sm_80 kernel
+// the pass finds no warpgroups: nothing changes.
+// RUN: rm -rf %t && sed -e 's/x64xbf16/x128xbf16/g' %s | fa-opt --fa-to-ptx="output-dir=%t chip=sm_90a" -o /dev/null && FileCheck %s --check-prefix=AUTO-D128 --input-file=%t/attention_kernel.ptx
+// AUTO-D128: .target sm_90a
+// AUTO-D128: bar.arrive 1, 256;
+// AUTO-D128: bar.warp.sync -1;
+// AUTO-D128: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// AUTO-D128: bar.arrive {{[12]}}, 256;
+// AUTO-D128: mbarrier.arrive.shared.b64
+// RUN: rm -rf %t && sed -e 's/x64xbf16/x128xbf16/g' %s | fa-opt --fa-to-ptx="output-dir=%t chip=sm_90a pingpong=off" -o /dev/null && FileCheck %s --check-prefixes=NO-PINGPONG,REL-OFF --input-file=%t/attention_kernel.ptx
+// REL-OFF: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// REL-OFF-NOT: mbarrier.arrive.shared.b64
+// RUN: rm -rf %t && sed -e 's/x64xbf16/x128xbf16/g' %s | fa-opt --fa-to-ptx="output-dir=%t chip=sm_90a release=barrier" -o /dev/null && FileCheck %s --check-prefix=TURNS-BARRIER --input-file=%t/attention_kernel.ptx
+// TURNS-BARRIER: bar.arrive 1, 256;
+// TURNS-BARRIER: bar.sync 0;
+// TURNS-BARRIER-NOT: mbarrier.arrive.shared.b64
 // RUN: rm -rf %t && fa-opt %s --fa-to-ptx="output-dir=%t chip=sm_90a pingpong=on release=mbarrier" -o /dev/null && FileCheck %s --check-prefix=PINGPONG --input-file=%t/attention_kernel.ptx
 // PINGPONG: .target sm_90a
 // PINGPONG: bar.arrive 1, 256;
@@ -186,7 +206,7 @@
 // NO-PINGPONG-NOT: bar.arrive
 // NO-PINGPONG-NOT: bar.sync {{.*}}, 256;
 // RUN: not fa-opt %s --fa-to-ptx="chip=sm_90a pingpong=yes" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD-PINGPONG
-// BAD-PINGPONG: error: fa-to-ptx: option pingpong must be on or off, got 'yes'
+// BAD-PINGPONG: error: fa-to-ptx: option pingpong must be auto, on or off, got 'yes'
 
 // swizzle-shared=off: the core matrices (layout type 0: K-major K with
 // LBO = 2 core matrices, 256 bytes, and SBO = 8 core matrices, 1024 bytes:

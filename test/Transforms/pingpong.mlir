@@ -14,6 +14,17 @@
 //     Run twice: the second run finds the turns and adds none.
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv=release=mbarrier \
 // RUN:   | fa-opt -split-input-file --fa-pingpong --fa-pingpong | FileCheck %s --check-prefix=TWICE
+// min-block-keys (--fa-to-ptx{pingpong=auto}: 128): turns only in loops of
+// K/V blocks that long: the same turns in the 128-key loops of @causal
+// (the table's 128 x 128 at d = 128), none where 256 keys are asked for.
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv=release=mbarrier \
+// RUN:   | fa-opt -split-input-file --fa-pingpong=min-block-keys=128 | FileCheck %s
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma --fa-pipeline-kv=release=mbarrier \
+// RUN:   | fa-opt -split-input-file --fa-pingpong=min-block-keys=256 | FileCheck %s --check-prefix=LONGER
+// LONGER-NOT: fa.mma_turn
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-map-warps="num-warps=0 atom=wgmma" \
+// RUN:   | not fa-opt -split-input-file --fa-pingpong=min-block-keys=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: error: fa-pingpong: option min-block-keys must be >= 0, got -1
 //     Without --fa-pipeline-mma the products are synchronous: no turns.
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-kv=release=mbarrier \
 // RUN:   | fa-opt -split-input-file --fa-pingpong | FileCheck %s --check-prefix=SYNC

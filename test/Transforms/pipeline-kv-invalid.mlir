@@ -18,8 +18,8 @@
 // RUN: not fa-opt %s -split-input-file --fa-pipeline-kv="copy=bulk" 2>&1 | FileCheck %s --check-prefix=COPY
 // COPY: error: fa-pipeline-kv: option copy must be 'auto', 'cp-async' or 'tma', got 'bulk'
 // COPY-NOT: error: fa-pipeline-kv: K/V loops
-// RUN: not fa-opt %s -split-input-file --fa-pipeline-kv="release=auto" 2>&1 | FileCheck %s --check-prefix=RELEASE
-// RELEASE: error: fa-pipeline-kv: option release must be 'mbarrier' or 'barrier', got 'auto'
+// RUN: not fa-opt %s -split-input-file --fa-pipeline-kv="release=bulk" 2>&1 | FileCheck %s --check-prefix=RELEASE
+// RELEASE: error: fa-pipeline-kv: option release must be 'auto', 'mbarrier' or 'barrier', got 'bulk'
 // RELEASE-NOT: error: fa-pipeline-kv: K/V loops
 // RUN: not fa-opt %s -split-input-file --fa-pipeline-kv="l2-prefetch=-2" 2>&1 | FileCheck %s --check-prefix=PREFETCH-NEG
 // PREFETCH-NEG: error: fa-pipeline-kv: option l2-prefetch must be 0, 64, 128 or 256 (bytes), or -1 for the default, got -2

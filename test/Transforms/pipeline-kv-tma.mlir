@@ -30,6 +30,17 @@
 // RUN:   | fa-opt -split-input-file --fa-pipeline-kv --cse | FileCheck %s --check-prefix=BARRIER
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma \
 // RUN:   | fa-opt -split-input-file --fa-pipeline-kv=release=barrier --cse | FileCheck %s --check-prefix=BARRIER
+// release=auto: mbarrier where the loops' K/V blocks have 128 keys or more
+// (kTurnBlockKeys, where --fa-pingpong's auto takes turns), so barrier for
+// these 64-key blocks and mbarrier for 128-key ones (AUTO128).
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma \
+// RUN:   | fa-opt -split-input-file --fa-pipeline-kv=release=auto --cse | FileCheck %s --check-prefix=BARRIER
+// RUN: fa-opt %s -split-input-file --fa-tile-q-outer="block-m=128 block-n=128 chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax --fa-pipeline-mma \
+// RUN:   | fa-opt -split-input-file --fa-pipeline-kv="release=auto stages=2" --cse | FileCheck %s --check-prefix=AUTO128
+// AUTO128-LABEL: func.func @dense
+// AUTO128: fa.async_load %{{.*}} tma after_release(%{{.*}}) : {{.*}} -> !fa.future<tensor<128x64xbf16, #shared_swz_wgmma>, tensor<128x64xbf16, #shared_swz_wgmma>>
+// AUTO128: scf.for
+// AUTO128: fa.release
 // RUN: fa-opt %s -split-input-file --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" --fa-causal-block-skip --fa-map-warps="num-warps=0 atom=wgmma" --fa-schedule-softmax \
 // RUN:   | fa-opt -split-input-file --fa-pipeline-kv=release=mbarrier --cse | FileCheck %s --check-prefix=SYNC
 

@@ -13,9 +13,9 @@
 // that are not a multiple of 64 rows, and for a few static query rows (a
 // decode step), whose #fa.mma_sync Q block shrinks to 16 rows.
 
-// Prefill, dynamic Nq, d = 128: #fa.wgmma's table (128 x 64 tiles, 8 warps).
+// Prefill, dynamic Nq, d = 128: #fa.wgmma's table (128 x 128 tiles, 8 warps).
 // CHECK-LABEL: func @prefill
-// CHECK: fa.qk %{{.*}}, %{{.*}} : tensor<128x128xbf16>, tensor<64x128xbf16> -> tensor<128x64xf32>
+// CHECK: fa.qk %{{.*}}, %{{.*}} : tensor<128x128xbf16>, tensor<128x128xbf16> -> tensor<128x128xf32>
 // CHECK: } {{{.*}}fa.mma_atom = #fa.wgmma}
 // SM90-LABEL: func @prefill
 // SM90: fa.qk %{{.*}}, %{{.*}} : tensor<128x128xbf16>, tensor<64x128xbf16> -> tensor<128x64xf32>
@@ -27,13 +27,13 @@
 // M128: } {fa.mma_atom = #fa.wgmma}
 // WARPS-DAG: #[[WACC:.*]] = #fa.warp_rows<acc, num_warps = 8, atom = #fa.wgmma>
 // WARPS-LABEL: func @prefill
-// WARPS: fa.qk {{.*}} -> tensor<128x64xf32, #[[WACC]]>
+// WARPS: fa.qk {{.*}} -> tensor<128x128xf32, #[[WACC]]>
 // WARPS-NOT: fa.mma_atom
 // WARPS: return
 //   (num-warps=1 is not a warpgroup: #fa.mma_sync names the layouts.)
 // WARPS1-DAG: #[[ACC1:.*]] = #fa.warp_rows<acc, num_warps = 1, atom = #fa.mma_sync>
 // WARPS1-LABEL: func @prefill
-// WARPS1: fa.qk {{.*}} -> tensor<128x64xf32, #[[ACC1]]>
+// WARPS1: fa.qk {{.*}} -> tensor<128x128xf32, #[[ACC1]]>
 func.func @prefill(%q: tensor<?x16x?x128xbf16>, %k: tensor<?x16x?x128xbf16>, %v: tensor<?x16x?x128xbf16>,
                    %o: tensor<?x16x?x128xbf16>) -> tensor<?x16x?x128xbf16> {
   %0 = fa.attention ins(%q, %k, %v : tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>, tensor<?x16x?x128xbf16>)

@@ -10,15 +10,17 @@
 // (WgmmaAtom.cpp) holds 16 rows a warp, so its Q blocks are 64 or 128 rows
 // (4 or 8 warps) and a decode step's Q block shrinks to 64 rows, never to
 // the 16 of #fa.mma_sync. The tiles must fit one K/V slot more than the
-// stages (--fa-pipeline-mma keeps the previous block's V): at d = 256 the
-// table's 64 x 64 shrinks to 64 x 32 on sm_90a.
+// stages (--fa-pipeline-mma keeps the previous block's V), counted as the
+// lowering lays them out (swizzled rows of 128 bytes unpadded): at d = 128
+// 128 x 128 with 2 stages (3 slots, 224 KB) fits sm_90a's 227 KB; at
+// d = 256 the table has 64 x 32.
 // D64-DAG: tensor<128x64xf16>
 // D64-DAG: %[[STEP:.*]] = arith.constant 64 : index
 // D64: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[STEP]]
 // D128-DAG: tensor<128x128xf16>
-// D128-DAG: %[[STEP:.*]] = arith.constant 64 : index
+// D128-DAG: %[[STEP:.*]] = arith.constant 128 : index
 // D128: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[STEP]]
-// D128: tensor<64x128xf16>
+// D128: fa.qk %{{.*}}, %{{.*}} : tensor<128x128xf16>, tensor<128x128xf16> -> tensor<128x128xf32>
 // D256-DAG: tensor<64x256xf16>
 // D256-DAG: %[[STEP:.*]] = arith.constant 32 : index
 // D256: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[STEP]]

@@ -77,18 +77,23 @@ struct ToPTXOptions : public PassPipelineOptions<ToPTXOptions> {
   PassOptions::Option<std::string> release{
       *this, "release",
       llvm::cl::desc("How a TMA ring's slots are freed for their next "
-                     "fill: barrier (the default) by the barrier of each "
-                     "await; mbarrier by fa.release, each warp arriving on "
-                     "the slot's release mbarrier when done with it, where "
-                     "the loops allow (--fa-pipeline-kv release)"),
-      llvm::cl::init("barrier")};
+                     "fill: auto (the default) as mbarrier where the "
+                     "warpgroups take turns by pingpong=auto (K/V blocks of "
+                     "128 keys or more), barrier elsewhere and whenever "
+                     "pingpong=off; barrier by the barrier of each await; "
+                     "mbarrier by fa.release, each warp arriving on the "
+                     "slot's release mbarrier when done with it, where the "
+                     "loops allow (--fa-pipeline-kv release)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> pingpong{
       *this, "pingpong",
       llvm::cl::desc("Whether the warpgroups of a #fa.wgmma kernel take "
                      "turns at issuing their matmuls, one's softmax under "
                      "another's products (FlashAttention-3's ping-pong, "
-                     "--fa-pingpong): off (the default) or on"),
-      llvm::cl::init("off")};
+                     "--fa-pingpong): auto (the default) in loops whose K/V "
+                     "blocks have 128 keys or more, where it pays; on in "
+                     "every loop it applies to; off"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> swizzleShared{
       *this, "swizzle-shared",
       llvm::cl::desc("The shared layout of the streamed tiles (the "

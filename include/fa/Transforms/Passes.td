@@ -1276,7 +1276,11 @@ def FAPingPong : Pass<"fa-pingpong"> {
   let options = [
     Option<"issuerLast", "issuer-last", "bool", /*default=*/"true",
            "Issue the loops' TMA loads from the first thread of the last "
-           "warpgroup (issuer(T)) instead of thread 0">
+           "warpgroup (issuer(T)) instead of thread 0">,
+    Option<"minBlockKeys", "min-block-keys", "int64_t", /*default=*/"0",
+           "Take turns only in loops whose K/V blocks have at least this "
+           "many keys (--fa-to-ptx{pingpong=auto}: 128, where a turn covers "
+           "a long enough softmax; 0: every loop)">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
@@ -1396,7 +1400,10 @@ def FAPipelineKV : Pass<"fa-pipeline-kv"> {
            "'barrier' (the default) by the barrier of each fa.await (every "
            "warp meets at every block), 'mbarrier' by fa.release (each warp "
            "arrives on the slot's release mbarrier, the load waits for it) "
-           "where the loops allow it">
+           "where the loops allow it; 'auto' mbarrier where the loops' K/V "
+           "blocks have 128 keys or more (where --fa-pingpong's auto takes "
+           "turns, which need the warpgroups free of a per-block barrier), "
+           "barrier elsewhere">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

@@ -119,6 +119,17 @@ FailureOr<TileLoad> matchTileLoad(Value tile);
 /// block's step); nullopt where either is missing or appears twice.
 std::optional<std::pair<QKOp, PVOp>> findBlockProducts(Block *body);
 
+/// The keys of a K/V loop's blocks (the rows of the key tile of the one
+/// fa.qk of its body), or 0 where there is no one fa.qk.
+int64_t blockKeys(scf::ForOp loop);
+
+/// FlashAttention-3's ping-pong pays where a warpgroup's turn covers the
+/// softmax of a block of at least this many keys: measured on an H100,
+/// 128 x 128 blocks at d = 128 gain 3-6 % with the turns, 128 x 64 ones
+/// lose 4-5 % (docs/performance.md, "128-key blocks and the turns"). The
+/// `auto` of --fa-pingpong{min-block-keys} and --fa-pipeline-kv{release}.
+constexpr int64_t kTurnBlockKeys = 128;
+
 /// Whether the index `v` is a multiple of `n` by construction: a constant
 /// multiple, a product with one, or the sum, difference, min, max or select
 /// of two (the K/V loop bounds that the tiling, --fa-causal-block-skip and

@@ -114,14 +114,18 @@ bool WgmmaAtomAttr::hasAsyncMatmuls() const { return true; }
 // sm_90a atom"; docs/results/wgmma-tiles-ab-2026-12-03.json): at d = 64,
 // 128 x 64 on 8 warps (206-319 TFLOP/s) beats 128 x 128 (159-244) and the
 // 64-row blocks on 4 warps (121-179). At d = 128, with P V deferred by a
-// block (--fa-pipeline-mma) the ring needs a K/V slot more than the stages
-// and 128 x 128 no longer fits 227 KB; 128 x 64 with 3 stages (4 slots) is
-// 1.054x the 2-stage one and 1.017x the unpipelined 128 x 128 kernel
-// (docs/performance.md, "P V deferred by one block";
-// docs/results/wgmma-pipeline-mma-ab-2026-12-03.json). All compile without
-// spills for sm_90a (test/Pipelines/ptxas-wgmma.mlir). Past d = 128,
-// 64-row Q blocks keep the S and O fragments in the registers. Window
-// kernels take the same tiles.
+// block (--fa-pipeline-mma) the ring needs a K/V slot more than the stages:
+// 128 x 128 with 2 stages (3 slots, 226 KB) is 1.02-1.09x 128 x 64 with 3
+// (4 slots) and, with the warpgroups' turns that 128-key blocks make pay
+// (--fa-pingpong, kTurnBlockKeys), 1.05-1.13x (H100, docs/performance.md,
+// "128-key blocks and the turns"); at d = 64, 128 x 128 is 0.76-0.94x
+// 128 x 64. Up to d = 96 the d = 128 kernels keep 128 x 64 (3 stages), as
+// measured before the turns. All compile without spills for sm_90a
+// (test/Pipelines/ptxas-wgmma.mlir). Past d = 128, 64-row Q blocks keep
+// the S and O fragments in the registers, with 32-key blocks (what 64 x 64
+// shrank to when the tiles were counted padded; 64 x 64 would fit
+// swizzled, not yet measured). Window kernels take the same
+// tiles, but at d = 128 (below).
 FailureOr<TileConfig> WgmmaAtomAttr::getDefaultTiles(int64_t headDim,
                                                      int64_t valueDim) const {
   int64_t d = std::max(headDim, valueDim);
@@ -131,10 +135,17 @@ FailureOr<TileConfig> WgmmaAtomAttr::getDefaultTiles(int64_t headDim,
     int64_t maxDim;
     TileConfig tiles;
   };
-  static const Entry table[] = {
+  // d = 128: window and split-KV kernels (the window tiles) keep 128 x 64
+  // with 3 stages, as measured before the 128-key blocks (split-KV nests
+  // are not swizzled, and 128-key padded tiles do not fit).
+  TileConfig longBlocks{128, 128, 8, 2};
+  longBlocks.windowBlockN = 64;
+  longBlocks.windowStages = 3;
+  const Entry table[] = {
       {64, {128, 64, 8, 2}},
-      {128, {128, 64, 8, 3}},
-      {256, {64, 64, 4, 2}},
+      {96, {128, 64, 8, 3}},
+      {128, longBlocks},
+      {256, {64, 32, 4, 2}},
   };
   for (const Entry &e : table)
     if (d <= e.maxDim)
@@ -145,19 +156,41 @@ FailureOr<TileConfig> WgmmaAtomAttr::getDefaultTiles(int64_t headDim,
 // The sm_80 atom's order (K/V blocks first, then Q blocks), with as many
 // warps as the Q block has 16-row slices, and room for one K/V slot more
 // than the stages: --fa-pipeline-mma (on for this atom in --fa-to-ptx)
-// keeps block j - 1's V while block j + stages - 1 loads. At d = 128 that
-// turns the table's 128 x 128 into 128 x 64 on a 227 KB chip.
+// keeps block j - 1's V while block j + stages - 1 loads. The tiles count
+// as the lowering lays out this atom's forward tiles: rows of a multiple of
+// 128 bytes swizzled (swizzle-shared=auto), with no padding, others padded,
+// each from a 1024-byte boundary. (With swizzle-shared=off the padded tiles
+// of a table entry that fills the chip, d = 128's, exceed it: the lowering
+// then asks for smaller blocks.)
 FailureOr<TileConfig> WgmmaAtomAttr::fitTiles(TileConfig tiles,
                                               int64_t headDim,
                                               int64_t valueDim,
                                               int64_t sharedMemoryBytes) const {
-  TileConfig withDeferredSlot = tiles;
-  withDeferredSlot.stages += 1;
-  FailureOr<TileConfig> fitted = sm80(getContext())
-      .fitTiles(withDeferredSlot, headDim, valueDim, sharedMemoryBytes);
-  if (failed(fitted) || fitted->blockM % (kWarpsPerGroup * kRowsPerWarp) != 0)
+  MmaSyncAtomAttr padded = sm80(getContext());
+  Type half = Float16Type::get(getContext());
+  auto tileBytes = [&](int64_t rows, int64_t cols) {
+    int64_t rowBytes = cols * 2;
+    int64_t bytes = rowBytes % 128 == 0
+                        ? rows * rowBytes
+                        : padded.getSharedTileBytes({rows, cols}, half);
+    return static_cast<int64_t>(llvm::alignTo(bytes, 1024));
+  };
+  auto bytes = [&](const TileConfig &t) {
+    return tileBytes(t.blockM, headDim) +
+           (t.stages + 1) *
+               (tileBytes(t.blockN, headDim) + tileBytes(t.blockN, valueDim));
+  };
+  TileConfig fitted = tiles;
+  while (bytes(fitted) > sharedMemoryBytes) {
+    if (fitted.blockN > 32)
+      fitted.blockN /= 2;
+    else if (fitted.blockM > 64)
+      fitted.blockM /= 2;
+    else
+      return failure();
+  }
+  if (fitted.blockM % (kWarpsPerGroup * kRowsPerWarp) != 0)
     return failure();
-  fitted->stages = tiles.stages;
-  fitted->numWarps = fitted->blockM / kRowsPerWarp;
+  fitted.numWarps = fitted.blockM / kRowsPerWarp;
   return fitted;
 }

@@ -73,6 +73,8 @@ struct TileConfig {
   int64_t windowEarlyRescaleExtras = kAllExtraLiveValues;
   bool windowTilesWithSoftcap = false;
   int64_t crowdedBlockM = 0;
+  /// The K/V stages of the window tiles (0: the table's).
+  int64_t windowStages = 0;
 };
 } // namespace fa
 } // namespace mlir
