@@ -223,11 +223,17 @@ def stage_pipeline(stage, options=None):
     mma = get("mma-pipeline", "auto")
     if mma != "off":
         passes.append("fa-pipeline-mma{all-atoms=%s}" % ("true" if mma == "on" else "false"))
+    # As fa-to-ptx (ToPTX.cpp): pingpong=auto takes turns in loops of K/V
+    # blocks of 128 keys or more, release=auto frees those loops' slots by
+    # mbarrier (barrier everywhere without turns).
+    pingpong, release = get("pingpong", "auto"), get("release", "auto")
+    if release == "auto" and pingpong == "off":
+        release = "barrier"
     passes.append("fa-pipeline-kv{stages=%s l2-prefetch=%s copy=%s release=%s}" % (
-        get("kv-stages", 0), get("l2-prefetch", -1), get("copy", "auto"),
-        get("release", "barrier")))
-    if get("pingpong", "off") == "on":
-        passes.append("fa-pingpong")
+        get("kv-stages", 0), get("l2-prefetch", -1), get("copy", "auto"), release))
+    if pingpong != "off":
+        passes.append("fa-pingpong{issuer-last=true min-block-keys=%d}"
+                      % (128 if pingpong == "auto" else 0))
     if get("warp-block-skip", "false").lower() in ("true", "1"):
         passes.append("fa-warp-block-skip")
     l3 = len(passes)

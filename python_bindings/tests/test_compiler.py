@@ -419,8 +419,8 @@ def test_tma_copy_option(compiler):
 def test_release_option(compiler):
     """release=mbarrier frees a TMA ring's slots with fa.release and release
     mbarriers instead of the await's barrier, in the staged pipeline and
-    fa-to-ptx alike; release=barrier (the default) keeps the barrier; a bad
-    value is an error before any pass runs."""
+    fa-to-ptx alike; release=barrier, and the default auto on these 64-key
+    blocks, keep the barrier; a bad value is an error before any pass runs."""
     hopper = {"chip": "sm_90a", "atom": "wgmma"}
     released = dict(hopper, release="mbarrier")
     l3 = compiler.compile(GQA, stage="L3", options=released)
@@ -432,7 +432,7 @@ def test_release_option(compiler):
     assert "mbarrier.arrive.shared.b64" in text and "bar.warp.sync" in text
     [text] = compiler.compile(GQA, options=hopper).plan().ptx.values()
     assert "mbarrier.arrive.shared.b64" not in text
-    with pytest.raises(ValueError, match="release takes one of barrier, mbarrier"):
+    with pytest.raises(ValueError, match="release takes one of auto, barrier, mbarrier"):
         compiler.compile(GQA, options={"release": "never"})
     with pytest.raises(ValueError, match="mbarrier-timeout-ms takes a non-negative integer"):
         compiler.compile(GQA, options={"mbarrier-timeout-ms": -1})
@@ -441,11 +441,18 @@ def test_release_option(compiler):
 def test_pingpong_option(compiler):
     """pingpong=on orders the warpgroups' matmuls (fa.mma_turn after the K/V
     pipeline, the loops' TMA loads issued by thread 128) in the staged
-    pipeline and fa-to-ptx alike; off (the default) does not; a bad value
-    is an error before any pass runs."""
-    assert "fa-pingpong" not in stage_pipeline("L3")
+    pipeline and fa-to-ptx alike; off does not; auto (the default) where
+    the K/V blocks have 128 keys (d = 128), not at d = 64; a bad value is
+    an error before any pass runs."""
+    assert "fa-pingpong" not in stage_pipeline("L3", {"pingpong": "off"})
+    assert "release=barrier}" in stage_pipeline("L3", {"pingpong": "off"})
     assert "fa-pipeline-kv{stages=0 l2-prefetch=-1 copy=auto release=mbarrier},fa-pingpong" \
+        "{issuer-last=true min-block-keys=0}" \
         in stage_pipeline("L3", {"pingpong": "on", "release": "mbarrier"})
+    # The default, auto: turns where the K/V blocks have 128 keys or more,
+    # those loops' slots released by mbarrier.
+    assert "release=auto},fa-pingpong{issuer-last=true min-block-keys=128}" \
+        in stage_pipeline("L3")
     hopper = {"chip": "sm_90a", "pingpong": "on", "release": "mbarrier"}
     l3 = compiler.compile(GQA, stage="L3", options=hopper)
     assert "fa.mma_turn open of 2" in l3 and "fa.mma_turn take of 2" in l3
@@ -453,8 +460,14 @@ def test_pingpong_option(compiler):
     [text] = compiler.compile(GQA, options=hopper).plan().ptx.values()
     assert "bar.arrive 1, 256;" in text
     [text] = compiler.compile(GQA, options={"chip": "sm_90a"}).plan().ptx.values()
-    assert "bar.arrive" not in text
-    with pytest.raises(ValueError, match="pingpong takes one of off, on, got 'yes'"):
+    assert "bar.arrive" not in text  # GQA's d = 64: 64-key blocks.
+    d128 = AttentionSpec(q_heads=8, kv_heads=2, head_dim=128, dtype="bf16", causal=True)
+    for options, turns in (({"chip": "sm_90a"}, True),
+                           ({"chip": "sm_90a", "pingpong": "off"}, False)):
+        [text] = compiler.compile(d128, options=options).plan().ptx.values()
+        assert ("bar.arrive 1, 256;" in text) == turns, options
+        assert "m64n128k16" in text
+    with pytest.raises(ValueError, match="pingpong takes one of auto, off, on, got 'yes'"):
         compiler.compile(GQA, options={"pingpong": "yes"})
 
 
