@@ -94,7 +94,8 @@ MlirOperation faAttentionOpCreate(MlirLocation location, MlirValue query,
       builder, loc, resultTypes, unwrap(query), unwrap(key), unwrap(value),
       /*key_lengths=*/Value(), /*block_table=*/Value(),
       /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(),
-      /*max_seqlen_q=*/Value(), outputs, *scaleAttr, causal, *leftAttr, *rightAttr, *softcapAttr);
+      /*max_seqlen_q=*/Value(), outputs, *scaleAttr, causal, *leftAttr,
+      *rightAttr, *softcapAttr);
   return wrap(op.getOperation());
 }
 

@@ -267,3 +267,12 @@ Value mlir::fa::kernelBuffer(Value tensor) {
   auto toTensor = tensor.getDefiningOp<bufferization::ToTensorOp>();
   return toTensor ? toTensor.getBuffer() : Value();
 }
+
+std::optional<int64_t> mlir::fa::blockThreads(Operation *op) {
+  auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+  std::optional<ArrayRef<int32_t>> block =
+      kernel ? kernel.getKnownBlockSize() : std::nullopt;
+  if (!block)
+    return std::nullopt;
+  return (*block)[0];
+}

@@ -162,6 +162,11 @@ struct KernelContext {
   int64_t mbarrierTimeoutMs = 0;
 };
 
+/// The threads of the thread block of the kernel around `op` (the x size
+/// of its gpu.func's known block size), or nullopt outside a kernel whose
+/// block size is known.
+std::optional<int64_t> blockThreads(Operation *op);
+
 /// The patterns of --fa-lower-to-gpu, one per op (Patterns/*.cpp).
 void populateMatmulPatterns(const TypeConverter &converter,
                             KernelContext &kernel,

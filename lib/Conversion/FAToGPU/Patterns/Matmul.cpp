@@ -142,14 +142,12 @@ struct LowerMmaTurn : OpConversionPattern<MmaTurnOp> {
     int64_t warpgroups = op.getWarpgroups();
     // Every warpgroup of the block takes turns: a block of another size
     // would wait on a barrier no one else reaches.
-    auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
-    std::optional<ArrayRef<int32_t>> block =
-        kernel ? kernel.getKnownBlockSize() : std::nullopt;
-    if (!block || (*block)[0] != 128 * warpgroups)
+    std::optional<int64_t> threads = blockThreads(op);
+    if (!threads || *threads != 128 * warpgroups)
       return op.emitOpError("fa-lower-to-gpu: turns between ")
              << warpgroups << " warpgroups need a block of "
              << 128 * warpgroups << " threads, got "
-             << (block ? std::to_string((*block)[0]) : "an unknown size");
+             << (threads ? std::to_string(*threads) : "an unknown size");
     Type i32 = b.getI32Type();
     auto constant = [&](int64_t v) -> Value {
       return arith::ConstantIntOp::create(b, loc, i32, v);

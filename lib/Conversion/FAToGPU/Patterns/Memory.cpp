@@ -156,8 +156,8 @@ Value slotBarrier(OpBuilder &b, Location loc, KernelContext &kernel,
   return kernel.atom.sharedPointer(b, loc, offset);
 }
 
-/// An fa.async_load {tma}: thread 0 (or the load's issuer) waits for the slot's release where the
-/// load says after_release, orders the earlier reads of the slot
+/// An fa.async_load {tma}: thread 0 (or the load's issuer) waits for the
+/// slot's release where the load says after_release, orders the earlier reads of the slot
 /// (generic proxy) before TMA's writes (async proxy), announces the bytes
 /// to the slot's mbarrier and arrives on it (0 bytes when `%pred` is
 /// false, which completes the phase at once, keeping the slot's phases in
@@ -188,13 +188,11 @@ LogicalResult lowerTmaLoad(AsyncLoadOp op, ValueRange sources,
   // The issuing thread: thread 0, or the one the load names (issuer(T)),
   // which must be in the block.
   int64_t issuer = static_cast<int64_t>(op.getIssuer().value_or(0));
-  auto func = op->getParentOfType<gpu::GPUFuncOp>();
-  std::optional<ArrayRef<int32_t>> block =
-      func ? func.getKnownBlockSize() : std::nullopt;
-  if (issuer != 0 && (!block || issuer >= (*block)[0]))
+  std::optional<int64_t> threads = blockThreads(op);
+  if (issuer != 0 && (!threads || issuer >= *threads))
     return op.emitOpError("fa-lower-to-gpu: issuer(")
            << issuer << ") is not a thread of the block ("
-           << (block ? std::to_string((*block)[0]) : "unknown size")
+           << (threads ? std::to_string(*threads) : "unknown size")
            << " threads)";
   Type i32 = b.getI32Type();
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
