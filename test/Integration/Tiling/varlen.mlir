@@ -32,6 +32,11 @@
 // of the shorter ones), and a bound the walk beats (7 against 7 x 3).
 // RUN: %{eq} %{f32} --Hq 2 --Hkv 1 --D 16 --causal --block-m 16 --block-n 16 --seqlens-q 20 32 9 --seqlens-k 25 32 9 --max-seqlen-q 32 --skip
 // RUN: %{eq} %{f16} --Hq 4 --Hkv 2 --D 16 --block-m 16 --block-n 16 --seqlens-q 40 17 0 --seqlens-k 40 30 5 --max-seqlen-q 100 --warps 1
+// A bound below a length (40 > 20): the sequence's 2 slots cannot reach
+// its last rows; the run aborts at fa.varlen_block's cf.assert instead of
+// printing an output with rows never computed.
+// RUN: not %{eq} %{f32} --Hq 2 --Hkv 1 --D 16 --causal --block-m 16 --block-n 16 --seqlens-q 20 40 9 --seqlens-k 25 40 9 --max-seqlen-q 20 --skip 2>&1 | FileCheck %s --check-prefix=SHORT
+// SHORT: mlir-runner{{.*}}died with <Signals.SIGABRT
 // #fa.wgmma with D = 64: swizzled K/V tiles, TMA copies on the GPU, and
 // each in-loop await zeroes the rows past a sequence's last block
 // (fa.await zero_from; a no-op here, where loads are zero-padded).
