@@ -591,32 +591,36 @@ scf::ForOp varlenBlockOnLanes(OpBuilder &b, Location loc, Value cu,
   return loop;
 }
 
-/// The thread ends here unless `cond` (PTX `exit`, inline: MLIR has no op
-/// for it). For a block no sequence holds: it has no row, so nothing after
-/// the walk has an effect, and the whole thread block (the condition is the
-/// same for all its threads) ends at once, as FlashAttention's kernels
-/// return. Inline rather than a branch around the rest, which gave the same
-/// PTX as an scf.if and cost 1.6-1.9 % on long d = 128 sequences
-/// (docs/performance.md, "varlen_block on the lanes").
-void exitUnless(OpBuilder &b, Location loc, Value cond) {
+/// The PTX `instruction` (exit, trap: MLIR has no op for either), inline,
+/// for the threads where the i1 `cond` is `when`.
+void ptxWhen(OpBuilder &b, Location loc, Value cond, bool when,
+             StringRef instruction) {
   Value flag = arith::ExtUIOp::create(b, loc, b.getI32Type(), cond);
+  std::string text = ("{\n.reg .pred %p;\nsetp." + Twine(when ? "ne" : "eq") +
+                      ".u32 %p, $0, 0;\n@%p " + instruction + ";\n}")
+                         .str();
   LLVM::InlineAsmOp::create(
-      b, loc, Type(), ValueRange{flag},
-      "{\n.reg .pred %p;\nsetp.eq.u32 %p, $0, 0;\n@%p exit;\n}", "r",
+      b, loc, Type(), ValueRange{flag}, text, "r",
       /*has_side_effects=*/true, /*is_align_stack=*/false,
       LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
 }
 
-/// The thread traps if `cond` (PTX `trap`, inline like exitUnless): a
-/// launch argument the kernel cannot serve (max_seqlen_q below a sequence's
-/// length) fails the launch instead of leaving rows unwritten.
+/// The thread ends here unless `cond` (PTX `exit`). For a block no
+/// sequence holds: it has no row, so nothing after the walk has an effect,
+/// and the whole thread block (the condition is the same for all its
+/// threads) ends at once, as FlashAttention's kernels return. Inline rather
+/// than a branch around the rest, which gave the same PTX as an scf.if and
+/// cost 1.6-1.9 % on long d = 128 sequences (docs/performance.md,
+/// "varlen_block on the lanes").
+void exitUnless(OpBuilder &b, Location loc, Value cond) {
+  ptxWhen(b, loc, cond, /*when=*/false, "exit");
+}
+
+/// The thread traps if `cond` (PTX `trap`): a launch argument the kernel
+/// cannot serve (max_seqlen_q below a sequence's length) fails the launch
+/// instead of leaving rows unwritten.
 void trapIf(OpBuilder &b, Location loc, Value cond) {
-  Value flag = arith::ExtUIOp::create(b, loc, b.getI32Type(), cond);
-  LLVM::InlineAsmOp::create(
-      b, loc, Type(), ValueRange{flag},
-      "{\n.reg .pred %p;\nsetp.ne.u32 %p, $0, 0;\n@%p trap;\n}", "r",
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  ptxWhen(b, loc, cond, /*when=*/true, "trap");
 }
 
 /// Pattern: fa.varlen_block => the walk over the sequences, every thread
