@@ -124,9 +124,9 @@ std::optional<std::pair<QKOp, PVOp>> findBlockProducts(Block *body);
 int64_t blockKeys(scf::ForOp loop);
 
 /// FlashAttention-3's ping-pong pays where a warpgroup's turn covers the
-/// softmax of a block of at least this many keys: measured on an H100,
-/// 128 x 128 blocks at d = 128 gain 3-6 % with the turns, 128 x 64 ones
-/// lose 4-5 % (docs/performance.md, "128-key blocks and the turns"). The
+/// softmax of a block of at least this many keys: 128 x 128 blocks at
+/// d = 128 gain 2-7 % with the turns (H100), 128 x 64 ones lose 4-5 %
+/// (H200; docs/performance.md, sessions 23 and 22). The
 /// `auto` of --fa-pingpong{min-block-keys} and --fa-pipeline-kv{release}.
 constexpr int64_t kTurnBlockKeys = 128;
 

@@ -157,11 +157,11 @@ Value slotBarrier(OpBuilder &b, Location loc, KernelContext &kernel,
 }
 
 /// An fa.async_load {tma}: thread 0 (or the load's issuer) waits for the
-/// slot's release where the load says after_release, orders the earlier reads of the slot
-/// (generic proxy) before TMA's writes (async proxy), announces the bytes
-/// to the slot's mbarrier and arrives on it (0 bytes when `%pred` is
-/// false, which completes the phase at once, keeping the slot's phases in
-/// step), then issues the copies.
+/// slot's release where the load says after_release, orders the earlier
+/// reads of the slot (generic proxy) before TMA's writes (async proxy),
+/// announces the bytes to the slot's mbarrier and arrives on it (0 bytes
+/// when `%pred` is false, which completes the phase at once, keeping the
+/// slot's phases in step), then issues the copies.
 LogicalResult lowerTmaLoad(AsyncLoadOp op, ValueRange sources,
                            AsyncLoadOp::Adaptor adaptor, KernelContext &kernel,
                            ConversionPatternRewriter &b) {

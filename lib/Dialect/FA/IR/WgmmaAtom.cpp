@@ -115,16 +115,16 @@ bool WgmmaAtomAttr::hasAsyncMatmuls() const { return true; }
 // 128 x 64 on 8 warps (206-319 TFLOP/s) beats 128 x 128 (159-244) and the
 // 64-row blocks on 4 warps (121-179). At d = 128, with P V deferred by a
 // block (--fa-pipeline-mma) the ring needs a K/V slot more than the stages:
-// 128 x 128 with 2 stages (3 slots, 226 KB) is 1.02-1.09x 128 x 64 with 3
+// 128 x 128 with 2 stages (3 slots, 226 KB) is 0.99-1.09x 128 x 64 with 3
 // (4 slots) and, with the warpgroups' turns that 128-key blocks make pay
-// (--fa-pingpong, kTurnBlockKeys), 1.05-1.13x (H100, docs/performance.md,
-// "128-key blocks and the turns"); at d = 64, 128 x 128 is 0.76-0.94x
-// 128 x 64. Up to d = 96 the d = 128 kernels keep 128 x 64 (3 stages), as
-// measured before the turns. All compile without spills for sm_90a
-// (test/Pipelines/ptxas-wgmma.mlir). Past d = 128, 64-row Q blocks keep
-// the S and O fragments in the registers, with 32-key blocks (what 64 x 64
-// shrank to when the tiles were counted padded; 64 x 64 would fit
-// swizzled, not yet measured). Window kernels take the same
+// (--fa-pingpong, kTurnBlockKeys), 1.05-1.13x (H100; docs/performance.md,
+// session 23, "128 x 128 blocks and the warpgroups' turns"); at d = 64,
+// 128 x 128 is 0.76-0.94x 128 x 64. Head dims up to 96 keep 128 x 64 with
+// 3 stages, what d = 128 had before the turns. All compile without spills
+// for sm_90a (test/Pipelines/ptxas-wgmma.mlir). Past d = 128, 64-row Q
+// blocks keep the S and O fragments in the registers, with 32-key blocks
+// (what 64 x 64 shrank to when the tiles were counted padded; 64 x 64
+// would fit swizzled, not yet measured). Window kernels take the same
 // tiles, but at d = 128 (below).
 FailureOr<TileConfig> WgmmaAtomAttr::getDefaultTiles(int64_t headDim,
                                                      int64_t valueDim) const {
