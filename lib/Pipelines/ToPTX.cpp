@@ -171,6 +171,7 @@ LogicalResult mlir::fa::buildToPTXPipeline(
   tiling.packGqa = options.packGqa;
   tiling.forSplitKV = options.splits != 1;
   tiling.stageBlockScalars = options.stageBlockScalars != "off";
+  tiling.paddedShared = options.swizzleShared == "off";
   tiling.atom = *atom;
   // The FlashAttention-2 loop nest (L1), without the K/V blocks no row sees
   // and with the mask only where some row needs it (L2).

@@ -426,7 +426,7 @@ constexpr int64_t kDecodeKVBlock = 128;
 FailureOr<AutoTiles>
 blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
                  bool forSplitKV, fa::MmaAtomKind atomKind,
-                 bool mayStageBlockScalars) {
+                 bool mayStageBlockScalars, bool paddedShared) {
   int64_t d = cast<ShapedType>(op.getQuery().getType()).getDimSize(3);
   int64_t dv = cast<ShapedType>(op.getValue().getType()).getDimSize(3);
   fa::MmaAtomAttrInterface atom = fa::getMmaAtom(op.getContext(), atomKind);
@@ -533,7 +533,7 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
       d <= 128 && dv <= 128 && tiles->blockN < kDecodeKVBlock)
     tiles->blockN = kDecodeKVBlock;
   FailureOr<fa::TileConfig> fitted =
-      atom.fitTiles(*tiles, d, dv, chip.maxSharedMemoryPerBlock);
+      atom.fitTiles(*tiles, d, dv, chip.maxSharedMemoryPerBlock, paddedShared);
   if (failed(fitted))
     return op.emitError("fa-tile-q-outer: no tiles for head dims ")
            << d << " and " << dv << " fit the "
@@ -549,7 +549,8 @@ blocksForHeadDim(fa::AttentionOp op, const fa::ChipInfo &chip, bool packGqa,
     fa::TileConfig deeper = *fitted;
     deeper.stages = 3;
     FailureOr<fa::TileConfig> fits =
-        atom.fitTiles(deeper, d, dv, chip.maxSharedMemoryPerBlock);
+        atom.fitTiles(deeper, d, dv, chip.maxSharedMemoryPerBlock,
+                      paddedShared);
     if (succeeded(fits) && fits->blockM == deeper.blockM &&
         fits->blockN == deeper.blockN)
       stages = 3;
@@ -661,7 +662,7 @@ struct FATileQOuterPass : fa::impl::FATileQOuterBase<FATileQOuterPass> {
       if (autoBlocks) {
         FailureOr<AutoTiles> picked =
             blocksForHeadDim(op, *chipInfo, pack, forSplitKV, atomKind,
-                             stageBlockScalars);
+                             stageBlockScalars, paddedShared);
         if (failed(picked))
           return signalPassFailure();
         tiles = *picked;

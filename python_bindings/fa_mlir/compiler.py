@@ -202,10 +202,12 @@ def stage_pipeline(stage, options=None):
     stage_scalars = get("stage-block-scalars", "auto")
     passes = []
     if m == 0 and n == 0:
-        passes.append("fa-tile-q-outer{auto-blocks=true pack-gqa=%s%s chip=%s atom=%s%s}" % (
+        passes.append("fa-tile-q-outer{auto-blocks=true pack-gqa=%s%s chip=%s atom=%s%s%s}" % (
             pack, " for-split-kv=true" if splits != 1 else "", get("chip", "sm_80"), atom,
             # fa-tile-q-outer's stage-block-scalars is true by default.
-            " stage-block-scalars=false" if stage_scalars == "off" else ""))
+            " stage-block-scalars=false" if stage_scalars == "off" else "",
+            # Unswizzled (padded) shared tiles are counted as such.
+            " padded-shared=true" if get("swizzle-shared", "auto") == "off" else ""))
     else:
         passes.append("fa-tile-q-outer{block-m=%d block-n=%d pack-gqa=%s chip=%s atom=%s}" % (
             m, n, pack, get("chip", "sm_80"), atom))

@@ -486,3 +486,16 @@ def test_atom_auto_is_wgmma_on_sm_90a(compiler):
     # Explicit 32-row Q blocks are not a warpgroup's 64: #fa.mma_sync.
     small = dict(hopper, block_m=32, block_n=64)
     assert "#fa.wgmma" not in compiler.compile(GQA, stage="L3", options=small)
+
+
+def test_unswizzled_tiles_are_fitted_padded(compiler):
+    """swizzle-shared=off: the tiling counts the shared tiles padded
+    (fa-tile-q-outer{padded-shared}), so d = 128 on sm_90a keeps 64-key
+    blocks, which fit, where the swizzled default has 128."""
+    assert "padded-shared=true" in stage_pipeline("L3", {"swizzle-shared": "off"})
+    assert "padded-shared" not in stage_pipeline("L3")
+    d128 = AttentionSpec(q_heads=8, kv_heads=2, head_dim=128, dtype="bf16", causal=True)
+    for options, atom in (({"chip": "sm_90a", "swizzle-shared": "off"}, "m64n64k16"),
+                          ({"chip": "sm_90a"}, "m64n128k16")):
+        [text] = compiler.compile(d128, options=options).plan().ptx.values()
+        assert atom in text, options

@@ -181,6 +181,10 @@
 // REL-OFF: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // REL-OFF-NOT: mbarrier.arrive.shared.b64
 // RUN: rm -rf %t && sed -e 's/x64xbf16/x128xbf16/g' %s | fa-opt --fa-to-ptx="output-dir=%t chip=sm_90a release=barrier" -o /dev/null && FileCheck %s --check-prefix=TURNS-BARRIER --input-file=%t/attention_kernel.ptx
+// swizzle-shared=off at d = 128: the tiling counts the padded tiles
+// (fa-tile-q-outer{padded-shared}) and keeps 64-key blocks, which fit.
+// RUN: rm -rf %t && sed -e 's/x64xbf16/x128xbf16/g' %s | fa-opt --fa-to-ptx="output-dir=%t chip=sm_90a swizzle-shared=off" -o /dev/null && FileCheck %s --check-prefixes=NO-PINGPONG,UNSWIZZLED --input-file=%t/attention_kernel.ptx
+// UNSWIZZLED: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // TURNS-BARRIER: bar.arrive 1, 256;
 // TURNS-BARRIER: bar.sync 0;
 // TURNS-BARRIER-NOT: mbarrier.arrive.shared.b64

@@ -1,5 +1,6 @@
 // RUN: sed -e 's/HD/64/g; s/NQ/?/g' %s | fa-opt --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" | FileCheck %s --check-prefix=D64
 // RUN: sed -e 's/HD/128/g; s/NQ/?/g' %s | fa-opt --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" | FileCheck %s --check-prefix=D128
+// RUN: sed -e 's/HD/128/g; s/NQ/?/g' %s | fa-opt --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma padded-shared=true" | FileCheck %s --check-prefix=PADDED
 // RUN: sed -e 's/HD/256/g; s/NQ/?/g' %s | fa-opt --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" | FileCheck %s --check-prefix=D256
 // RUN: sed -e 's/HD/128/g; s/NQ/1/g' %s | fa-opt --fa-tile-q-outer="auto-blocks=true chip=sm_90a atom=wgmma" | FileCheck %s --check-prefix=DECODE
 // RUN: sed -e 's/HD/128/g; s/NQ/1/g' %s | fa-opt --fa-tile-q-outer="auto-blocks=true chip=sm_90a" | FileCheck %s --check-prefix=SM80-DECODE
@@ -21,6 +22,11 @@
 // D128-DAG: %[[STEP:.*]] = arith.constant 128 : index
 // D128: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[STEP]]
 // D128: fa.qk %{{.*}}, %{{.*}} : tensor<128x128xf16>, tensor<128x128xf16> -> tensor<128x128xf32>
+// padded-shared (--fa-map-warps{swizzle-shared=off}): counted padded, 3
+// slots of 128 x 128 do not fit; 128 x 64.
+// PADDED-DAG: %[[STEP:.*]] = arith.constant 64 : index
+// PADDED: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[STEP]]
+// PADDED: fa.qk %{{.*}}, %{{.*}} : tensor<128x128xf16>, tensor<64x128xf16> -> tensor<128x64xf32>
 // D256-DAG: tensor<64x256xf16>
 // D256-DAG: %[[STEP:.*]] = arith.constant 32 : index
 // D256: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[STEP]]

@@ -227,7 +227,11 @@ def FATileQOuter : Pass<"fa-tile-q-outer"> {
            "keeps the table's tiles and is marked fa.stage_block_scalars, "
            "its sequences' bounds to be kept in shared memory by "
            "--fa-stage-block-scalars (false: the table's window tiles, the "
-           "bounds in registers)">
+           "bounds in registers)">,
+    Option<"paddedShared", "padded-shared", "bool", /*default=*/"false",
+           "With auto-blocks: fit the tiles to the shared memory counting "
+           "every shared tile padded, as --fa-map-warps{swizzle-shared=off} "
+           "lays them out (false: as the atom lays them out by default)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -255,10 +255,13 @@ FailureOr<TileConfig> MmaSyncAtomAttr::getDefaultTiles(int64_t headDim,
 // steps of P. Then the Q block, to 64 rows, with at most one warp per 16
 // rows. (99 KB chips such as sm_86, sm_89 and sm_120 need this at d = 128
 // and 192; 163 KB and 227 KB chips take the table as it is.)
+// (The tiles are counted padded either way: a swizzled tile of this atom
+// takes no more.)
 FailureOr<TileConfig> MmaSyncAtomAttr::fitTiles(TileConfig tiles,
                                                 int64_t headDim,
                                                 int64_t valueDim,
-                                                int64_t sharedMemoryBytes) const {
+                                                int64_t sharedMemoryBytes,
+                                                bool padded) const {
   Type half = Float16Type::get(getContext());
   auto bytes = [&](const TileConfig &t) {
     return getSharedTileBytes({t.blockM, headDim}, half) +

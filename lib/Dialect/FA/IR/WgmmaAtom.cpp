@@ -159,20 +159,20 @@ FailureOr<TileConfig> WgmmaAtomAttr::getDefaultTiles(int64_t headDim,
 // keeps block j - 1's V while block j + stages - 1 loads. The tiles count
 // as the lowering lays out this atom's forward tiles: rows of a multiple of
 // 128 bytes swizzled (swizzle-shared=auto), with no padding, others padded,
-// each from a 1024-byte boundary. (With swizzle-shared=off the padded tiles
-// of a table entry that fills the chip, d = 128's, exceed it: the lowering
-// then asks for smaller blocks.)
+// each from a 1024-byte boundary; every tile padded with `padded`
+// (swizzle-shared=off, where d = 128's 128 x 128 then becomes 128 x 64).
 FailureOr<TileConfig> WgmmaAtomAttr::fitTiles(TileConfig tiles,
                                               int64_t headDim,
                                               int64_t valueDim,
-                                              int64_t sharedMemoryBytes) const {
-  MmaSyncAtomAttr padded = sm80(getContext());
+                                              int64_t sharedMemoryBytes,
+                                              bool padded) const {
+  MmaSyncAtomAttr paddedLayout = sm80(getContext());
   Type half = Float16Type::get(getContext());
   auto tileBytes = [&](int64_t rows, int64_t cols) {
     int64_t rowBytes = cols * 2;
-    int64_t bytes = rowBytes % 128 == 0
+    int64_t bytes = rowBytes % 128 == 0 && !padded
                         ? rows * rowBytes
-                        : padded.getSharedTileBytes({rows, cols}, half);
+                        : paddedLayout.getSharedTileBytes({rows, cols}, half);
     return static_cast<int64_t>(llvm::alignTo(bytes, 1024));
   };
   auto bytes = [&](const TileConfig &t) {

@@ -136,10 +136,13 @@ def FA_MmaAtomAttrInterface : AttrInterface<"MmaAtomAttrInterface"> {
         `tiles`, made smaller where their shared tiles (Q, and `stages`
         K and V tiles of f16/bf16) need more than `sharedMemoryBytes`:
         K/V blocks first, then Q blocks (with fewer warps). Failure if no
-        such tiles fit.
+        such tiles fit. `padded`: count every tile in the padded layout
+        (`--fa-map-warps{swizzle-shared=off}`), else as the atom lays its
+        tiles out by default.
       }], "::mlir::FailureOr<::mlir::fa::TileConfig>", "fitTiles",
       (ins "::mlir::fa::TileConfig":$tiles, "int64_t":$headDim,
-           "int64_t":$valueDim, "int64_t":$sharedMemoryBytes)>
+           "int64_t":$valueDim, "int64_t":$sharedMemoryBytes,
+           "bool":$padded)>
   ];
 }
 
