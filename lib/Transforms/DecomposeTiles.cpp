@@ -537,17 +537,20 @@ struct LowerVarlenBlock : OpRewritePattern<VarlenBlockOp> {
   LogicalResult matchAndRewrite(VarlenBlockOp op,
                                 PatternRewriter &rw) const override {
     Location loc = op.getLoc();
-    Value cuSeqlens = op.getCuSeqlens();
-    auto read = [&](OpBuilder &b, Location l, Value i) -> Value {
-      return arith::IndexCastOp::create(
-          b, l, b.getIndexType(), tensor::ExtractOp::create(b, l, cuSeqlens, i));
+    auto reader = [](Value cuSeqlens) {
+      return [cuSeqlens](OpBuilder &b, Location l, Value i) -> Value {
+        return arith::IndexCastOp::create(
+            b, l, b.getIndexType(),
+            tensor::ExtractOp::create(b, l, cuSeqlens, i));
+      };
     };
+    auto readQ = reader(op.getCuSeqlensQ()), readK = reader(op.getCuSeqlensK());
     Value numSeqs = arith::SubIOp::create(
-        rw, loc, tensor::DimOp::create(rw, loc, cuSeqlens, 0),
+        rw, loc, tensor::DimOp::create(rw, loc, op.getCuSeqlensQ(), 0),
         arith::ConstantIndexOp::create(rw, loc, 1));
-    semantics::VarlenBlock found =
-        semantics::varlenBlock(rw, loc, read, numSeqs, op.getIndex(),
-                               op.getBlockRows(), op.getBlocksPerSequence());
+    semantics::VarlenBlock found = semantics::varlenBlock(
+        rw, loc, readQ, readK, numSeqs, op.getIndex(), op.getBlockRows(),
+        op.getBlocksPerSequence());
     if (op.getBlocksPerSequence()) {
       Value fits = arith::XOrIOp::create(
           rw, loc, found.tooLong,
@@ -557,7 +560,9 @@ struct LowerVarlenBlock : OpRewritePattern<VarlenBlockOp> {
                            "than per_sequence (max_seqlen_q below its "
                            "length)");
     }
-    rw.replaceOp(op, ValueRange{found.sequence, found.block});
+    rw.replaceOp(op, ValueRange{found.sequence, found.block,
+                                found.queries.start, found.queries.length,
+                                found.keys.start, found.keys.length});
     return success();
   }
 };

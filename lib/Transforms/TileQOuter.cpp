@@ -283,24 +283,13 @@ SmallVector<Value> QOuterTiler::build() {
   Value qRowBase;
   if (op.isVarlen()) {
     auto block = fa::VarlenBlockOp::create(
-        b, loc, op.getCuSeqlensQ(), qBlock, b.getI64IntegerAttr(blockM),
-        perSequence);
-    Value seq = block.getSequence();
+        b, loc, op.getCuSeqlensQ(), op.getCuSeqlensK(), qBlock,
+        b.getI64IntegerAttr(blockM), perSequence);
     qBlock = block.getBlock();
-    auto read = [&](Value cu, Value i) -> Value {
-      return arith::IndexCastOp::create(
-          b, loc, b.getIndexType(), tensor::ExtractOp::create(b, loc, cu, i));
-    };
-    Value next = arith::AddIOp::create(b, loc, seq, index(1));
-    auto length = [&](Value cu, Value start) -> Value {
-      return arith::MaxSIOp::create(
-          b, loc, arith::SubIOp::create(b, loc, read(cu, next), start),
-          index(0));
-    };
-    qRowBase = read(op.getCuSeqlensQ(), seq);
-    kvRowBase = read(op.getCuSeqlensK(), seq);
-    numQueries = numRows = length(op.getCuSeqlensQ(), qRowBase);
-    numKeys = length(op.getCuSeqlensK(), kvRowBase);
+    qRowBase = block.getQueryStart();
+    kvRowBase = block.getKeyStart();
+    numQueries = numRows = block.getNumQueries();
+    numKeys = block.getNumKeys();
     buildMaskOffsets(numQueries, numKeys);
   }
   // Row r of the block is query row qStart + r of query head `head`, or with

@@ -226,13 +226,17 @@ ExtraLiveValues mlir::fa::collectExtraLiveValues(Operation *op) {
       extras.window |= static_cast<bool>(mask.getWindowOffset());
     else if (isa<fa::SoftcapOp>(inner))
       extras.softcap = true;
-    else if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
-      // Scalars the kernel keeps in shared memory hold no registers.
-      auto nest = extract->getParentOfType<scf::ForallOp>();
+    else if (isa<tensor::ExtractOp, fa::VarlenBlockOp>(inner)) {
+      // Per-sequence bounds read from memory (a K/V cache's key counts, a
+      // packed sequence's offsets), unless the kernel keeps them in
+      // shared memory, where they hold no registers.
+      auto nest = inner->getParentOfType<scf::ForallOp>();
       if (nest && nest->hasAttr(kStageBlockScalarsAttrName))
         return;
-      extras.sequenceBounds |= extract.getTensor().getType().getElementType()
-                                   .isInteger();
+      auto extract = dyn_cast<tensor::ExtractOp>(inner);
+      extras.sequenceBounds |=
+          !extract ||
+          extract.getTensor().getType().getElementType().isInteger();
     }
   });
   return extras;

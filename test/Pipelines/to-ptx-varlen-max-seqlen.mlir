@@ -42,19 +42,33 @@
 // CHECK-NEXT: "value": null
 
 // In the kernel: the slots where the parameter is positive (a division,
-// the sequence's bounds, a trap for a sequence longer than its slots),
-// else the walk on the lanes; then the exit for a block without rows.
+// the sequence's four offsets loaded together, then a trap for a sequence
+// longer than its slots and the exit for a slot without rows: one global
+// round trip before the tiles' addresses), else the walk on the lanes, its
+// exit, then the offsets.
 // KERNEL: gpu.func @varlen_kernel(
+// KERNEL-SAME: %[[CUQ:[a-z0-9]+]]: memref<?xi32, strided<[1], offset: ?>>, %[[CUK:[a-z0-9]+]]: memref<?xi32, strided<[1], offset: ?>>,
 // KERNEL-SAME: %[[PER:[a-z0-9]+]]: index)
 // KERNEL: %[[SLOTTED:.*]] = arith.cmpi ugt, %[[PER]], %{{.*}} : index
-// KERNEL: scf.if %[[SLOTTED]] -> (index, index, i1)
+// KERNEL: scf.if %[[SLOTTED]] -> (index, index, index, index, index, index)
 // KERNEL:   arith.divui %{{.*}}, %[[PER]] : index
 // KERNEL:   arith.remui %{{.*}}, %[[PER]] : index
+// KERNEL:   memref.load %[[CUQ]]
+// KERNEL:   memref.load %[[CUQ]]
+// KERNEL:   memref.load %[[CUK]]
+// KERNEL:   memref.load %[[CUK]]
 // KERNEL:   llvm.inline_asm has_side_effects {{.*}}@%p trap;
+// KERNEL:   llvm.inline_asm has_side_effects {{.*}}@%p exit;
+// KERNEL-NOT: memref.load
 // KERNEL: } else {
 // KERNEL:   scf.for
 // KERNEL:     gpu.shuffle up
-// KERNEL: llvm.inline_asm has_side_effects {{.*}}@%p exit;
+// KERNEL:   llvm.inline_asm has_side_effects {{.*}}@%p exit;
+// KERNEL:   memref.load %[[CUQ]]
+// KERNEL:   memref.load %[[CUQ]]
+// KERNEL:   memref.load %[[CUK]]
+// KERNEL:   memref.load %[[CUK]]
+// KERNEL: }
 
 // PTX: trap;
 // PTX: exit;

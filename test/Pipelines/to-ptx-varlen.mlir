@@ -81,11 +81,17 @@
 // KERNEL:   scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[NOW]] : i32, index, index, i1
 // KERNEL-NOT: fa.varlen_walk
 // A block that no sequence holds has no row: its threads exit right after
-// the walk, before the loads of the offsets and everything else.
+// the walk (whose loads are the round trips), before the loads of the found
+// sequence's four offsets and everything else.
 // KERNEL: %[[FLAG:.*]] = arith.extui %[[WALK]]#3 : i1 to i32
 // KERNEL-NEXT: llvm.inline_asm has_side_effects "{\0A.reg .pred %p;\0Asetp.eq.u32 %p, $0, 0;\0A@%p exit;\0A}", "r" %[[FLAG]] : (i32) -> ()
-// KERNEL-NOT: gpu.return
+// KERNEL: memref.load %[[CUQ]][%[[WALK]]#1]
+// KERNEL: memref.load %[[CUQ]]
+// KERNEL: memref.load %[[CUK]][%[[WALK]]#1]
 // KERNEL: memref.load %[[CUK]]
+// KERNEL-NOT: memref.load %[[CUQ]]
+// KERNEL-NOT: memref.load %[[CUK]]
+// KERNEL: gpu.return
 
 // SPILLS: 0 bytes spill stores, 0 bytes spill loads
 

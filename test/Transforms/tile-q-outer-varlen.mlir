@@ -2,11 +2,12 @@
 
 // Packed sequences (cu_seqlens) in the Q-outer loop nest (L1): the forall
 // runs over ceil(total_q / 16) + S Q blocks (a bound of the sequences'
-// blocks, in order); fa.varlen_block finds each one's sequence and block;
-// the sequence's offsets and lengths come from cu_seqlens; rows and keys
-// are counted from the sequence's start (the mask's row and key starts,
-// its key limit and diagonal), the tiles are read and O stored at the
-// offsets; a block past its sequence has no row and visits no K/V block.
+// blocks, in order); fa.varlen_block finds each one's sequence and block
+// and reads the sequence's offsets and lengths from both cu_seqlens (the
+// loop nest reads neither); rows and keys are counted from the sequence's
+// start (the mask's row and key starts, its key limit and diagonal), the
+// tiles are read and O stored at the offsets; a block past its sequence
+// has no row and visits no K/V block.
 
 // CHECK-LABEL: func @varlen
 // CHECK-SAME: (%[[Q:[a-z0-9]+]]: tensor<1x4x?x16xf16>, %[[K:[a-z0-9]+]]: tensor<1x2x?x16xf16>, %[[V:[a-z0-9]+]]: tensor<1x2x?x16xf16>, %[[CUQ:[a-z0-9]+]]: tensor<?xi32>, %[[CUK:[a-z0-9]+]]: tensor<?xi32>
@@ -16,16 +17,9 @@
 // CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[TOTAL]], %c16 : index
 // CHECK: %[[GRID:.*]] = arith.addi %[[BLOCKS]], %[[S]] : index
 // CHECK: scf.forall (%[[B:.*]], %[[H:.*]], %[[I:.*]]) in (1, 4, %[[GRID]])
-// CHECK: %[[SEQ:.*]], %[[BLK:.*]] = fa.varlen_block %[[CUQ]][%[[I]]] block_rows(16) : tensor<?xi32>
-// CHECK: %[[NEXT:.*]] = arith.addi %[[SEQ]], %c1 : index
-// CHECK: tensor.extract %[[CUQ]][%[[SEQ]]]
-// CHECK: %[[QBASE:.*]] = arith.index_cast
-// CHECK: tensor.extract %[[CUK]][%[[SEQ]]]
-// CHECK: %[[KBASE:.*]] = arith.index_cast
-// CHECK: tensor.extract %[[CUQ]][%[[NEXT]]]
-// CHECK: %[[NQ:.*]] = arith.maxsi %{{.*}}, %c0 : index
-// CHECK: tensor.extract %[[CUK]][%[[NEXT]]]
-// CHECK: %[[NK:.*]] = arith.maxsi %{{.*}}, %c0 : index
+// CHECK: %{{.*}}, %[[BLK:.*]], %[[QBASE:.*]], %[[NQ:.*]], %[[KBASE:.*]], %[[NK:.*]] = fa.varlen_block %[[CUQ]], %[[CUK]][%[[I]]] block_rows(16) : tensor<?xi32>, tensor<?xi32>
+// CHECK-NOT: tensor.extract %[[CUQ]]
+// CHECK-NOT: tensor.extract %[[CUK]]
 // CHECK: %[[DIAG:.*]] = arith.subi %[[NK]], %[[NQ]] : index
 // CHECK: %[[Q0:.*]] = arith.muli %[[BLK]], %c16 : index
 // CHECK: %[[ROWS:.*]] = arith.maxsi %{{.*}}, %c0 : index
@@ -54,7 +48,7 @@ func.func @varlen(%q: tensor<1x4x?x16xf16>, %k: tensor<1x2x?x16xf16>, %v: tensor
 // for the plan, which names the caller's input after it.
 
 // CHECK-LABEL: func @varlen_max_seqlen
-// CHECK-SAME: %[[CUQ:[a-z0-9]+]]: tensor<?xi32>, %{{.*}}: tensor<?xi32>, %[[M:[a-z0-9]+]]: index {fa.max_seqlen_q}
+// CHECK-SAME: %[[CUQ:[a-z0-9]+]]: tensor<?xi32>, %[[CUK:[a-z0-9]+]]: tensor<?xi32>, %[[M:[a-z0-9]+]]: index {fa.max_seqlen_q}
 // CHECK: %[[S:.*]] = arith.subi %{{.*}}, %c1 : index
 // CHECK: %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %c16 : index
 // CHECK: %[[WALK:.*]] = arith.addi %[[BLOCKS]], %[[S]] : index
@@ -68,7 +62,7 @@ func.func @varlen(%q: tensor<1x4x?x16xf16>, %k: tensor<1x2x?x16xf16>, %v: tensor
 // CHECK: %[[PER:.*]] = arith.subi %[[P]], %[[DROP]] : index
 // CHECK: %[[GRID:.*]] = arith.minui %[[WALK]], %[[SLOTTED]] : index
 // CHECK: scf.forall (%{{.*}}, %{{.*}}, %[[I:.*]]) in (1, 4, %[[GRID]])
-// CHECK: fa.varlen_block %[[CUQ]][%[[I]]] block_rows(16) per_sequence(%[[PER]]) : tensor<?xi32>
+// CHECK: fa.varlen_block %[[CUQ]], %[[CUK]][%[[I]]] block_rows(16) per_sequence(%[[PER]]) : tensor<?xi32>, tensor<?xi32>
 func.func @varlen_max_seqlen(%q: tensor<1x4x?x16xf16>, %k: tensor<1x2x?x16xf16>,
                              %v: tensor<1x2x?x16xf16>, %cq: tensor<?xi32>, %ck: tensor<?xi32>,
                              %m: index, %o: tensor<1x4x?x16xf16>) -> tensor<1x4x?x16xf16> {

@@ -175,22 +175,15 @@ std::optional<StringRef> inputRole(Value tensor,
     for (OpOperand &use : v.getUses()) {
       Operation *user = use.getOwner();
       unsigned n = use.getOperandNumber();
-      // Read element by element: packed sequences' offsets (cu_seqlens;
-      // the queries' walked by fa.varlen_block, the keys' read at the
-      // sequence it finds), a K/V cache's per-sequence key counts [B] or
-      // its block table [B, max_pages] (AttentionMath.h).
-      if (isa<VarlenBlockOp>(user) && v == tensor)
-        return StringRef("cu_seqlens_q");
+      // Read element by element: packed sequences' offsets (cu_seqlens,
+      // read by fa.varlen_block), a K/V cache's per-sequence key counts
+      // [B] or its block table [B, max_pages] (AttentionMath.h).
+      if (auto block = dyn_cast<VarlenBlockOp>(user); block && v == tensor)
+        return StringRef(v == block.getCuSeqlensQ() ? "cu_seqlens_q"
+                                                    : "cu_seqlens_k");
       if (auto extract = dyn_cast<tensor::ExtractOp>(user); extract && v == tensor) {
         if (extract.getIndices().size() == 2)
           return StringRef("block_table");
-        if (llvm::any_of(tensor.getUsers(), llvm::IsaPred<VarlenBlockOp>))
-          return StringRef("cu_seqlens_q");
-        Value index = extract.getIndices().front();
-        if (auto add = index.getDefiningOp<arith::AddIOp>())
-          index = add.getLhs();
-        if (index.getDefiningOp<VarlenBlockOp>())
-          return StringRef("cu_seqlens_k");
         return StringRef("key_lengths");
       }
       if (isa<tensor::ExtractSliceOp, tensor::PadOp, ConvertLayoutOp>(user) &&

@@ -624,68 +624,94 @@ void trapIf(OpBuilder &b, Location loc, Value cond) {
 }
 
 /// Pattern: fa.varlen_block => the walk over the sequences, every thread
-/// reading cu_seqlens, a kernel argument, with plain loads: on the lanes of
+/// reading cu_seqlens, kernel arguments, with plain loads: on the lanes of
 /// a warp (varlenBlockOnLanes), then an exit for a block without rows,
 /// where the whole thread block reaches the op; else one sequence a step
 /// (AttentionMath.h, varlenBlock, the definition), no exit. With
 /// per_sequence, its slots where it is positive (semantics::
 /// perSequenceBlock: a division instead of the walk), trapping for a
-/// sequence longer than its slots.
+/// sequence longer than its slots. There the sequence's four offsets are
+/// loaded before the trap and the exit: inline PTX with side effects
+/// orders every later load after it, and a load behind them would be a
+/// second global round trip before the first tile's address is known (the
+/// walk has its own round trips; its exit comes first, saving the loads
+/// of a block without rows).
 struct LowerVarlenBlock : OpConversionPattern<VarlenBlockOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(VarlenBlockOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &b) const override {
-    Value cu = kernelBuffer(op.getCuSeqlens());
-    if (!cu)
-      return op.emitOpError("fa-lower-to-gpu: cu_seqlens must be a kernel "
-                            "argument");
+    Value cuQ = kernelBuffer(op.getCuSeqlensQ()),
+          cuK = kernelBuffer(op.getCuSeqlensK());
+    if (!cuQ || !cuK)
+      return op.emitOpError("fa-lower-to-gpu: cu_seqlens must be kernel "
+                            "arguments");
     Location loc = op.getLoc();
     Value numSeqs = arith::SubIOp::create(
-        b, loc, memref::DimOp::create(b, loc, cu, 0), cidx(b, loc, 1));
-    auto read = [&](OpBuilder &rb, Location l, Value i) -> Value {
-      return arith::IndexCastOp::create(rb, l, rb.getIndexType(),
-                                        memref::LoadOp::create(rb, l, cu, i));
+        b, loc, memref::DimOp::create(b, loc, cuQ, 0), cidx(b, loc, 1));
+    auto reader = [](Value cu) {
+      return [cu](OpBuilder &rb, Location l, Value i) -> Value {
+        return arith::IndexCastOp::create(
+            rb, l, rb.getIndexType(), memref::LoadOp::create(rb, l, cu, i));
+      };
+    };
+    auto readQ = reader(cuQ), readK = reader(cuK);
+    auto results = [](const semantics::VarlenBlock &found) {
+      return SmallVector<Value>{found.sequence,      found.block,
+                                found.queries.start, found.queries.length,
+                                found.keys.start,    found.keys.length};
     };
     Value index = adaptor.getIndex(), perSequence = op.getBlocksPerSequence();
     int64_t rows = op.getBlockRows();
     if (!reachedByWholeBlock(op)) {
       semantics::VarlenBlock found = semantics::varlenBlock(
-          b, loc, read, numSeqs, index, rows, perSequence);
+          b, loc, readQ, readK, numSeqs, index, rows, perSequence);
       if (perSequence)
         trapIf(b, loc, found.tooLong);
-      b.replaceOp(op, ValueRange{found.sequence, found.block});
+      b.replaceOp(op, results(found));
       return success();
     }
+    // The walk on the lanes: its own loads of cu_seqlens_q are the round
+    // trips; the exit follows them, the offsets' loads the exit.
     auto walk = [&](OpBuilder &wb, Location l) {
-      return varlenBlockOnLanes(wb, l, cu, numSeqs, index, rows)
-          .getResults()
-          .drop_front();
+      ValueRange found =
+          varlenBlockOnLanes(wb, l, cuQ, numSeqs, index, rows).getResults();
+      exitUnless(wb, l, found[3]);
+      // Past the exit some sequence holds the block: no clamp needed.
+      semantics::VarlenBlock block;
+      block.sequence = found[1];
+      block.block = found[2];
+      block.queries =
+          semantics::sequenceRows(wb, l, readQ, Value(), block.sequence);
+      block.keys =
+          semantics::sequenceRows(wb, l, readK, Value(), block.sequence);
+      return results(block);
     };
     if (!perSequence) {
-      ValueRange found = walk(b, loc);
-      exitUnless(b, loc, found[2]);
-      b.replaceOp(op, found.take_front(2));
+      b.replaceOp(op, walk(b, loc));
       return success();
     }
-    // (sequence, block, has rows): the slots or the walk, uniform over the
-    // thread block (perSequence is a launch parameter).
+    // The slots: one round trip for the four offsets, then the trap and
+    // the exit. Slots or walk are uniform over the thread block
+    // (perSequence is a launch parameter).
+    auto slots = [&](OpBuilder &sb, Location l) {
+      semantics::VarlenBlock found = semantics::perSequenceBlock(
+          sb, l, readQ, readK, numSeqs, index, perSequence, rows);
+      trapIf(sb, l, found.tooLong);
+      exitUnless(sb, l, found.hasRows);
+      return results(found);
+    };
     Value slotted = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
                                           perSequence, cidx(b, loc, 0));
     auto ifOp = scf::IfOp::create(
         b, loc, slotted,
         [&](OpBuilder &tb, Location l) {
-          semantics::VarlenBlock found = semantics::perSequenceBlock(
-              tb, l, read, numSeqs, index, perSequence, rows);
-          trapIf(tb, l, found.tooLong);
-          scf::YieldOp::create(
-              tb, l, ValueRange{found.sequence, found.block, found.hasRows});
+          scf::YieldOp::create(tb, l, slots(tb, l));
         },
         [&](OpBuilder &eb, Location l) {
           scf::YieldOp::create(eb, l, walk(eb, l));
         });
-    exitUnless(b, loc, ifOp.getResult(2));
-    b.replaceOp(op, ifOp.getResults().take_front(2));
+    b.replaceOp(op, ifOp.getResults());
     return success();
   }
 };

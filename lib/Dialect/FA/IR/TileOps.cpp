@@ -268,10 +268,20 @@ LogicalResult QKOp::verify() {
 }
 
 LogicalResult VarlenBlockOp::verify() {
-  auto ty = cast<ShapedType>(getCuSeqlens().getType());
-  if (ty.getRank() != 1 || !ty.getElementType().isSignlessInteger(32))
-    return emitOpError("cu_seqlens must be rank-1 i32 [S + 1], got ")
-           << getCuSeqlens().getType();
+  for (auto [value, name] : {std::pair(getCuSeqlensQ(), "cu_seqlens_q"),
+                              std::pair(getCuSeqlensK(), "cu_seqlens_k")}) {
+    auto ty = cast<ShapedType>(value.getType());
+    if (ty.getRank() != 1)
+      return emitOpError() << name << " must be rank-1 i32 [S + 1], got "
+                           << value.getType();
+  }
+  int64_t qEntries = getCuSeqlensQ().getType().getDimSize(0),
+          kEntries = getCuSeqlensK().getType().getDimSize(0);
+  if (!ShapedType::isDynamic(qEntries) && !ShapedType::isDynamic(kEntries) &&
+      qEntries != kEntries)
+    return emitOpError("cu_seqlens_q and cu_seqlens_k must have S + 1 "
+                       "entries each, got ")
+           << qEntries << " and " << kEntries;
   if (getBlockRows() <= 0)
     return emitOpError("block_rows must be positive, got ") << getBlockRows();
   return success();

@@ -122,59 +122,76 @@ semantics::VarlenGrid semantics::varlenGrid(OpBuilder &b, Location loc,
   return {blocks, perSequence};
 }
 
-semantics::VarlenBlock
-semantics::perSequenceBlock(OpBuilder &b, Location loc, CuSeqlensReader cu,
-                            Value numSeqs, Value index, Value perSequence,
-                            int64_t blockRows) {
+semantics::SequenceRows semantics::sequenceRows(OpBuilder &b, Location loc,
+                                                CuSeqlensReader cu,
+                                                Value numSeqs, Value seq) {
   // (One op per statement: the IR's order is then the source's.)
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value next = arith::AddIOp::create(b, loc, seq, one);
+  Value startAt = seq, stopAt = next;
+  if (numSeqs) {
+    startAt = arith::MinUIOp::create(b, loc, seq, numSeqs);
+    stopAt = arith::MinUIOp::create(b, loc, next, numSeqs);
+  }
+  Value start = cu(b, loc, startAt);
+  Value stop = cu(b, loc, stopAt);
+  Value diff = arith::SubIOp::create(b, loc, stop, start);
+  Value length = arith::MaxSIOp::create(b, loc, diff, zero);
+  return {start, length};
+}
+
+semantics::VarlenBlock
+semantics::perSequenceBlock(OpBuilder &b, Location loc, CuSeqlensReader cuQ,
+                            CuSeqlensReader cuK, Value numSeqs, Value index,
+                            Value perSequence, int64_t blockRows) {
+  // (One op per statement: the IR's order is then the source's.)
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value rows = arith::ConstantIndexOp::create(b, loc, blockRows);
   Value seq = arith::DivUIOp::create(b, loc, index, perSequence);
   Value slot = arith::RemUIOp::create(b, loc, index, perSequence);
   Value inRange =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, seq, numSeqs);
-  // Past the last sequence both reads are cu[S]: a sequence of no rows.
-  Value startAt = arith::MinUIOp::create(b, loc, seq, numSeqs);
-  Value next = arith::AddIOp::create(b, loc, seq, one);
-  Value stopAt = arith::MinUIOp::create(b, loc, next, numSeqs);
-  Value start = cu(b, loc, startAt);
-  Value stop = cu(b, loc, stopAt);
-  Value diff = arith::SubIOp::create(b, loc, stop, start);
-  Value length = arith::MaxSIOp::create(b, loc, diff, zero);
+  // Past the last sequence both ranges are empty (sequenceRows).
+  SequenceRows queries = sequenceRows(b, loc, cuQ, numSeqs, seq);
+  SequenceRows keys = sequenceRows(b, loc, cuK, numSeqs, seq);
   Value slotStart = arith::MulIOp::create(b, loc, slot, rows);
   Value hasRows = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                        slotStart, length);
+                                        slotStart, queries.length);
   Value reach = arith::MulIOp::create(b, loc, perSequence, rows);
   Value tooLong = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
-                                        length, reach);
+                                        queries.length, reach);
   Value sequence = arith::SelectOp::create(b, loc, inRange, seq, zero);
   Value block = arith::SelectOp::create(b, loc, inRange, slot, index);
-  return {sequence, block, hasRows, tooLong};
+  return {sequence, block, queries, keys, hasRows, tooLong};
 }
 
-semantics::VarlenBlock semantics::varlenBlock(OpBuilder &b, Location loc,
-                                              CuSeqlensReader cu,
-                                              Value numSeqs, Value index,
-                                              int64_t blockRows,
-                                              Value perSequence) {
+semantics::VarlenBlock
+semantics::varlenBlock(OpBuilder &b, Location loc, CuSeqlensReader cuQ,
+                       CuSeqlensReader cuK, Value numSeqs, Value index,
+                       int64_t blockRows, Value perSequence) {
   if (perSequence) {
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
     Value slotted = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
                                           perSequence, zero);
     auto yield = [](OpBuilder &yb, Location l, const VarlenBlock &r) {
-      scf::YieldOp::create(yb, l, ValueRange{r.sequence, r.block, r.tooLong});
+      scf::YieldOp::create(
+          yb, l,
+          ValueRange{r.sequence, r.block, r.queries.start, r.queries.length,
+                     r.keys.start, r.keys.length, r.tooLong});
     };
     auto ifOp = scf::IfOp::create(
         b, loc, slotted,
         [&](OpBuilder &tb, Location l) {
-          yield(tb, l, perSequenceBlock(tb, l, cu, numSeqs, index,
+          yield(tb, l, perSequenceBlock(tb, l, cuQ, cuK, numSeqs, index,
                                         perSequence, blockRows));
         },
         [&](OpBuilder &eb, Location l) {
-          yield(eb, l, varlenBlock(eb, l, cu, numSeqs, index, blockRows));
+          yield(eb, l,
+                varlenBlock(eb, l, cuQ, cuK, numSeqs, index, blockRows));
         });
-    return {ifOp.getResult(0), ifOp.getResult(1), Value(), ifOp.getResult(2)};
+    ValueRange r = ifOp.getResults();
+    return {r[0], r[1], {r[2], r[3]}, {r[4], r[5]}, Value(), r[6]};
   }
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -185,9 +202,9 @@ semantics::VarlenBlock semantics::varlenBlock(OpBuilder &b, Location loc,
       [&](OpBuilder &lb, Location l, Value s, ValueRange state) {
         // (One op per statement: the IR's order is then the source's.)
         Value first = state[0];
-        Value start = cu(lb, l, s);
+        Value start = cuQ(lb, l, s);
         Value next = arith::AddIOp::create(lb, l, s, one);
-        Value stop = cu(lb, l, next);
+        Value stop = cuQ(lb, l, next);
         Value diff = arith::SubIOp::create(lb, l, stop, start);
         Value length = arith::MaxSIOp::create(lb, l, diff, zero);
         Value blocks = arith::CeilDivUIOp::create(lb, l, length, rows);
@@ -202,8 +219,14 @@ semantics::VarlenBlock semantics::varlenBlock(OpBuilder &b, Location loc,
         Value block = arith::SelectOp::create(lb, l, inside, local, state[2]);
         scf::YieldOp::create(lb, l, ValueRange{end, seq, block});
       });
+  Value sequence = loop.getResult(1);
   Value no = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 0);
-  return {loop.getResult(1), loop.getResult(2), Value(), no};
+  return {sequence,
+          loop.getResult(2),
+          sequenceRows(b, loc, cuQ, numSeqs, sequence),
+          sequenceRows(b, loc, cuK, numSeqs, sequence),
+          Value(),
+          no};
 }
 
 Value semantics::visibleKeysEnd(OpBuilder &b, Location loc, Value row,

@@ -844,17 +844,33 @@ func.func @warp_row_range_scalar(%t: tensor<f32>) {
 
 // -----
 
-func.func @varlen_block_cu_rank2(%cu: tensor<?x2xi32>, %i: index) {
-  // expected-error @+1 {{cu_seqlens must be rank-1 i32 [S + 1], got 'tensor<?x2xi32>'}}
-  %s, %b = fa.varlen_block %cu[%i] block_rows(16) : tensor<?x2xi32>
+func.func @varlen_block_cu_rank2(%cu: tensor<?x2xi32>, %ck: tensor<?xi32>, %i: index) {
+  // expected-error @+1 {{cu_seqlens_q must be rank-1 i32 [S + 1], got 'tensor<?x2xi32>'}}
+  %s:6 = fa.varlen_block %cu, %ck[%i] block_rows(16) : tensor<?x2xi32>, tensor<?xi32>
   return
 }
 
 // -----
 
-func.func @varlen_block_cu_f32(%cu: tensor<?xf32>, %i: index) {
+func.func @varlen_block_cu_k_rank0(%cq: tensor<?xi32>, %ck: tensor<i32>, %i: index) {
+  // expected-error @+1 {{cu_seqlens_k must be rank-1 i32 [S + 1], got 'tensor<i32>'}}
+  %s:6 = fa.varlen_block %cq, %ck[%i] block_rows(16) : tensor<?xi32>, tensor<i32>
+  return
+}
+
+// -----
+
+func.func @varlen_block_cu_f32(%cu: tensor<?xf32>, %ck: tensor<?xi32>, %i: index) {
   // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit signless integer values}}
-  %s, %b = "fa.varlen_block"(%cu, %i) <{block_rows = 16 : i64}> : (tensor<?xf32>, index) -> (index, index)
+  %s:6 = "fa.varlen_block"(%cu, %ck, %i) <{block_rows = 16 : i64}> : (tensor<?xf32>, tensor<?xi32>, index) -> (index, index, index, index, index, index)
+  return
+}
+
+// -----
+
+func.func @varlen_block_entries(%cq: tensor<5xi32>, %ck: tensor<4xi32>, %i: index) {
+  // expected-error @+1 {{cu_seqlens_q and cu_seqlens_k must have S + 1 entries each, got 5 and 4}}
+  %s:6 = fa.varlen_block %cq, %ck[%i] block_rows(16) : tensor<5xi32>, tensor<4xi32>
   return
 }
 
@@ -862,7 +878,7 @@ func.func @varlen_block_cu_f32(%cu: tensor<?xf32>, %i: index) {
 
 func.func @varlen_block_rows(%cu: tensor<?xi32>, %i: index) {
   // expected-error @+1 {{block_rows must be positive, got 0}}
-  %s, %b = fa.varlen_block %cu[%i] block_rows(0) : tensor<?xi32>
+  %s:6 = fa.varlen_block %cu, %cu[%i] block_rows(0) : tensor<?xi32>, tensor<?xi32>
   return
 }
 

@@ -271,10 +271,11 @@ func.func @warp_row_range(%m: tensor<128xf32, #rows>, %p: tensor<64x16xf32>) -> 
 // -----
 
 // CHECK-LABEL: func @varlen_block
-// CHECK: %{{.*}}, %{{.*}} = fa.varlen_block %{{.*}}[%{{.*}}] block_rows(128) : tensor<?xi32>
-func.func @varlen_block(%cu: tensor<?xi32>, %i: index) -> (index, index) {
-  %s, %b = fa.varlen_block %cu[%i] block_rows(128) : tensor<?xi32>
-  return %s, %b : index, index
+// CHECK-SAME: (%[[CUQ:[a-z0-9]+]]: tensor<?xi32>, %[[CUK:[a-z0-9]+]]: tensor<5xi32>, %[[I:[a-z0-9]+]]: index)
+// CHECK: %sequence, %block, %query_start, %num_queries, %key_start, %num_keys = fa.varlen_block %[[CUQ]], %[[CUK]][%[[I]]] block_rows(128) : tensor<?xi32>, tensor<5xi32>
+func.func @varlen_block(%cq: tensor<?xi32>, %ck: tensor<5xi32>, %i: index) -> (index, index, index, index, index, index) {
+  %s, %b, %q0, %nq, %k0, %nk = fa.varlen_block %cq, %ck[%i] block_rows(128) : tensor<?xi32>, tensor<5xi32>
+  return %s, %b, %q0, %nq, %k0, %nk : index, index, index, index, index, index
 }
 
 // -----
@@ -361,8 +362,8 @@ func.func @turns(%k: tensor<?x2x?x64xbf16>, %i: index, %p: index) {
 
 // CHECK-LABEL: func @varlen_block_per_sequence
 // CHECK-SAME: %{{[a-z0-9]+}}: index, %[[P:[a-z0-9]+]]: index)
-// CHECK: fa.varlen_block %{{.*}}[%{{.*}}] block_rows(64) per_sequence(%[[P]]) : tensor<?xi32>
+// CHECK: fa.varlen_block %{{.*}}, %{{.*}}[%{{.*}}] block_rows(64) per_sequence(%[[P]]) : tensor<?xi32>, tensor<?xi32>
 func.func @varlen_block_per_sequence(%cu: tensor<?xi32>, %i: index, %p: index) -> (index, index) {
-  %s, %b = fa.varlen_block %cu[%i] block_rows(64) per_sequence(%p) : tensor<?xi32>
+  %s, %b, %q0, %nq, %k0, %nk = fa.varlen_block %cu, %cu[%i] block_rows(64) per_sequence(%p) : tensor<?xi32>, tensor<?xi32>
   return %s, %b : index, index
 }

@@ -315,42 +315,52 @@ class FA_TileOp<string mnemonic, list<Trait> traits = []>
     : FA_Op<mnemonic, !listconcat(traits, [Pure])>;
 
 def FA_VarlenBlockOp : FA_TileOp<"varlen_block"> {
-  let summary = "the sequence and Q block of a packed (varlen) loop nest's "
-                "iteration";
+  let summary = "the sequence, Q block and row ranges of a packed (varlen) "
+                "loop nest's iteration";
   let description = [{
     With `S` sequences packed along N (`fa.attention`'s `cu_seqlens`),
     sequence `s` has `ceil(n_s / block_rows)` Q blocks of `block_rows` rows,
     `n_s = cu_q[s + 1] - cu_q[s]`; the blocks of all sequences, in order,
     are numbered from 0. Returns the sequence `s` and the block within it
-    that block `index` is. An index past the last block (the loop nest has
-    `ceil(total_q / block_rows) + S` iterations, a bound of the blocks'
-    count) gives sequence 0 and a block past its rows, which has no row to
-    compute.
+    that block `index` is, and where the sequence's queries and keys are in
+    the packed tensors: `cu_q[s]` and `n_s` rows, `cu_k[s]` and
+    `cu_k[s + 1] - cu_k[s]` keys (a negative count reads as 0). An index
+    past the last block (the loop nest has `ceil(total_q / block_rows) + S`
+    iterations, a bound of the blocks' count) gives sequence 0 and a block
+    past its rows, which has no row to compute.
 
     With `per_sequence(%p)` and `p > 0`, the blocks are numbered as
     FlashAttention's varlen grid numbers them instead: `p` slots a
     sequence, block `index` is block `index mod p` of sequence `index / p`
-    (a slot past its sequence's rows has none); a sequence of more than `p`
-    blocks is an error at run time (an assertion on the CPU, a trap on the
-    GPU). `p = 0` is the walk. `--fa-tile-q-outer` computes `p` from
-    `fa.attention`'s `max_seqlen_q`, where it makes the grid smaller
-    (`AttentionMath.h`, `varlenGrid`). (`varlenBlock` defines both
-    numberings for every lowering.)
+    (a slot past its sequence's rows has none; past the last sequence, the
+    ranges are empty); a sequence of more than `p` blocks is an error at
+    run time (an assertion on the CPU, a trap on the GPU). `p = 0` is the
+    walk. `--fa-tile-q-outer` computes `p` from `fa.attention`'s
+    `max_seqlen_q`, where it makes the grid smaller (`AttentionMath.h`,
+    `varlenGrid`). (`varlenBlock` defines both numberings for every
+    lowering.)
+
+    One op reads every offset the iteration needs, so a lowering issues the
+    reads together, before anything that waits on them (the GPU's `exit`
+    of a block without rows, its `trap`).
 
     ```mlir
-    %seq, %block = fa.varlen_block %cu_q[%i] block_rows(128) : tensor<?xi32>
-    %seq2, %block2 = fa.varlen_block %cu_q[%i] block_rows(128)
-        per_sequence(%p) : tensor<?xi32>
+    %seq, %block, %q0, %nq, %k0, %nk = fa.varlen_block %cu_q, %cu_k[%i]
+        block_rows(128) : tensor<?xi32>, tensor<?xi32>
+    %seq2, %block2, %q02, %nq2, %k02, %nk2 = fa.varlen_block %cu_q, %cu_k[%i]
+        block_rows(128) per_sequence(%p) : tensor<?xi32>, tensor<?xi32>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[I32]>:$cu_seqlens, Index:$index,
+  let arguments = (ins RankedTensorOf<[I32]>:$cu_seqlens_q,
+                       RankedTensorOf<[I32]>:$cu_seqlens_k, Index:$index,
                        I64Attr:$block_rows,
                        Optional<Index>:$blocks_per_sequence);
-  let results = (outs Index:$sequence, Index:$block);
+  let results = (outs Index:$sequence, Index:$block, Index:$query_start,
+                      Index:$num_queries, Index:$key_start, Index:$num_keys);
   let assemblyFormat = [{
-    $cu_seqlens `[` $index `]` `block_rows` `(` $block_rows `)`
-    (`per_sequence` `(` $blocks_per_sequence^ `)`)? attr-dict `:`
-    type($cu_seqlens)
+    $cu_seqlens_q `,` $cu_seqlens_k `[` $index `]` `block_rows` `(`
+    $block_rows `)` (`per_sequence` `(` $blocks_per_sequence^ `)`)?
+    attr-dict `:` type($cu_seqlens_q) `,` type($cu_seqlens_k)
   }];
   let hasVerifier = 1;
 }

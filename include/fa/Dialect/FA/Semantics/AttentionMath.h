@@ -149,9 +149,22 @@ struct VarlenGrid {
 VarlenGrid varlenGrid(OpBuilder &b, Location loc, Value totalRows,
                       Value numSeqs, Value maxRows, int64_t blockRows);
 
+/// Where packed sequence `seq` is: rows [start, start + length) of the
+/// packed dimension, cu[seq] and cu[seq + 1] - cu[seq] (a negative count
+/// read as 0). Past the last sequence (seq >= numSeqs) both reads are
+/// cu[numSeqs]: no rows. A null `numSeqs` reads cu[seq] and cu[seq + 1]
+/// as they are, for a caller that knows seq < numSeqs.
+struct SequenceRows {
+  Value start, length;
+};
+SequenceRows sequenceRows(OpBuilder &b, Location loc, CuSeqlensReader cu,
+                          Value numSeqs, Value seq);
+
 /// fa.varlen_block's results, and what its lowerings check.
 struct VarlenBlock {
   Value sequence, block;
+  /// The sequence's queries (cu_seqlens_q) and keys (cu_seqlens_k).
+  SequenceRows queries, keys;
   /// i1: the block has rows of its sequence (null for the walk, where the
   /// caller computes the rows anyway).
   Value hasRows;
@@ -161,19 +174,20 @@ struct VarlenBlock {
 };
 
 /// fa.varlen_block's numbering with `perSequence` p > 0 slots a sequence:
-/// block index mod p of sequence index / p; (0, index) past the last
-/// sequence.
-VarlenBlock perSequenceBlock(OpBuilder &b, Location loc, CuSeqlensReader cu,
-                             Value numSeqs, Value index, Value perSequence,
-                             int64_t blockRows);
+/// block index mod p of sequence index / p; (0, index) and empty ranges
+/// past the last sequence. All four offsets are read at once.
+VarlenBlock perSequenceBlock(OpBuilder &b, Location loc, CuSeqlensReader cuQ,
+                             CuSeqlensReader cuK, Value numSeqs, Value index,
+                             Value perSequence, int64_t blockRows);
 
 /// fa.varlen_block: (sequence, block within it) of the `index`-th Q block
 /// of `blockRows` rows, the blocks of sequences 0, 1, ... in order (an
-/// scf.for over the sequences); (0, index) past the last block. With a
-/// non-null `perSequence`, perSequenceBlock where it is positive (scf.if).
-VarlenBlock varlenBlock(OpBuilder &b, Location loc, CuSeqlensReader cu,
-                        Value numSeqs, Value index, int64_t blockRows,
-                        Value perSequence = Value());
+/// scf.for over the sequences); (0, index) past the last block; and the
+/// sequence's ranges. With a non-null `perSequence`, perSequenceBlock
+/// where it is positive (scf.if).
+VarlenBlock varlenBlock(OpBuilder &b, Location loc, CuSeqlensReader cuQ,
+                        CuSeqlensReader cuK, Value numSeqs, Value index,
+                        int64_t blockRows, Value perSequence = Value());
 
 //===----------------------------------------------------------------------===//
 // Score modifiers
